@@ -1,0 +1,456 @@
+"""The CTAB constant table that fxc puts in a comment after the version token.
+
+Layout (``shared/semantics/D3D9_SEMANTICS.md`` section 1.8): a 28-byte
+D3DXSHADER_CONSTANTTABLE header, an array of 20-byte D3DXSHADER_CONSTANTINFO
+records, 16-byte D3DXSHADER_TYPEINFO records, 8-byte struct member records,
+NUL-terminated strings and raw default values.  Every offset inside the table
+counts from the first byte *after* the ``CTAB`` FourCC.
+
+The table is untrusted input: every offset and count is checked against the
+payload before it is followed, struct nesting is bounded and cycles are
+refused, so a hostile table costs O(payload) time and memory and fails with a
+``CtabError`` that names the absolute byte offset of the field at fault.
+
+``format_ctab`` prints the table the way fxc's ``/Fc`` listing does.
+"""
+
+from __future__ import annotations
+
+import enum
+import struct
+from dataclasses import dataclass
+
+from ..errors import CtabError
+
+# --------------------------------------------------------------------------
+# Enums
+# --------------------------------------------------------------------------
+
+
+class RegisterSet(enum.IntEnum):
+    BOOL = 0
+    INT4 = 1
+    FLOAT4 = 2
+    SAMPLER = 3
+
+    @property
+    def prefix(self) -> str:
+        """The register file letter fxc prints: b#, i#, c#, s#."""
+        return "bics"[self]
+
+
+class ParameterClass(enum.IntEnum):
+    SCALAR = 0
+    VECTOR = 1
+    MATRIX_ROWS = 2
+    MATRIX_COLUMNS = 3
+    OBJECT = 4
+    STRUCT = 5
+
+
+class ParameterType(enum.IntEnum):
+    VOID = 0
+    BOOL = 1
+    INT = 2
+    FLOAT = 3
+    STRING = 4
+    TEXTURE = 5
+    TEXTURE1D = 6
+    TEXTURE2D = 7
+    TEXTURE3D = 8
+    TEXTURECUBE = 9
+    SAMPLER = 10
+    SAMPLER1D = 11
+    SAMPLER2D = 12
+    SAMPLER3D = 13
+    SAMPLERCUBE = 14
+    PIXELSHADER = 15
+    VERTEXSHADER = 16
+    PIXELFRAGMENT = 17
+    VERTEXFRAGMENT = 18
+    UNSUPPORTED = 19
+
+
+# HLSL spelling of each type, as fxc prints it in the Parameters block.
+_TYPE_NAMES = {
+    ParameterType.VOID: "void",
+    ParameterType.BOOL: "bool",
+    ParameterType.INT: "int",
+    ParameterType.FLOAT: "float",
+    ParameterType.STRING: "string",
+    ParameterType.TEXTURE: "texture",
+    ParameterType.TEXTURE1D: "texture1D",
+    ParameterType.TEXTURE2D: "texture2D",
+    ParameterType.TEXTURE3D: "texture3D",
+    ParameterType.TEXTURECUBE: "textureCUBE",
+    ParameterType.SAMPLER: "sampler",
+    ParameterType.SAMPLER1D: "sampler1D",
+    ParameterType.SAMPLER2D: "sampler2D",
+    ParameterType.SAMPLER3D: "sampler3D",
+    ParameterType.SAMPLERCUBE: "samplerCUBE",
+    ParameterType.PIXELSHADER: "pixelshader",
+    ParameterType.VERTEXSHADER: "vertexshader",
+    ParameterType.PIXELFRAGMENT: "pixelfragment",
+    ParameterType.VERTEXFRAGMENT: "vertexfragment",
+    ParameterType.UNSUPPORTED: "unsupported",
+}
+
+
+def _enum_or_int(enum_cls, value: int):
+    """Unknown values stay plain ints: a table from a newer or odd compiler
+    should still load; only the layout has to be sound."""
+    try:
+        return enum_cls(value)
+    except ValueError:
+        return value
+
+
+# --------------------------------------------------------------------------
+# The parsed table
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StructMember:
+    name: str
+    type: "TypeInfo"
+
+
+@dataclass(frozen=True)
+class TypeInfo:
+    """D3DXSHADER_TYPEINFO.  ``cls`` and ``type`` are enums, or ints when unknown."""
+
+    cls: ParameterClass | int
+    type: ParameterType | int
+    rows: int
+    columns: int
+    elements: int
+    members: tuple[StructMember, ...] = ()
+
+    @property
+    def is_struct(self) -> bool:
+        return self.cls == ParameterClass.STRUCT
+
+    @property
+    def hlsl_name(self) -> str:
+        """``float4``, ``float4x3``, ``row_major float4x4``, ``sampler2D`` (no array suffix)."""
+        base = _TYPE_NAMES.get(self.type, f"<type {int(self.type)}>")
+        if self.cls == ParameterClass.SCALAR or self.cls == ParameterClass.OBJECT:
+            return base
+        if self.cls == ParameterClass.VECTOR:
+            return f"{base}{self.columns}"
+        if self.cls == ParameterClass.MATRIX_COLUMNS:
+            return f"{base}{self.rows}x{self.columns}"
+        if self.cls == ParameterClass.MATRIX_ROWS:
+            # fxc marks row-major matrices; column-major is the HLSL default.
+            return f"row_major {base}{self.rows}x{self.columns}"
+        if self.cls == ParameterClass.STRUCT:
+            return "struct"
+        return f"<class {int(self.cls)}> {base}"
+
+
+@dataclass(frozen=True)
+class Constant:
+    """One D3DXSHADER_CONSTANTINFO record.
+
+    The constant lives in registers ``[register_index, register_index +
+    register_count)`` of ``register_set``.  fxc drops registers the shader
+    never reads, so ``register_count`` can be smaller than the type's size:
+    trust it over the type.
+    """
+
+    name: str
+    register_set: RegisterSet | int
+    register_index: int
+    register_count: int
+    type: TypeInfo
+    default_value: bytes | None = None
+
+    @property
+    def register_end(self) -> int:
+        return self.register_index + self.register_count
+
+    def covers(self, register_set: int, register_index: int) -> bool:
+        return (self.register_set == register_set
+                and self.register_index <= register_index < self.register_end)
+
+    @property
+    def default_floats(self) -> tuple[float, ...] | None:
+        """The default value as little-endian floats, one per 4 bytes.
+
+        fxc writes every register set's defaults as floats (a bool ``true``
+        is 1.0, an int 3 is 3.0), laid out four per register.
+        """
+        if self.default_value is None:
+            return None
+        n = len(self.default_value) // 4
+        return struct.unpack_from(f"<{n}f", self.default_value)
+
+    @property
+    def default_registers(self) -> tuple[tuple[float, float, float, float], ...] | None:
+        """The default value grouped as one (x, y, z, w) tuple per register."""
+        floats = self.default_floats
+        if floats is None:
+            return None
+        return tuple(tuple(floats[i:i + 4]) for i in range(0, len(floats) - 3, 4))
+
+
+@dataclass(frozen=True)
+class ConstantTable:
+    creator: str
+    version_token: int
+    flags: int
+    target: str
+    constants: tuple[Constant, ...]
+
+    def find(self, register_set: int, register_index: int) -> Constant | None:
+        """The constant whose register range covers ``register_set``/``register_index``.
+
+        Look-ups go by register, never by name: one HLSL variable can appear
+        in two register sets (a bool used both in a branch and in maths).
+        """
+        for constant in self.constants:
+            if constant.covers(register_set, register_index):
+                return constant
+        return None
+
+    def by_name(self, name: str, register_set: int | None = None) -> Constant | None:
+        """The first constant called ``name`` (in ``register_set`` when given)."""
+        for constant in self.constants:
+            if constant.name == name and (register_set is None or constant.register_set == register_set):
+                return constant
+        return None
+
+
+# --------------------------------------------------------------------------
+# Parsing
+# --------------------------------------------------------------------------
+
+HEADER_SIZE = 28
+CONSTANT_INFO_SIZE = 20
+TYPE_INFO_SIZE = 16
+MEMBER_INFO_SIZE = 8
+MAX_STRUCT_DEPTH = 32
+
+
+class _Parser:
+    def __init__(self, payload: bytes, base: int):
+        self.data = bytes(payload)
+        self.base = base
+        self.strings: dict[int, str] = {}
+        # Each TYPEINFO offset is parsed once (fxc shares them between
+        # constants); ``sizes`` holds how many type nodes the type expands
+        # to, so that a DAG of shared structs cannot expand exponentially.
+        self.types: dict[int, TypeInfo] = {}
+        self.sizes: dict[int, int] = {}
+        self.in_progress: set[int] = set()
+        # Budget for the expanded type tree: real tables spend at least 8
+        # bytes per struct member, so one node per payload byte is generous.
+        self.budget = max(64, len(self.data))
+        self.expanded = 0
+
+    def error(self, offset: int, reason: str) -> CtabError:
+        return CtabError(self.base + offset, reason)
+
+    def u16(self, offset: int) -> int:
+        return struct.unpack_from("<H", self.data, offset)[0]
+
+    def u32(self, offset: int) -> int:
+        return struct.unpack_from("<I", self.data, offset)[0]
+
+    def check_range(self, field_at: int, start: int, size: int, what: str) -> None:
+        """Raise unless ``size`` bytes at payload offset ``start`` fit; blame ``field_at``."""
+        if start > len(self.data) or size > len(self.data) - start:
+            raise self.error(
+                field_at,
+                f"the {what} at table offset 0x{start:x} ({size} bytes) runs past the end "
+                f"of the {len(self.data)}-byte constant table",
+            )
+
+    def string(self, field_at: int, what: str) -> str:
+        start = self.u32(field_at)
+        cached = self.strings.get(start)
+        if cached is not None:
+            return cached
+        if start >= len(self.data):
+            raise self.error(
+                field_at,
+                f"the {what} string offset 0x{start:x} is outside the {len(self.data)}-byte constant table",
+            )
+        end = self.data.find(b"\0", start)
+        if end < 0:
+            raise self.error(start, f"the {what} string at table offset 0x{start:x} has no NUL terminator")
+        # latin-1 maps every byte, so an untrusted name can never fail to decode.
+        text = self.data[start:end].decode("latin-1")
+        self.strings[start] = text
+        return text
+
+    def type_info(self, field_at: int, depth: int) -> TypeInfo:
+        offset = self.u32(field_at)
+        known = self.types.get(offset)
+        if known is None:
+            known = self._parse_type(field_at, offset, depth)
+        self.expanded += self.sizes[offset]
+        if self.expanded > self.budget:
+            raise self.error(
+                field_at,
+                f"the struct types expand to more than {self.budget} members, "
+                f"more than a {len(self.data)}-byte table can describe",
+            )
+        return known
+
+    def _parse_type(self, field_at: int, offset: int, depth: int) -> TypeInfo:
+        if offset in self.in_progress:
+            raise self.error(field_at, f"the type at table offset 0x{offset:x} contains itself")
+        if depth > MAX_STRUCT_DEPTH:
+            raise self.error(field_at, f"structs are nested more than {MAX_STRUCT_DEPTH} levels deep")
+        self.check_range(field_at, offset, TYPE_INFO_SIZE, "type description")
+        cls, typ, rows, columns, elements, nmembers, members_at = struct.unpack_from("<6HI", self.data, offset)
+        members: tuple[StructMember, ...] = ()
+        size = 1
+        if nmembers:
+            # Members are read for any class, not only STRUCT, so that a
+            # count that does not fit is reported rather than ignored.
+            self.check_range(offset + 10, members_at, nmembers * MEMBER_INFO_SIZE, "struct member array")
+            self.in_progress.add(offset)
+            saved = self.expanded
+            parsed = []
+            for i in range(nmembers):
+                at = members_at + i * MEMBER_INFO_SIZE
+                name = self.string(at, "struct member name")
+                parsed.append(StructMember(name, self.type_info(at + 4, depth + 1)))
+            size += self.expanded - saved
+            self.expanded = saved  # the caller adds ``size`` once for this type
+            self.in_progress.discard(offset)
+            members = tuple(parsed)
+        info = TypeInfo(
+            _enum_or_int(ParameterClass, cls),
+            _enum_or_int(ParameterType, typ),
+            rows, columns, elements, members,
+        )
+        self.types[offset] = info
+        self.sizes[offset] = size
+        return info
+
+    def default_value(self, field_at: int, register_set: int, register_count: int) -> bytes | None:
+        offset = self.u32(field_at)
+        if offset == 0:
+            return None
+        # fxc writes a default as whole registers of four 32-bit values, for
+        # every register set (bools and ints as floats): the default of a
+        # constant is register_count * 16 bytes.  The real fxc-wine corpus
+        # and Wine's d3dx9 tests agree (a float gets 16 bytes, a float4x4
+        # with RegisterCount 3 gets 48).  register_count is the file's own
+        # (possibly trimmed) count, not the type's full size.
+        size = register_count * 16
+        self.check_range(field_at, offset, size, "default value")
+        return self.data[offset:offset + size]
+
+    def parse(self) -> ConstantTable:
+        if len(self.data) < HEADER_SIZE:
+            raise self.error(
+                0, f"the constant table is {len(self.data)} bytes long, too short for its {HEADER_SIZE}-byte header"
+            )
+        size, _, version, count, info_at, flags, _ = struct.unpack_from("<7I", self.data, 0)
+        if size != HEADER_SIZE:
+            raise self.error(0, f"the constant table header size is {size}; it must be {HEADER_SIZE}")
+        creator = self.string(4, "creator")
+        target = self.string(24, "target")
+        self.check_range(12, info_at, count * CONSTANT_INFO_SIZE, f"array of {count} constant descriptions")
+        constants = []
+        for i in range(count):
+            at = info_at + i * CONSTANT_INFO_SIZE
+            register_set, index, register_count, _reserved = struct.unpack_from("<4H", self.data, at + 4)
+            constants.append(Constant(
+                self.string(at, "constant name"),
+                _enum_or_int(RegisterSet, register_set),
+                index,
+                register_count,
+                self.type_info(at + 12, 0),
+                self.default_value(at + 16, register_set, register_count),
+            ))
+        return ConstantTable(creator, version, flags, target, tuple(constants))
+
+
+def parse_ctab(payload: bytes, base_offset: int = 0) -> ConstantTable:
+    """Parse a CTAB comment.
+
+    ``payload`` is the comment data after the ``CTAB`` FourCC; ``base_offset``
+    is the absolute offset of ``payload[0]`` in the shader blob and is added to
+    every error offset.  Raises ``CtabError`` and nothing else.
+    """
+    return _Parser(payload, base_offset).parse()
+
+
+# --------------------------------------------------------------------------
+# fxc's listing header
+# --------------------------------------------------------------------------
+
+
+def _declaration(name: str, info: TypeInfo, indent: str) -> list[str]:
+    suffix = f"[{info.elements}]" if info.elements > 1 else ""
+    if not info.is_struct:
+        return [f"//{indent}{info.hlsl_name} {name}{suffix};"]
+    inner = indent + "    "
+    lines = [f"//{indent}struct", f"//{indent}{{"]
+    lines += _declarations([(m.name, m.type) for m in info.members], inner)
+    lines += ["//", f"//{indent}}} {name}{suffix};"]
+    return lines
+
+
+def _declarations(items: list[tuple[str, TypeInfo]], indent: str) -> list[str]:
+    # fxc separates a struct from its neighbours with an indented empty
+    # comment line (``//   ``, trailing blanks included); plain
+    # declarations follow one another directly.
+    lines: list[str] = []
+    previous_struct = None
+    for name, info in items:
+        if previous_struct is not None and (previous_struct or info.is_struct):
+            lines.append(f"//{indent}")
+        lines += _declaration(name, info, indent)
+        previous_struct = info.is_struct
+    return lines
+
+
+def _register_name(constant: Constant) -> str:
+    if isinstance(constant.register_set, RegisterSet):
+        return f"{constant.register_set.prefix}{constant.register_index}"
+    return f"?{constant.register_set}:{constant.register_index}"
+
+
+def format_ctab(ctab: ConstantTable) -> list[str]:
+    """The constant-table part of fxc's ``/Fc`` listing header.
+
+    Returns the lines fxc prints between the command-line banner (which
+    ends with its own ``//`` line) and the blank line before the version
+    instruction: ``//``, ``// Parameters:``, the declarations, ``//``,
+    ``// Registers:``, the register table and a closing ``//``.  An empty
+    table gives ``[]`` (fxc then prints no blank line either).  Lines have no
+    line terminator; fxc itself writes CRLF.
+    """
+    if not ctab.constants:
+        return []
+    # The Parameters block lists each variable once, in table order (fxc
+    # sorts the table by name); a variable living in two register sets
+    # still gets two rows under Registers.
+    seen: set[str] = set()
+    params = []
+    for constant in ctab.constants:
+        if constant.name not in seen:
+            seen.add(constant.name)
+            params.append((constant.name, constant.type))
+    lines = ["//", "// Parameters:", "//"]
+    lines += _declarations(params, "   ")
+    lines += ["//", "//", "// Registers:", "//"]
+
+    width = max(12, *(len(c.name) for c in ctab.constants))
+    lines.append(f"//   {'Name':<{width}} Reg   Size")
+    lines.append(f"//   {'-' * width} ----- ----")
+    for constant in sorted(ctab.constants, key=_register_order):
+        lines.append(f"//   {constant.name:<{width}} {_register_name(constant):<5} {constant.register_count:>4}")
+    lines.append("//")
+    return lines
+
+
+def _register_order(constant: Constant) -> tuple[int, int]:
+    return (int(constant.register_set), constant.register_index)

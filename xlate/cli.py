@@ -1,0 +1,148 @@
+"""The ``xlate`` command line.
+
+Every command reads a file (``-`` for standard input), reports problems in
+the input as one clear line (``file: byte offset N: reason`` or
+``file:line:col: reason``) with exit status 1, and never shows a traceback
+for bad input.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from . import __version__
+from .errors import XlateError
+
+EPILOG_EXAMPLES = """
+\b
+Examples:
+  xlate disasm shader.bin                 print the assembly of a shader blob
+  xlate asm shader.asm -o shader.bin      assemble text into bytecode
+  xlate info shader.bin --json            version, instruction counts, registers, CTAB
+"""
+
+
+def _read_bytes(path: str) -> bytes:
+    if path == "-":
+        return sys.stdin.buffer.read()
+    return Path(path).read_bytes()
+
+
+def _read_text(path: str) -> str:
+    if path == "-":
+        return sys.stdin.read()
+    return Path(path).read_text(encoding="utf-8", errors="replace")
+
+
+def _fail(path: str, exc: Exception) -> None:
+    label = "<stdin>" if path == "-" else path
+    click.echo(f"xlate: {label}: {exc}", err=True)
+    sys.exit(1)
+
+
+def _decode(path: str):
+    from .bytecode import decode
+
+    try:
+        return decode(_read_bytes(path))
+    except XlateError as exc:
+        _fail(path, exc)
+    except OSError as exc:
+        _fail(path, exc)
+
+
+@click.group(epilog=EPILOG_EXAMPLES, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="xlate")
+def main() -> None:
+    """Translate Direct3D 9 shader bytecode (vs_1_1 ... ps_3_0) to GLSL and SPIR-V.
+
+    FILE arguments are raw shader blobs as fxc or D3DXAssembleShader write
+    them (a version token, tokens, END), or '-' for standard input.
+    """
+
+
+@main.command()
+@click.argument("file")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="Write the listing here instead of standard output.")
+@click.option("--no-header", is_flag=True, help="Leave out the CTAB constant table comment.")
+def disasm(file: str, output: str | None, no_header: bool) -> None:
+    """Print the assembly of a shader blob, in fxc's /Fc syntax.
+
+    The text assembles back to the same bytes with 'xlate asm'.
+    """
+    from .bytecode.disasm import disassemble
+
+    shader = _decode(file)
+    text = disassemble(shader, header=not no_header)
+    if output:
+        Path(output).write_text(text, encoding="utf-8")
+    else:
+        click.echo(text, nl=not text.endswith("\n"))
+
+
+@main.command(name="asm")
+@click.argument("file")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, writable=True), help="Where to write the bytecode.")
+def asm_command(file: str, output: str) -> None:
+    """Assemble shader text (vs_1_1 ... ps_3_0) into bytecode.
+
+    Accepts fxc listings, 'xlate disasm' output and Microsoft assembler
+    syntax: case-insensitive, '//' and ';' comments, register aliases
+    (oPos, oD0, oT0, oC0, vPos, vFace, aL, p0), #define/#line.
+    """
+    from .bytecode.asm import assemble_bytes
+
+    try:
+        data = assemble_bytes(_read_text(file), source="<stdin>" if file == "-" else file)
+    except (XlateError, OSError) as exc:
+        # AsmError already names the file, line and column.
+        click.echo(f"xlate: {exc}", err=True)
+        sys.exit(1)
+    Path(output).write_bytes(data)
+
+
+@main.command()
+@click.argument("file")
+@click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+def info(file: str, as_json: bool) -> None:
+    """Summarise a shader: version, instruction counts by kind, registers, CTAB."""
+    from .bytecode.stats import shader_info
+
+    facts = shader_info(_decode(file))
+    if as_json:
+        click.echo(json.dumps(facts.to_json(), indent=2))
+        return
+    _print_info(facts)
+
+
+def _print_info(facts) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    console.print(f"[bold]{facts.version}[/bold] ({facts.stage} shader), {facts.instructions} instructions")
+    kinds = ", ".join(f"{k} {n}" for k, n in facts.by_kind.items())
+    console.print(f"  by kind: {kinds}")
+    console.print("  by opcode: " + ", ".join(f"{k} {n}" for k, n in facts.by_opcode.items()))
+    console.print("  registers read: " + (" ".join(facts.registers_read) or "-"))
+    console.print("  registers written: " + (" ".join(facts.registers_written) or "-"))
+    for c in facts.comments:
+        console.print(f"  comment at byte {c['offset']}: {c['fourcc'] or 'binary'}, {c['bytes']} bytes")
+    if facts.ctab and facts.ctab["constants"]:
+        table = Table(title=f"CTAB ({facts.ctab['creator']}, {facts.ctab['target']})")
+        for col in ("name", "set", "first", "count", "type"):
+            table.add_column(col)
+        for c in facts.ctab["constants"]:
+            shape = f"{c['class']} {c['type']} {c['rows']}x{c['columns']}" + (f"[{c['elements']}]" if c["elements"] > 1 else "")
+            table.add_row(c["name"], str(c["register_set"]), str(c["register_index"]), str(c["register_count"]), shape)
+        console.print(table)
+    elif facts.ctab:
+        console.print(f"  CTAB: {facts.ctab['creator']}, {facts.ctab['target']}, no constants")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
