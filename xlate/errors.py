@@ -92,3 +92,13 @@ class AsmError(XlateError):
 
     def __reduce__(self):
         return (type(self), (self.line, self.column, self.reason, self.source))
+
+
+class StructureError(BytecodeError):
+    """Ill-formed control flow: ENDIF without IF, unbalanced loops, BREAK
+    outside a loop, CALL to a missing label, recursion."""
+
+
+class UnsupportedError(BytecodeError):
+    """Valid bytecode using a feature this version of xlate cannot translate
+    yet, or that the requested target cannot express."""

@@ -1,0 +1,540 @@
+"""Lifting: decoded ``Shader`` -> ``Program`` with D3D-flavoured ops.
+
+Each D3D instruction becomes loads of its sources (``LOAD``, ``SWIZZLE``,
+``D3D_SRCMOD``), one ``D3D_OP`` computing a four-component result, and one
+``D3D_STORE`` carrying the destination's mask, modifiers and predicate.  The
+lowering passes replace those three D3D ops with core ops.
+
+Control flow is lifted straight to structured core ops here, because its
+D3D rules are about structure, not arithmetic: ``loop aL, i#`` runs i#.x
+times whatever the step, aL starts at i#.y and grows by i#.z, and the outer
+aL is restored after a nested loop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..bytecode.model import DestOperand, Instruction, RelativeAddress, Shader, SourceOperand
+from ..bytecode.tables import (
+    CONST_FILE_BASE,
+    OUTPUT,
+    TEXTURE,
+    IDENTITY_SWIZZLE,
+    Comparison,
+    DeclUsage,
+    Layout,
+    Opcode,
+    RegisterType,
+    SamplerType,
+    SrcMod,
+    register_file,
+    register_name,
+    swizzle_components,
+)
+from ..errors import StructureError
+from .ops import Code, Op
+from .program import ConstantDef, Function, Program, Semantic, Storage, Variable
+from .types import B1, B4, F1, F4, I1, I4, Type
+
+R = RegisterType
+
+
+@dataclass(frozen=True)
+class D3DOpInfo:
+    """Immediate of a ``D3D_OP``: what the instruction was."""
+
+    opcode: Opcode
+    control: int = 0
+    dst: tuple[RegisterType, int] | None = None  # destination register (sm1 texture ops)
+    dst_mask: int = 0xF
+    sampler: Variable | None = None  # texld family
+    sampler_swizzle: int = IDENTITY_SWIZZLE  # sm3 applies it to the fetched texel
+    nsrc: int = 0  # sources as written (sincos/sgn have scratch forms)
+
+
+@dataclass(frozen=True)
+class DstInfo:
+    """Immediate of a ``D3D_STORE``: the destination's modifiers.
+
+    args of the op: (value, [predicate bool4 if predicated], [index i1 if relative]).
+    """
+
+    mask: int
+    saturate: bool = False
+    partial_precision: bool = False
+    shift: int = 0
+    opcode: Opcode = Opcode.MOV
+    predicated: bool = False
+    relative: bool = False
+    element: int = 0  # register within an array variable
+    coissue: bool = False
+
+
+# Opcodes whose D3D_OP produces no value (an effect only).
+_NO_RESULT = {Opcode.TEXKILL}
+# Opcodes producing a bool4 (predicate writes).
+_BOOL_RESULT = {Opcode.SETP}
+_STRUCTURE = {
+    Opcode.IF, Opcode.IFC, Opcode.ELSE, Opcode.ENDIF, Opcode.LOOP, Opcode.ENDLOOP, Opcode.REP,
+    Opcode.ENDREP, Opcode.BREAK, Opcode.BREAKC, Opcode.BREAKP, Opcode.CALL, Opcode.CALLNZ,
+    Opcode.LABEL, Opcode.RET,
+}
+_COMPARE = {
+    Comparison.GT: Code.FGT, Comparison.EQ: Code.FEQ, Comparison.GE: Code.FGE,
+    Comparison.LT: Code.FLT, Comparison.NE: Code.FNE, Comparison.LE: Code.FLE,
+}
+
+
+def lift(shader: Shader) -> Program:
+    """Build the IR of a decoded shader.  Raises StructureError on bad nesting."""
+    return _Builder(shader).run()
+
+
+@dataclass
+class _Open:
+    """An open construct on the nesting stack."""
+
+    kind: Opcode  # IF/IFC (with else_seen), LOOP, REP
+    offset: int
+    else_seen: bool = False
+    # loops: variables to step and restore
+    count: Variable | None = None
+    saved_al: Variable | None = None
+    step: Op | None = None
+
+
+class _Builder:
+    def __init__(self, shader: Shader):
+        self.shader = shader
+        self.version = shader.version
+        self.instructions = shader.instructions
+        self.program = Program(self.version, {}, [], [], self.instructions, shader.ctab)
+        self.vars: dict[tuple, Variable] = {}
+        self.fn: Function | None = None
+        self.stack: list[_Open] = []
+        self.origin = -1
+        self.loop_id = 0
+        self.sm1 = self.version.major == 1
+
+    # -- emission helpers ---------------------------------------------------
+
+    def emit(self, code: Code, type: Type | None = None, args=(), imm=(), var=None) -> Op:
+        op = Op(code, type, tuple(args), tuple(imm), var, self.origin)
+        if self.fn is None:
+            # Code after a top-level RET and before the next LABEL can never
+            # run; it is dropped rather than attached to any function.
+            return op
+        self.fn.body.append(op)
+        return op
+
+    def const(self, values, type: Type) -> Op:
+        return self.emit(Code.CONST, type, imm=tuple(values))
+
+    def swizzle(self, value: Op, comps) -> Op:
+        comps = tuple(comps)
+        if len(comps) == value.type.width and comps == tuple(range(len(comps))):
+            return value
+        return self.emit(Code.SWIZZLE, value.type.with_width(len(comps)), (value,), comps)
+
+    # -- variables ----------------------------------------------------------
+
+    def var(self, rtype: RegisterType, index: int) -> Variable:
+        """The variable modelling a register; created on first use."""
+        if rtype in CONST_FILE_BASE:
+            return self._array("c", Storage.FLOAT_CONST, F4)
+        if rtype == R.CONSTINT:
+            return self._array("i", Storage.INT_CONST, I4)
+        if rtype == R.CONSTBOOL:
+            return self._array("b", Storage.BOOL_CONST, B1)
+        key = (rtype, index)
+        found = self.vars.get(key)
+        if found is not None:
+            return found
+        name = register_name(self.version, rtype, index)
+        storage, type, semantics, builtin = self._classify(rtype, index)
+        var = Variable(name, storage, type, register=key, semantics=semantics, builtin=builtin)
+        self.vars[key] = var
+        self.program.variables.append(var)
+        return var
+
+    def _array(self, name: str, storage: Storage, type: Type) -> Variable:
+        key = (storage,)
+        found = self.vars.get(key)
+        if found is None:
+            found = Variable(name, storage, type, length=0)
+            self.vars[key] = found
+            self.program.variables.append(found)
+        return found
+
+    def _classify(self, rtype: RegisterType, index: int):
+        v = self.version
+        none: tuple = ()
+        if rtype == R.TEMP:
+            return Storage.TEMP, F4, none, None
+        if rtype == R.PREDICATE:
+            return Storage.PREDICATE, B4, none, None
+        if rtype == R.LOOP:
+            return Storage.LOOP_COUNTER, I1, none, None
+        if rtype == R.SAMPLER:
+            return Storage.SAMPLER, F4, none, None
+        if v.is_vertex:
+            if rtype == R.ADDR:
+                return Storage.ADDRESS, I4, none, None
+            if rtype == R.INPUT:
+                return Storage.INPUT, F4, none, None  # semantics come from DCL
+            if rtype == R.RASTOUT:
+                usage, t = [(DeclUsage.POSITION, F4), (DeclUsage.FOG, F1), (DeclUsage.PSIZE, F1)][index]
+                return Storage.OUTPUT, t, ((0xF, Semantic(usage, 0)),), None
+            if rtype == R.ATTROUT:
+                return Storage.OUTPUT, F4, ((0xF, Semantic(DeclUsage.COLOR, index)),), None
+            if rtype == R.TEXCRDOUT:
+                if v.major >= 3:
+                    return Storage.OUTPUT, F4, none, None  # semantics come from DCL
+                return Storage.OUTPUT, F4, ((0xF, Semantic(DeclUsage.TEXCOORD, index)),), None
+        else:
+            if rtype == R.INPUT:
+                if v.major >= 3:
+                    return Storage.INPUT, F4, none, None
+                return Storage.INPUT, F4, ((0xF, Semantic(DeclUsage.COLOR, index)),), None
+            if rtype == TEXTURE:
+                if v.major == 1 and v.minor < 4:
+                    # ps_1_1-1_3 t# is a register texture ops write; the
+                    # interpolated coordinate is a separate input (texcoord_input).
+                    return Storage.TEMP, F4, none, None
+                return Storage.INPUT, F4, ((0xF, Semantic(DeclUsage.TEXCOORD, index)),), None
+            if rtype == R.COLOROUT:
+                return Storage.OUTPUT, F4, ((0xF, Semantic(DeclUsage.COLOR, index)),), None
+            if rtype == R.DEPTHOUT:
+                return Storage.OUTPUT, F1, ((0x1, Semantic(DeclUsage.DEPTH, 0)),), None
+            if rtype == R.MISCTYPE:
+                if index == 0:
+                    return Storage.INPUT, F4, none, "vpos"
+                return Storage.INPUT, F1, none, "vface"
+        raise StructureError(self._offset(), f"register {register_name(v, rtype, index)} cannot be used here in {v}")
+
+    def texcoord_input(self, index: int) -> Variable:
+        """ps_1_x: the interpolated texture coordinate set ``index``."""
+        key = ("texcoord", index)
+        found = self.vars.get(key)
+        if found is None:
+            found = Variable(f"texcoord{index}", Storage.INPUT, F4, semantics=((0xF, Semantic(DeclUsage.TEXCOORD, index)),))
+            self.vars[key] = found
+            self.program.variables.append(found)
+        return found
+
+    def _offset(self) -> int:
+        if 0 <= self.origin < len(self.instructions):
+            return self.instructions[self.origin].offset
+        return -1
+
+    def _error(self, inst: Instruction, reason: str) -> StructureError:
+        return StructureError(inst.offset, f"'{inst.info.mnemonic}' (instruction {self.origin + 1}): {reason}")
+
+    # -- operands -----------------------------------------------------------
+
+    def rel_index(self, rel: RelativeAddress) -> Op:
+        if rel.type == R.LOOP:
+            return self.emit(Code.LOAD, I1, var=self.var(R.LOOP, 0))
+        a0 = self.emit(Code.LOAD, I4, var=self.var(R.ADDR, 0))
+        return self.swizzle(a0, (rel.component,))
+
+    def load(self, rtype: RegisterType, index: int, relative: RelativeAddress | None) -> Op:
+        var = self.var(rtype, index)
+        args = (self.rel_index(relative),) if relative is not None else ()
+        if var.length is not None:
+            element = CONST_FILE_BASE.get(rtype, 0) + index
+            var.length = max(var.length, element + 1)
+            if relative is not None:
+                self.program.notes.setdefault("relative_arrays", set()).add(var.name)
+            return self.emit(Code.LOAD, var.type, args, (element,), var)
+        if relative is not None:
+            self.program.notes.setdefault("relative_registers", set()).add(rtype)
+        return self.emit(Code.LOAD, var.type, args, (), var)
+
+    def src(self, s: SourceOperand) -> Op:
+        """A float4 source: load, swizzle, modifier."""
+        value = self.load(s.type, s.index, s.relative)
+        if value.type.width == 1:
+            value = self.emit(Code.SWIZZLE, value.type.with_width(4), (value,), (0, 0, 0, 0))
+        if value.type.is_int:
+            value = self.emit(Code.I2F, F4, (value,))
+        elif value.type.is_bool:
+            value = self.emit(Code.B2F, F4, (value,))
+        value = self.swizzle(value, swizzle_components(s.swizzle))
+        if s.modifier is not SrcMod.NONE:
+            value = self.emit(Code.D3D_SRCMOD, F4, (value,), (s.modifier,))
+        return value
+
+    def scalar_src(self, s: SourceOperand) -> Op:
+        """A float scalar: the first swizzle component of a source (ifc/breakc)."""
+        return self.swizzle(self.src(s), (0,))
+
+    def bool_src(self, s: SourceOperand) -> Op:
+        """A bool condition from b# or p0.c, with the NOT modifier applied."""
+        if s.type == R.CONSTBOOL:
+            value = self.load(s.type, s.index, None)
+        elif s.type == R.PREDICATE:
+            value = self.swizzle(self.load(s.type, s.index, None), (swizzle_components(s.swizzle)[0],))
+        else:
+            # fxc has been seen writing NOT on a temp (FNA issue 61): treat a
+            # float as "non-zero is true".
+            f = self.scalar_src(SourceOperand(s.type, s.index, s.swizzle, SrcMod.NONE, s.relative))
+            value = self.emit(Code.FNE, B1, (f, self.const((0.0,), F1)))
+        if s.modifier is SrcMod.NOT:
+            value = self.emit(Code.BNOT, B1, (value,))
+        return value
+
+    def predicate(self, p: SourceOperand) -> Op:
+        value = self.swizzle(self.load(p.type, p.index, None), swizzle_components(p.swizzle))
+        if p.modifier is SrcMod.NOT:
+            value = self.emit(Code.BNOT, B4, (value,))
+        return value
+
+    # -- main loop ----------------------------------------------------------
+
+    def run(self) -> Program:
+        self.fn = Function("main")
+        self.program.functions["main"] = self.fn
+        for n, inst in enumerate(self.instructions):
+            self.origin = n
+            self.instruction(inst)
+        if self.stack:
+            top = self.stack[-1]
+            inst = next(i for i in self.instructions if i.offset == top.offset)
+            raise StructureError(top.offset, f"'{inst.info.mnemonic}' is never closed before the end of the shader")
+        self.origin = -1
+        self._finish_ps1()
+        return self.program
+
+    def _finish_ps1(self) -> None:
+        """ps_1_x: the colour output is whatever r0 holds at the end."""
+        if not (self.version.is_pixel and self.sm1):
+            return
+        self.fn = self.program.main
+        r0 = self.var(R.TEMP, 0)
+        value = self.emit(Code.LOAD, F4, var=r0)
+        out = Variable("oC0", Storage.OUTPUT, F4, register=(R.COLOROUT, 0), semantics=((0xF, Semantic(DeclUsage.COLOR, 0)),))
+        self.program.variables.append(out)
+        self.emit(Code.STORE, None, (value,), (0xF,), out)
+
+    def instruction(self, inst: Instruction) -> None:
+        op = inst.opcode
+        layout = inst.info.layout
+        if layout is Layout.DCL:
+            self.declare(inst)
+        elif layout in (Layout.DEF, Layout.DEFI, Layout.DEFB):
+            self.define(inst)
+        elif op in _STRUCTURE:
+            self.structure(inst)
+        elif op in (Opcode.NOP, Opcode.PHASE):
+            return  # phase keeps every value, as all peers do (semantics 2.12)
+        else:
+            self.compute(inst)
+
+    # -- declarations and constants ------------------------------------------
+
+    def declare(self, inst: Instruction) -> None:
+        dst = inst.dst
+        decl = inst.declaration
+        var = self.var(dst.type, dst.index)
+        if var.storage is Storage.SAMPLER:
+            st = decl.sampler_type
+            var.sampler_type = st if isinstance(st, SamplerType) else SamplerType.UNKNOWN
+            return
+        var.centroid = var.centroid or dst.centroid
+        var.partial_precision = var.partial_precision or dst.partial_precision
+        if var.storage in (Storage.INPUT, Storage.OUTPUT) and var.builtin is None:
+            needs_usage = self.version.is_vertex or self.version.major >= 3
+            if needs_usage:
+                usage = decl.usage
+                if not isinstance(usage, DeclUsage):
+                    raise self._error(inst, f"unknown declaration usage {usage}")
+                sem = Semantic(usage, decl.usage_index)
+                # vs_3_0 may split one output register between semantics.
+                pairs = tuple(p for p in var.semantics if p[1] != sem) + ((dst.write_mask, sem),)
+                var.semantics = pairs
+            var.mask = dst.write_mask if len(var.semantics) <= 1 else 0xF
+
+    def define(self, inst: Instruction) -> None:
+        dst = inst.dst
+        if inst.opcode is Opcode.DEF:
+            storage, values = Storage.FLOAT_CONST, inst.float_values
+            index = CONST_FILE_BASE.get(dst.type, 0) + dst.index
+        elif inst.opcode is Opcode.DEFI:
+            storage, values, index = Storage.INT_CONST, inst.int_values, dst.index
+        else:
+            storage, values, index = Storage.BOOL_CONST, (inst.bool_value,), dst.index
+        arr = self.var(dst.type, dst.index)
+        arr.length = max(arr.length or 0, index + 1)
+        self.program.defs.append(ConstantDef(storage, index, tuple(values), self.origin))
+
+    # -- arithmetic and texture instructions ----------------------------------
+
+    def compute(self, inst: Instruction) -> None:
+        sampler = None
+        sampler_swizzle = IDENTITY_SWIZZLE
+        srcs = list(inst.srcs)
+        if inst.opcode in (Opcode.TEX, Opcode.TEXLDL, Opcode.TEXLDD) and not self.sm1:
+            s = srcs.pop(1)
+            sampler = self.var(s.type, s.index)
+            sampler_swizzle = s.swizzle
+        args = [self.src(s) for s in srcs]
+        dst = inst.dst
+        if inst.opcode is Opcode.TEXKILL:
+            # the destination-format token names the register tested
+            args = [self.src(SourceOperand(dst.type, dst.index))]
+        info = D3DOpInfo(
+            inst.opcode, inst.control,
+            (dst.type, dst.index) if dst is not None else None,
+            dst.write_mask if dst is not None else 0xF,
+            sampler, sampler_swizzle, len(inst.srcs),
+        )
+        rtype = None if inst.opcode in _NO_RESULT else (B4 if inst.opcode in _BOOL_RESULT else F4)
+        result = self.emit(Code.D3D_OP, rtype, args, (info,))
+        if rtype is None or dst is None:
+            return
+        self.store(inst, dst, result)
+
+    def store(self, inst: Instruction, dst: DestOperand, value: Op) -> None:
+        var = self.var(dst.type, dst.index)
+        args = [value]
+        if inst.predicate is not None:
+            args.append(self.predicate(inst.predicate))
+        if dst.relative is not None:
+            args.append(self.rel_index(dst.relative))
+            self.program.notes.setdefault("relative_registers", set()).add(dst.type)
+        element = CONST_FILE_BASE.get(dst.type, 0) + dst.index if var.length is not None else 0
+        info = DstInfo(
+            dst.write_mask, dst.saturate, dst.partial_precision, dst.shift, inst.opcode,
+            inst.predicate is not None, dst.relative is not None, element, inst.coissue,
+        )
+        self.emit(Code.D3D_STORE, None, args, (info,), var)
+
+    # -- control flow -------------------------------------------------------
+
+    def structure(self, inst: Instruction) -> None:
+        op = inst.opcode
+        if op is Opcode.LABEL:
+            self.label(inst)
+        elif op is Opcode.RET:
+            self.ret(inst)
+        elif self.fn is None:
+            return  # unreachable code between a RET and the next LABEL
+        elif op in (Opcode.IF, Opcode.IFC):
+            cond = self.bool_src(inst.srcs[0]) if op is Opcode.IF else self.compare(inst)
+            self.emit(Code.IF, args=(cond,))
+            self.stack.append(_Open(Opcode.IF, inst.offset))
+        elif op is Opcode.ELSE:
+            top = self._top(inst, (Opcode.IF,), "without a matching 'if'")
+            if top.else_seen:
+                raise self._error(inst, "a second 'else' for the same 'if'")
+            top.else_seen = True
+            self.emit(Code.ELSE)
+        elif op is Opcode.ENDIF:
+            self._top(inst, (Opcode.IF,), "without a matching 'if'")
+            self.stack.pop()
+            self.emit(Code.ENDIF)
+        elif op in (Opcode.LOOP, Opcode.REP):
+            self.open_loop(inst)
+        elif op in (Opcode.ENDLOOP, Opcode.ENDREP):
+            self.close_loop(inst)
+        elif op in (Opcode.BREAK, Opcode.BREAKC, Opcode.BREAKP):
+            if not any(o.kind in (Opcode.LOOP, Opcode.REP) for o in self.stack):
+                raise self._error(inst, "'break' outside any loop or rep")
+            cond = None
+            if op is Opcode.BREAKC:
+                cond = self.compare(inst)
+            elif op is Opcode.BREAKP:
+                cond = self.bool_src(inst.srcs[0])
+            elif inst.predicate is not None:
+                cond = self._predicate_x(inst.predicate)
+            self._conditional(cond, lambda: self.emit(Code.BREAK))
+        elif op in (Opcode.CALL, Opcode.CALLNZ):
+            name = f"l{inst.srcs[0].index}"
+            cond = None
+            if op is Opcode.CALLNZ:
+                cond = self.bool_src(inst.srcs[1])
+            elif inst.predicate is not None:
+                cond = self._predicate_x(inst.predicate)
+            self._conditional(cond, lambda: self.emit(Code.CALL, imm=(name,)))
+
+    def _predicate_x(self, p: SourceOperand) -> Op:
+        return self.swizzle(self.predicate(p), (0,))
+
+    def _conditional(self, cond: Op | None, body) -> None:
+        if cond is None:
+            body()
+            return
+        self.emit(Code.IF, args=(cond,))
+        body()
+        self.emit(Code.ENDIF)
+
+    def compare(self, inst: Instruction) -> Op:
+        a = self.scalar_src(inst.srcs[0])
+        b = self.scalar_src(inst.srcs[1])
+        cmp = inst.comparison
+        if cmp in _COMPARE:
+            return self.emit(_COMPARE[cmp], B1, (a, b))
+        return self.const((cmp is Comparison.ALWAYS,), B1)
+
+    def _top(self, inst: Instruction, kinds, reason: str) -> _Open:
+        if not self.stack or self.stack[-1].kind not in kinds:
+            raise self._error(inst, reason)
+        return self.stack[-1]
+
+    def open_loop(self, inst: Instruction) -> None:
+        n = self.loop_id
+        self.loop_id += 1
+        is_loop = inst.opcode is Opcode.LOOP
+        ireg = inst.srcs[1] if is_loop else inst.srcs[0]
+        ivalue = self.load(ireg.type, ireg.index, None)  # int4: count, start, step, 0
+        count = self.program.new_local(f"loop{n}_count", I1)
+        self.emit(Code.STORE, None, (self.swizzle(ivalue, (0,)),), (0x1,), count)
+        frame = _Open(inst.opcode, inst.offset, count=count)
+        if is_loop:
+            al = self.var(R.LOOP, 0)
+            saved = self.program.new_local(f"loop{n}_saved_aL", I1)
+            self.emit(Code.STORE, None, (self.emit(Code.LOAD, I1, var=al),), (0x1,), saved)
+            self.emit(Code.STORE, None, (self.swizzle(ivalue, (1,)),), (0x1,), al)
+            frame.saved_al = saved
+            frame.step = self.swizzle(ivalue, (2,))
+        self.emit(Code.LOOP)
+        left = self.emit(Code.LOAD, I1, var=count)
+        done = self.emit(Code.ILE, B1, (left, self.const((0,), I1)))
+        self._conditional(done, lambda: self.emit(Code.BREAK))
+        self.stack.append(frame)
+
+    def close_loop(self, inst: Instruction) -> None:
+        want = Opcode.LOOP if inst.opcode is Opcode.ENDLOOP else Opcode.REP
+        frame = self._top(inst, (want,), f"without a matching '{want.name.lower()}'")
+        self.stack.pop()
+        count = frame.count
+        left = self.emit(Code.LOAD, I1, var=count)
+        self.emit(Code.STORE, None, (self.emit(Code.IADD, I1, (left, self.const((-1,), I1))),), (0x1,), count)
+        if frame.saved_al is not None:
+            al = self.var(R.LOOP, 0)
+            current = self.emit(Code.LOAD, I1, var=al)
+            self.emit(Code.STORE, None, (self.emit(Code.IADD, I1, (current, frame.step)),), (0x1,), al)
+        self.emit(Code.ENDLOOP)
+        if frame.saved_al is not None:
+            restored = self.emit(Code.LOAD, I1, var=frame.saved_al)
+            self.emit(Code.STORE, None, (restored,), (0x1,), self.var(R.LOOP, 0))
+
+    def label(self, inst: Instruction) -> None:
+        if self.stack:
+            raise self._error(inst, "a label inside an open block")
+        n = inst.srcs[0].index
+        name = f"l{n}"
+        if name in self.program.functions:
+            raise self._error(inst, f"label l{n} is defined twice")
+        self.fn = Function(name, label=n, origin=self.origin)
+        self.program.functions[name] = self.fn
+
+    def ret(self, inst: Instruction) -> None:
+        if self.fn is None:
+            return
+        if self.stack:
+            self.emit(Code.RETURN)  # an early return from inside a block
+            return
+        self.fn = None  # the function ends; code until the next LABEL is dead

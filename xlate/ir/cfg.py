@@ -1,0 +1,195 @@
+"""Control-flow graphs (networkx) over the structured op lists.
+
+A function's body is split into basic blocks at every control op; the CFG
+has one node per block plus ``entry`` and ``exit`` nodes, and an edge for
+every way control can pass.  The call graph has one node per function.
+networkx then answers what graphs are good for: reachability, dominators,
+cycles (recursion), and drawing (``to_dot``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import networkx as nx
+
+from ..errors import StructureError
+from .ops import Code, Op
+from .program import Function, Program
+
+ENTRY = "entry"
+EXIT = "exit"
+
+
+@dataclass(eq=False)
+class Block:
+    index: int
+    ops: list[Op] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        return f"<Block {self.index}: {len(self.ops)} ops>"
+
+
+def build_cfg(fn: Function) -> nx.DiGraph:
+    """Basic blocks of ``fn`` and the edges between them.
+
+    Node keys are block indices (ints) plus ENTRY and EXIT; each int node has
+    a ``block`` attribute.  Assumes the body is well nested (the builder
+    guarantees it; ``check_structure`` verifies it).
+    """
+    graph = nx.DiGraph()
+    blocks: list[Block] = []
+
+    def new_block() -> Block:
+        b = Block(len(blocks))
+        blocks.append(b)
+        graph.add_node(b.index, block=b)
+        return b
+
+    graph.add_node(ENTRY)
+    graph.add_node(EXIT)
+    current: Block | None = new_block()
+    graph.add_edge(ENTRY, current.index)
+    # stack entries: ("if", cond_block, then_end or None) / ("loop", header, breaks)
+    stack: list[dict] = []
+
+    def link(a: Block | None, b: Block) -> None:
+        if a is not None:
+            graph.add_edge(a.index, b.index)
+
+    for op in fn.body:
+        code = op.code
+        if code is Code.IF:
+            current.ops.append(op)
+            stack.append({"kind": "if", "head": current, "then_end": None, "has_else": False})
+            body = new_block()
+            link(current, body)
+            current = body
+        elif code is Code.ELSE:
+            frame = stack[-1]
+            frame["then_end"] = current
+            frame["has_else"] = True
+            body = new_block()
+            link(frame["head"], body)
+            current = body
+        elif code is Code.ENDIF:
+            frame = stack.pop()
+            join = new_block()
+            if frame["has_else"]:
+                link(frame["then_end"], join)
+            else:
+                link(frame["head"], join)
+            link(current, join)
+            current = join
+        elif code is Code.LOOP:
+            header = new_block()
+            link(current, header)
+            stack.append({"kind": "loop", "head": header, "breaks": []})
+            current = header
+        elif code is Code.ENDLOOP:
+            frame = stack.pop()
+            link(current, frame["head"])  # back edge
+            after = new_block()
+            for b in frame["breaks"]:
+                link(b, after)
+            current = after
+        elif code is Code.BREAK:
+            current.ops.append(op)
+            loop = next(f for f in reversed(stack) if f["kind"] == "loop")
+            loop["breaks"].append(current)
+            current = new_block()  # unreachable until the next join
+        elif code is Code.RETURN:
+            current.ops.append(op)
+            graph.add_edge(current.index, EXIT)
+            current = new_block()
+        else:
+            current.ops.append(op)
+    graph.add_edge(current.index, EXIT)
+    return graph
+
+
+def reachable_blocks(graph: nx.DiGraph) -> set:
+    return nx.descendants(graph, ENTRY) | {ENTRY}
+
+
+def dominators(graph: nx.DiGraph) -> dict:
+    return nx.immediate_dominators(graph, ENTRY)
+
+
+def check_structure(fn: Function, program: Program) -> None:
+    """Nesting of IF/ELSE/ENDIF and LOOP/ENDLOOP, BREAK inside loops."""
+    stack: list[Code] = []
+    for op in fn.body:
+        code = op.code
+        if code in (Code.IF, Code.LOOP):
+            stack.append(code)
+        elif code is Code.ELSE:
+            if not stack or stack[-1] is not Code.IF:
+                raise _error(program, op, "'else' without an open 'if'")
+        elif code is Code.ENDIF:
+            if not stack or stack.pop() is not Code.IF:
+                raise _error(program, op, "'endif' without an open 'if'")
+        elif code is Code.ENDLOOP:
+            if not stack or stack.pop() is not Code.LOOP:
+                raise _error(program, op, "'endloop' without an open loop")
+        elif code is Code.BREAK and Code.LOOP not in stack:
+            raise _error(program, op, "'break' outside a loop")
+    if stack:
+        raise _error(program, fn.body[-1] if fn.body else None, f"function {fn.name} ends with an open block")
+
+
+def call_graph(program: Program) -> nx.DiGraph:
+    graph = nx.DiGraph()
+    for name in program.functions:
+        graph.add_node(name)
+    for fn in program.functions.values():
+        for op in fn.body:
+            if op.code is Code.CALL:
+                graph.add_edge(fn.name, op.imm[0], op=op)
+    return graph
+
+
+def check_calls(program: Program) -> nx.DiGraph:
+    """Every CALL names an existing label; no recursion.  Returns the call graph."""
+    graph = call_graph(program)
+    for caller, callee, data in graph.edges(data=True):
+        if callee not in program.functions:
+            raise _error(program, data["op"], f"call to label {callee} which is never defined")
+    try:
+        cycle = nx.find_cycle(graph)
+    except nx.NetworkXNoCycle:
+        return graph
+    op = graph.edges[cycle[0][0], cycle[0][1]]["op"]
+    path = " -> ".join([cycle[0][0]] + [e[1] for e in cycle])
+    raise _error(program, op, f"recursive calls ({path}); D3D9 subroutines cannot recurse")
+
+
+def call_order(program: Program) -> list[str]:
+    """Functions callees-first, the order a GLSL file must define them."""
+    graph = check_calls(program)
+    reachable = nx.descendants(graph, "main") | {"main"}
+    order = list(reversed(list(nx.topological_sort(graph.subgraph(reachable)))))
+    return order
+
+
+def _error(program: Program, op: Op | None, reason: str) -> StructureError:
+    offset = -1
+    label = ""
+    if op is not None and 0 <= op.origin < len(program.instructions):
+        inst = program.instructions[op.origin]
+        offset = inst.offset
+        label = f"'{inst.info.mnemonic}' (instruction {op.origin + 1}): "
+    return StructureError(offset, label + reason)
+
+
+def to_dot(graph: nx.DiGraph) -> str:
+    """Graphviz text of a CFG, for ``xlate`` debugging output."""
+    lines = ["digraph cfg {"]
+    for node, data in graph.nodes(data=True):
+        block = data.get("block")
+        label = str(node) if block is None else f"B{node}\\n" + "\\n".join(op.code.value for op in block.ops[:8])
+        lines.append(f'  "{node}" [label="{label}"];')
+    for a, b in graph.edges():
+        lines.append(f'  "{a}" -> "{b}";')
+    lines.append("}")
+    return "\n".join(lines) + "\n"

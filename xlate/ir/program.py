@@ -1,0 +1,128 @@
+"""Variables, functions and the program: the containers of the IR."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Iterator
+
+from ..bytecode.model import Instruction
+from ..bytecode.tables import DeclUsage, RegisterType, SamplerType, ShaderVersion
+from .ops import Op
+from .types import Type
+
+
+class Storage(enum.Enum):
+    TEMP = "temp"  # r#, ps_1_x t# written by texture ops: private, starts at 0
+    ADDRESS = "address"  # a0: private ivec4
+    LOOP_COUNTER = "loop_counter"  # aL: private int
+    PREDICATE = "predicate"  # p0: private bvec4
+    INPUT = "input"  # v#, t# (ps_1_4+/ps_2), vPos, vFace: stage input
+    OUTPUT = "output"  # oPos, oD#, oT#, o#, oC#, oDepth, oFog, oPts
+    FLOAT_CONST = "float_const"  # the c# file, an array
+    INT_CONST = "int_const"  # the i# file, an array
+    BOOL_CONST = "bool_const"  # the b# file, an array
+    SAMPLER = "sampler"  # s#
+    LOCAL = "local"  # introduced by lifting/passes (loop trip counts, copies)
+
+
+@dataclass(frozen=True)
+class Semantic:
+    """A D3D declaration usage: (POSITION, 0), (TEXCOORD, 3), ..."""
+
+    usage: DeclUsage
+    index: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.usage.name.lower()}{self.index}"
+
+
+@dataclass(eq=False)
+class Variable:
+    """A storage location.  Identity matters; ``name`` is only a readable base
+    name (the backend's namer turns it into a legal, unique identifier)."""
+
+    name: str
+    storage: Storage
+    type: Type
+    length: int | None = None  # array length (constant files, local arrays)
+    register: tuple[RegisterType, int] | None = None  # the D3D register it models
+    # Inputs/outputs: (component mask, semantic) pairs.  One register can
+    # carry two semantics in vs_3_0 (dcl_texcoord0 o5.xy + dcl_texcoord1 o5.zw).
+    semantics: tuple[tuple[int, Semantic], ...] = ()
+    builtin: str | None = None  # "vpos" / "vface" for ps_3_0 misc registers
+    mask: int = 0xF  # declared components (DCL write mask)
+    centroid: bool = False
+    partial_precision: bool = False
+    sampler_type: SamplerType | None = None  # SAMPLER only
+
+    @property
+    def semantic(self) -> Semantic | None:
+        return self.semantics[0][1] if self.semantics else None
+
+    def __repr__(self) -> str:
+        return f"<Variable {self.name} {self.storage.value} {self.type}" + (
+            f"[{self.length}]" if self.length else ""
+        ) + ">"
+
+
+@dataclass
+class Function:
+    """A D3D main program or subroutine (``label lN`` ... ``ret``)."""
+
+    name: str
+    body: list[Op] = field(default_factory=list)
+    label: int | None = None  # the D3D label number; None for main
+    origin: int = -1  # instruction index of the LABEL
+
+
+@dataclass(frozen=True)
+class ConstantDef:
+    """A DEF/DEFI/DEFB: register ``index`` of ``storage`` holds ``values``."""
+
+    storage: Storage
+    index: int
+    values: tuple  # 4 floats, 4 ints, or (bool,)
+    origin: int = -1
+
+
+@dataclass
+class Program:
+    version: ShaderVersion
+    functions: dict[str, Function]  # "main" first, then subroutines by label
+    variables: list[Variable]
+    defs: list[ConstantDef]
+    instructions: tuple[Instruction, ...]  # the decoded instructions (for annotations)
+    ctab: object | None = None  # bytecode.ctab.ConstantTable
+    # facts passes record for later passes and the backend
+    notes: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def is_vertex(self) -> bool:
+        return self.version.is_vertex
+
+    @property
+    def is_pixel(self) -> bool:
+        return self.version.is_pixel
+
+    @property
+    def main(self) -> Function:
+        return self.functions["main"]
+
+    def all_ops(self) -> Iterator[tuple[Function, Op]]:
+        for fn in self.functions.values():
+            for op in fn.body:
+                yield fn, op
+
+    def variables_of(self, storage: Storage) -> list[Variable]:
+        return [v for v in self.variables if v.storage is storage]
+
+    def new_local(self, name: str, type: Type, length: int | None = None) -> Variable:
+        existing = {v.name for v in self.variables}
+        base, n = name, 0
+        while name in existing:
+            n += 1
+            name = f"{base}{n}"
+        var = Variable(name, Storage.LOCAL, type, length)
+        self.variables.append(var)
+        return var

@@ -1,0 +1,49 @@
+"""IR value types: a scalar kind and a width of 1 to 4 components."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+
+class Scalar(enum.Enum):
+    FLOAT = "f"
+    INT = "i"
+    BOOL = "b"
+
+
+@dataclass(frozen=True)
+class Type:
+    scalar: Scalar
+    width: int = 1
+
+    def __post_init__(self):
+        if not 1 <= self.width <= 4:
+            raise ValueError(f"vector width must be 1-4, not {self.width}")
+
+    def with_width(self, width: int) -> "Type":
+        return Type(self.scalar, width)
+
+    @property
+    def is_float(self) -> bool:
+        return self.scalar is Scalar.FLOAT
+
+    @property
+    def is_int(self) -> bool:
+        return self.scalar is Scalar.INT
+
+    @property
+    def is_bool(self) -> bool:
+        return self.scalar is Scalar.BOOL
+
+    def __str__(self) -> str:
+        return f"{self.scalar.value}{self.width}"
+
+
+F1, F2, F3, F4 = (Type(Scalar.FLOAT, n) for n in (1, 2, 3, 4))
+I1, I2, I3, I4 = (Type(Scalar.INT, n) for n in (1, 2, 3, 4))
+B1, B2, B3, B4 = (Type(Scalar.BOOL, n) for n in (1, 2, 3, 4))
+
+
+def vec(scalar: Scalar, width: int) -> Type:
+    return Type(scalar, width)
