@@ -176,10 +176,12 @@ class Constant:
 
     @property
     def default_floats(self) -> tuple[float, ...] | None:
-        """The default value as little-endian floats, one per 4 bytes.
+        """The default value as little-endian 32-bit floats, or ``None``.
 
-        fxc writes every register set's defaults as floats (a bool ``true``
-        is 1.0, an int 3 is 3.0), laid out four per register.
+        fxc writes defaults in c# as floats whatever the HLSL type (an int 32
+        is 32.0), four per register.  A b# default is one 32-bit value per
+        register, shown here as a float too; fxc's corpus only has ``false``
+        (all-zero) there, so whether ``true`` is 1 or 1.0 is unconfirmed.
         """
         if self.default_value is None:
             return None
@@ -187,12 +189,13 @@ class Constant:
         return struct.unpack_from(f"<{n}f", self.default_value)
 
     @property
-    def default_registers(self) -> tuple[tuple[float, float, float, float], ...] | None:
-        """The default value grouped as one (x, y, z, w) tuple per register."""
+    def default_registers(self) -> tuple[tuple[float, ...], ...] | None:
+        """The default value split per register: (x, y, z, w) in c#/i#, (x,) in b#."""
         floats = self.default_floats
         if floats is None:
             return None
-        return tuple(tuple(floats[i:i + 4]) for i in range(0, len(floats) - 3, 4))
+        width = 1 if self.register_set == RegisterSet.BOOL else 4
+        return tuple(floats[i:i + width] for i in range(0, len(floats) - width + 1, width))
 
 
 @dataclass(frozen=True)
@@ -234,38 +237,55 @@ MAX_STRUCT_DEPTH = 32
 
 
 class _Parser:
+    """One pass over one table.  Offsets are payload offsets until ``error``
+    adds ``base``."""
+
     def __init__(self, payload: bytes, base: int):
         self.data = bytes(payload)
         self.base = base
-        self.strings: dict[int, str] = {}
-        # Each TYPEINFO offset is parsed once (fxc shares them between
-        # constants); ``sizes`` holds how many type nodes the type expands
-        # to, so that a DAG of shared structs cannot expand exponentially.
-        self.types: dict[int, TypeInfo] = {}
-        self.sizes: dict[int, int] = {}
-        self.in_progress: set[int] = set()
-        # Budget for the expanded type tree: real tables spend at least 8
-        # bytes per struct member, so one node per payload byte is generous.
+        # Work and memory limits that keep hostile tables O(payload).
+        # ``budget`` caps the expanded type tree: a real table spends at
+        # least 8 bytes per struct member, so one node per byte is generous
+        # while a DAG of shared structs cannot expand exponentially.
+        # ``copy_budget`` caps the bytes copied out as names and default
+        # values, which could otherwise overlap arbitrarily often.
         self.budget = max(64, len(self.data))
         self.expanded = 0
+        self.copy_budget = 4 * len(self.data) + 4096
+        self.strings: dict[int, str] = {}
+        # Per TYPEINFO offset (fxc shares them between constants): the
+        # parsed type, its expanded node count, and its footprint in
+        # registers (c#/i#) and scalar components (b#) for sizing defaults.
+        self.types: dict[int, TypeInfo] = {}
+        self.sizes: dict[int, int] = {}
+        self.registers: dict[int, int] = {}
+        self.components: dict[int, int] = {}
+        self.in_progress: set[int] = set()
 
     def error(self, offset: int, reason: str) -> CtabError:
         return CtabError(self.base + offset, reason)
-
-    def u16(self, offset: int) -> int:
-        return struct.unpack_from("<H", self.data, offset)[0]
 
     def u32(self, offset: int) -> int:
         return struct.unpack_from("<I", self.data, offset)[0]
 
     def check_range(self, field_at: int, start: int, size: int, what: str) -> None:
-        """Raise unless ``size`` bytes at payload offset ``start`` fit; blame ``field_at``."""
+        """Raise unless ``size`` bytes at ``start`` lie inside the table; blame ``field_at``."""
         if start > len(self.data) or size > len(self.data) - start:
             raise self.error(
                 field_at,
                 f"the {what} at table offset 0x{start:x} ({size} bytes) runs past the end "
                 f"of the {len(self.data)}-byte constant table",
             )
+
+    def copy(self, field_at: int, start: int, end: int, what: str) -> bytes:
+        self.copy_budget -= end - start
+        if self.copy_budget < 0:
+            raise self.error(
+                field_at,
+                f"the {what} overlaps other data so often that the table would expand "
+                f"past {4 * len(self.data) + 4096} bytes",
+            )
+        return self.data[start:end]
 
     def string(self, field_at: int, what: str) -> str:
         start = self.u32(field_at)
@@ -281,70 +301,86 @@ class _Parser:
         if end < 0:
             raise self.error(start, f"the {what} string at table offset 0x{start:x} has no NUL terminator")
         # latin-1 maps every byte, so an untrusted name can never fail to decode.
-        text = self.data[start:end].decode("latin-1")
+        text = self.copy(field_at, start, end, f"{what} string").decode("latin-1")
         self.strings[start] = text
         return text
 
     def type_info(self, field_at: int, depth: int) -> TypeInfo:
+        """The type whose offset is stored at ``field_at``, parsed once per offset."""
         offset = self.u32(field_at)
-        known = self.types.get(offset)
-        if known is None:
-            known = self._parse_type(field_at, offset, depth)
-        self.expanded += self.sizes[offset]
-        if self.expanded > self.budget:
-            raise self.error(
-                field_at,
-                f"the struct types expand to more than {self.budget} members, "
-                f"more than a {len(self.data)}-byte table can describe",
-            )
-        return known
+        if offset not in self.types:
+            self._parse_type(field_at, offset, depth)
+        return self.types[offset]
 
-    def _parse_type(self, field_at: int, offset: int, depth: int) -> TypeInfo:
+    def _parse_type(self, field_at: int, offset: int, depth: int) -> None:
         if offset in self.in_progress:
             raise self.error(field_at, f"the type at table offset 0x{offset:x} contains itself")
         if depth > MAX_STRUCT_DEPTH:
             raise self.error(field_at, f"structs are nested more than {MAX_STRUCT_DEPTH} levels deep")
         self.check_range(field_at, offset, TYPE_INFO_SIZE, "type description")
         cls, typ, rows, columns, elements, nmembers, members_at = struct.unpack_from("<6HI", self.data, offset)
-        members: tuple[StructMember, ...] = ()
+        count = max(elements, 1)  # 1 for a non-array; tolerate 0
         size = 1
+        members = []
         if nmembers:
-            # Members are read for any class, not only STRUCT, so that a
-            # count that does not fit is reported rather than ignored.
+            # Members are read whatever the class, so that a count that does
+            # not fit is reported rather than silently ignored.
             self.check_range(offset + 10, members_at, nmembers * MEMBER_INFO_SIZE, "struct member array")
             self.in_progress.add(offset)
-            saved = self.expanded
-            parsed = []
+            registers = components = 0
             for i in range(nmembers):
                 at = members_at + i * MEMBER_INFO_SIZE
                 name = self.string(at, "struct member name")
-                parsed.append(StructMember(name, self.type_info(at + 4, depth + 1)))
-            size += self.expanded - saved
-            self.expanded = saved  # the caller adds ``size`` once for this type
+                member = self.type_info(at + 4, depth + 1)
+                member_at = self.u32(at + 4)
+                size += self.sizes[member_at]
+                if size > self.budget:
+                    raise self._too_big(at + 4)
+                registers += self.registers[member_at]
+                components += self.components[member_at]
+                members.append(StructMember(name, member))
             self.in_progress.discard(offset)
-            members = tuple(parsed)
-        info = TypeInfo(
+            registers *= count
+            components *= count
+        elif cls == ParameterClass.MATRIX_COLUMNS:
+            registers, components = count * columns, count * rows * columns
+        elif cls == ParameterClass.MATRIX_ROWS:
+            registers, components = count * rows, count * rows * columns
+        else:
+            registers, components = count, count * rows * columns
+        self.types[offset] = TypeInfo(
             _enum_or_int(ParameterClass, cls),
             _enum_or_int(ParameterType, typ),
-            rows, columns, elements, members,
+            rows, columns, elements, tuple(members),
         )
-        self.types[offset] = info
         self.sizes[offset] = size
-        return info
+        self.registers[offset] = registers
+        self.components[offset] = components
 
-    def default_value(self, field_at: int, register_set: int, register_count: int) -> bytes | None:
+    def _too_big(self, field_at: int) -> CtabError:
+        return self.error(
+            field_at,
+            f"the struct types expand to more than {self.budget} members, "
+            f"more than a {len(self.data)}-byte table can describe",
+        )
+
+    def default_value(self, field_at: int, register_set: int, type_at: int) -> bytes | None:
         offset = self.u32(field_at)
         if offset == 0:
             return None
-        # fxc writes a default as whole registers of four 32-bit values, for
-        # every register set (bools and ints as floats): the default of a
-        # constant is register_count * 16 bytes.  The real fxc-wine corpus
-        # and Wine's d3dx9 tests agree (a float gets 16 bytes, a float4x4
-        # with RegisterCount 3 gets 48).  register_count is the file's own
-        # (possibly trimmed) count, not the type's full size.
-        size = register_count * 16
+        # fxc writes a default for the type's whole footprint, not for the
+        # (possibly trimmed) RegisterCount: a float4x4 with RegisterCount 3
+        # still gets 4 registers, a float2[16] with RegisterCount 9 gets 16.
+        # A c#/i# register takes 16 bytes (four floats; ints and bools that
+        # live in c# are written as floats), a b# register 4 bytes.  This
+        # rule sizes every default in the fxc-wine corpus (1,578 of them),
+        # in vkd3d's compiler output and in Wine's d3dx9 test tables exactly.
+        if register_set == RegisterSet.BOOL:
+            size = self.components[type_at] * 4
+        else:
+            size = self.registers[type_at] * 16
         self.check_range(field_at, offset, size, "default value")
-        return self.data[offset:offset + size]
+        return self.copy(field_at, offset, offset + size, "default value")
 
     def parse(self) -> ConstantTable:
         if len(self.data) < HEADER_SIZE:
@@ -361,13 +397,18 @@ class _Parser:
         for i in range(count):
             at = info_at + i * CONSTANT_INFO_SIZE
             register_set, index, register_count, _reserved = struct.unpack_from("<4H", self.data, at + 4)
+            name = self.string(at, "constant name")
+            info = self.type_info(at + 12, 0)
+            self.expanded += self.sizes[self.u32(at + 12)]
+            if self.expanded > self.budget:
+                raise self._too_big(at + 12)
             constants.append(Constant(
-                self.string(at, "constant name"),
+                name,
                 _enum_or_int(RegisterSet, register_set),
                 index,
                 register_count,
-                self.type_info(at + 12, 0),
-                self.default_value(at + 16, register_set, register_count),
+                info,
+                self.default_value(at + 16, register_set, self.u32(at + 12)),
             ))
         return ConstantTable(creator, version, flags, target, tuple(constants))
 
@@ -378,6 +419,10 @@ def parse_ctab(payload: bytes, base_offset: int = 0) -> ConstantTable:
     ``payload`` is the comment data after the ``CTAB`` FourCC; ``base_offset``
     is the absolute offset of ``payload[0]`` in the shader blob and is added to
     every error offset.  Raises ``CtabError`` and nothing else.
+
+    The offset blamed is that of the field holding a bad offset or count
+    (the header's count field for the ConstantInfo array), or the first byte
+    of a string that has no NUL terminator.
     """
     return _Parser(payload, base_offset).parse()
 
@@ -394,7 +439,7 @@ def _declaration(name: str, info: TypeInfo, indent: str) -> list[str]:
     inner = indent + "    "
     lines = [f"//{indent}struct", f"//{indent}{{"]
     lines += _declarations([(m.name, m.type) for m in info.members], inner)
-    lines += ["//", f"//{indent}}} {name}{suffix};"]
+    lines += ["//", f"//{indent}}} {name}{suffix};"]  # fxc's blank line here is not indented
     return lines
 
 
@@ -431,8 +476,9 @@ def format_ctab(ctab: ConstantTable) -> list[str]:
     if not ctab.constants:
         return []
     # The Parameters block lists each variable once, in table order (fxc
-    # sorts the table by name); a variable living in two register sets
-    # still gets two rows under Registers.
+    # sorts the table by name, byte order); a variable living in two
+    # register sets still gets two rows under Registers, which are ordered
+    # b#, i#, c#, s# and by index within a set.
     seen: set[str] = set()
     params = []
     for constant in ctab.constants:

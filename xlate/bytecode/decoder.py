@@ -13,6 +13,7 @@ import struct
 from ..errors import (
     BytecodeError,
     CommentOverrunError,
+    CtabError,
     LengthMismatchError,
     MissingEndError,
     NotAShaderError,
@@ -65,9 +66,13 @@ _DST, _SRC, _PRED, _REL = "destination", "source", "predicate", "relative addres
 _DST_IS_READ = {Opcode.TEXKILL, Opcode.DCL}
 
 
-def decode(data: bytes | bytearray | memoryview) -> Shader:
-    """Decode a D3D9 shader blob.  Raises a ``BytecodeError`` subclass."""
-    return _Decoder(bytes(data)).run()
+def decode(data: bytes | bytearray | memoryview, *, strict_ctab: bool = False) -> Shader:
+    """Decode a D3D9 shader blob.  Raises a ``BytecodeError`` subclass.
+
+    A malformed CTAB comment is reported in ``Shader.diagnostics`` and the
+    table dropped (the runtime never reads it), unless ``strict_ctab``.
+    """
+    return _Decoder(bytes(data), strict_ctab).run()
 
 
 def decode_version(data: bytes) -> ShaderVersion:
@@ -92,8 +97,10 @@ def _parse_version(token: int) -> ShaderVersion:
 
 
 class _Decoder:
-    def __init__(self, data: bytes):
+    def __init__(self, data: bytes, strict_ctab: bool = False):
         self.data = data
+        self.strict_ctab = strict_ctab
+        self.diagnostics: list[str] = []
         self.ntokens = len(data) // 4
         self.tokens = struct.unpack_from(f"<{self.ntokens}I", data, 0)
         self.version: ShaderVersion | None = None
@@ -128,8 +135,13 @@ class _Decoder:
                     raise CommentOverrunError(i * 4, f"a comment of {size} DWORDs runs past the end of the stream ({n - i - 1} DWORDs remain)")
                 payload = self.data[(i + 1) * 4:(i + 1 + size) * 4]
                 comment = Comment(payload, i * 4)
-                if ctab is None and comment.fourcc == "CTAB":
-                    ctab = parse_ctab(comment.payload, (i + 1) * 4 + 4)
+                if ctab is None and comment.fourcc == "CTAB" and not self.diagnostics:
+                    try:
+                        ctab = parse_ctab(comment.payload, (i + 1) * 4 + 4)
+                    except CtabError as exc:
+                        if self.strict_ctab:
+                            raise
+                        self.diagnostics.append(f"constant table ignored: {exc}")
                 items.append(comment)
                 i += 1 + size
                 continue
@@ -139,7 +151,7 @@ class _Decoder:
                 end = (i + 1) * 4
                 if end != len(self.data):
                     raise TrailingDataError(end, f"{len(self.data) - end} bytes follow the END token")
-                return Shader(version, tuple(items), ctab)
+                return Shader(version, tuple(items), ctab, tuple(self.diagnostics))
             instruction, i = self._instruction(i)
             items.append(instruction)
 

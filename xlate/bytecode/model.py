@@ -214,6 +214,9 @@ class Shader:
     version: ShaderVersion
     items: tuple[Item, ...]
     ctab: "ConstantTable | None" = None  # noqa: F821 - see ctab.py
+    # Problems that did not stop decoding (e.g. a malformed CTAB, which the
+    # D3D9 runtime never reads either).
+    diagnostics: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def instructions(self) -> tuple[Instruction, ...]:
