@@ -1,0 +1,52 @@
+"""D3D_STORE -> STORE of the masked components (semantics §3.2-3.4, §2.9).
+
+In order: the ps_1_x result shift (x 2^k), then saturate (NaN -> 0), then
+the register's own rules (a0 takes an int: mova rounds half to even,
+vs_1_x ``mov a0`` floors; scalar registers oFog/oPts/oDepth take x), then
+predication (a SELECT between the new and the old value per component),
+then a STORE of only the components in the write mask, so the others keep
+their value (read-modify-write, §3.4).
+"""
+
+from __future__ import annotations
+
+from ..bytecode.tables import Opcode
+from ..ir.ops import Code, Op
+from .build import fconst, fop, select, swizzle
+from .rewrite import Rewriter, rewrite
+
+
+def _lower(rw: Rewriter, op: Op) -> None:
+    info, var = op.imm[0], op.var
+    value = op.args[0]
+    pred = op.args[1] if info.predicated else None
+    index = op.args[-1:] if info.relative else ()
+    if info.shift:
+        value = fop(rw, Code.FMUL, value, fconst(rw, 2.0 ** info.shift, value.type.width))
+    if info.saturate:
+        value = fop(rw, Code.FSATURATE, value)
+    if var.type.is_int and value.type.is_float:
+        # a0 (§2.9): mova rounds to nearest (ties to even: no Windows evidence
+        # decides ties); vs_1_x "mov a0" floors, as every peer does.
+        code = Code.F2I_ROUND if info.opcode is Opcode.MOVA else Code.F2I_FLOOR
+        value = rw.emit(code, var.type.with_width(value.type.width), (value,))
+    if var.type.width == 1:
+        comps, mask = (0,), 0x1  # scalar register: the x result (§2.1 rule 4)
+        if not info.mask:
+            return None
+    else:
+        comps = tuple(i for i in range(4) if info.mask & (1 << i))
+        mask = info.mask
+        if not comps:
+            return None
+    value = swizzle(rw, value, comps)
+    element = (info.element,) if var.length is not None else ()
+    if pred is not None:
+        old = swizzle(rw, rw.emit(Code.LOAD, var.type, index, element, var), comps)
+        value = select(rw, swizzle(rw, pred, comps), value, old)
+    rw.emit(Code.STORE, None, (value,) + tuple(index), (mask,) + element, var)
+    return None
+
+
+def run(program, options) -> None:
+    rewrite(program, {Code.D3D_STORE: _lower})

@@ -1,0 +1,125 @@
+"""Scalar and special-function instructions with D3D's documented edge values.
+
+Scalar ops (rcp rsq exp log logp expp pow sincos) read component 0 of the
+swizzled source (semantics §2.1 rule 3: fxc always writes a replicate
+swizzle, so swizzle[0] is right for every legal input) and replicate the
+result.  Edge values follow the docs (§2.2, §2.5, §7.1):
+rcp(+-0) = +-FLT_MAX (IEEE clamped), rsq(0) = FLT_MAX, log(0) = -FLT_MAX, log/rsq/pow of |x|,
+pow(x, 0) = 1 for every x, nrm of a zero xyz = 0.
+"""
+
+from __future__ import annotations
+
+from ..bytecode.tables import Opcode
+from ..ir.ops import Code, Op
+from ..ir.types import B1
+from .build import FLT_MAX, Context, compare, component, construct, dispatch, dot, fconst, fop, mul, select, splat, swizzle
+from .rewrite import Rewriter, rewrite
+
+# lit clamps the exponent to this (§2.2).
+LIT_EXPONENT_LIMIT = 127.9961
+
+
+def _is_zero(rw: Rewriter, x: Op) -> Op:
+    return compare(rw, Code.FEQ, x, fconst(rw, 0.0, x.type.width))
+
+
+def _rcp(rw: Rewriter, op: Op, ctx: Context) -> Op:
+    # The IEEE result clamped to +-FLT_MAX (semantics 7.1's recommendation):
+    # the documented magnitude for rcp(0), the sign R600 and NVIDIA give for
+    # rcp(-0), and products with 0 stay 0 even without the legacy multiply.
+    # (rsq and log keep an explicit zero test: GLSL leaves inversesqrt(0) and
+    # log2(0) undefined, while 1/0 is IEEE infinity on every GL/Vulkan target.)
+    x = component(rw, op.args[0])
+    return splat(rw, fop(rw, Code.FCLAMP, fop(rw, Code.FRCP, x), fconst(rw, -FLT_MAX, 1), fconst(rw, FLT_MAX, 1)))
+
+
+def _rsq(rw: Rewriter, op: Op, ctx: Context) -> Op:
+    x = fop(rw, Code.FABS, component(rw, op.args[0]))
+    return splat(rw, select(rw, _is_zero(rw, x), fconst(rw, FLT_MAX, 1), fop(rw, Code.FRSQ, x)))
+
+
+def _log(rw: Rewriter, op: Op, ctx: Context) -> Op:
+    # log and logp (no 4-component vs_1_1 form for logp, unlike expp).
+    x = fop(rw, Code.FABS, component(rw, op.args[0]))
+    return splat(rw, select(rw, _is_zero(rw, x), fconst(rw, -FLT_MAX, 1), fop(rw, Code.FLOG2, x)))
+
+
+def _exp(rw: Rewriter, op: Op, ctx: Context) -> Op:
+    return splat(rw, fop(rw, Code.FEXP2, component(rw, op.args[0])))
+
+
+def _expp(rw: Rewriter, op: Op, ctx: Context) -> Op:
+    version = ctx.program.version
+    if not (version.is_vertex and version.major == 1):
+        return _exp(rw, op, ctx)  # vs_2_0+: 2^s replicated
+    # vs_1_1: (2^floor(s), s - floor(s), 2^s, 1)
+    s = component(rw, op.args[0])
+    floor = fop(rw, Code.FFLOOR, s)
+    return construct(
+        rw, fop(rw, Code.FEXP2, floor), fop(rw, Code.FSUB, s, floor),
+        fop(rw, Code.FEXP2, s), fconst(rw, 1.0, 1),
+    )
+
+
+def _pow(rw: Rewriter, op: Op, ctx: Context) -> Op:
+    # |s0|^s1, and 1 whenever s1 == 0 (even for a 0 or NaN base; §2.5).
+    base = fop(rw, Code.FABS, component(rw, op.args[0]))
+    exponent = component(rw, op.args[1])
+    power = fop(rw, Code.FPOW, base, exponent)
+    return splat(rw, select(rw, _is_zero(rw, exponent), fconst(rw, 1.0, 1), power))
+
+
+def _nrm(rw: Rewriter, op: Op, ctx: Context) -> Op:
+    # L = dot(xyz, xyz); f = L != 0 ? 1/sqrt(L) : FLT_MAX; d = s * f on all
+    # four components, so a zero xyz gives 0, never NaN (§2.5).
+    s = op.args[0]
+    xyz = swizzle(rw, s, (0, 1, 2))
+    length2 = dot(rw, xyz, xyz, False)  # x*x is 0 only when x is 0: legacy changes nothing
+    nonzero = compare(rw, Code.FNE, length2, fconst(rw, 0.0, 1))
+    factor = select(rw, nonzero, fop(rw, Code.FRSQ, length2), fconst(rw, FLT_MAX, 1))
+    return mul(rw, s, splat(rw, factor), ctx.legacy)
+
+
+def _lit(rw: Rewriter, op: Op, ctx: Context) -> Op:
+    # d = (1, 0, 0, 1); p = clamp(s.w, -127.9961, 127.9961);
+    # if s.x > 0: d.y = s.x, and if also s.y > 0: d.z = s.y^p.
+    # Strict tests, and pow only through SELECT so its value is never used
+    # for y <= 0 (pow(0, 0) and friends; §2.2, §2.3).
+    s = op.args[0]
+    x, y, w = (component(rw, s, i) for i in (0, 1, 3))
+    zero = fconst(rw, 0.0, 1)
+    p = fop(rw, Code.FCLAMP, w, fconst(rw, -LIT_EXPONENT_LIMIT, 1), fconst(rw, LIT_EXPONENT_LIMIT, 1))
+    x_pos = compare(rw, Code.FGT, x, zero)
+    both_pos = rw.emit(Code.BAND, B1, (x_pos, compare(rw, Code.FGT, y, zero)))
+    d_y = select(rw, x_pos, x, zero)
+    d_z = select(rw, both_pos, fop(rw, Code.FPOW, y, p), zero)
+    one = fconst(rw, 1.0, 1)
+    return construct(rw, one, d_y, d_z, one)
+
+
+def _sincos(rw: Rewriter, op: Op, ctx: Context) -> Op:
+    # x = cos, y = sin (§2.4); the SM2 form's two constant sources are the
+    # hardware macro's series coefficients and are ignored, as by every peer.
+    # z and w are 0 here: the mask (.x, .y or .xy) keeps them unwritten.
+    s = component(rw, op.args[0])
+    zero = fconst(rw, 0.0, 1)
+    return construct(rw, fop(rw, Code.FCOS, s), fop(rw, Code.FSIN, s), zero, zero)
+
+
+HANDLERS = {
+    Opcode.RCP: _rcp,
+    Opcode.RSQ: _rsq,
+    Opcode.EXP: _exp,
+    Opcode.LOG: _log,
+    Opcode.LOGP: _log,
+    Opcode.EXPP: _expp,
+    Opcode.POW: _pow,
+    Opcode.NRM: _nrm,
+    Opcode.LIT: _lit,
+    Opcode.SINCOS: _sincos,
+}
+
+
+def run(program, options) -> None:
+    rewrite(program, {Code.D3D_OP: dispatch(HANDLERS, Context(program, options))})
