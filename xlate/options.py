@@ -23,6 +23,30 @@ class Options:
     # UNKNOWN declarations): ((stage, SamplerType), ...); others default 2D.
     sampler_types: tuple[tuple[int, SamplerType], ...] = ()
 
+    # --- stage interface (passes/io.py; docs/reflection.md) ------------------
+    # D3D9 clip-space z runs 0..w, GL's -w..w: remap z' = 2z - w on the
+    # vertex position.  None: the target decides (GL targets True, Vulkan and
+    # SPIR-V False, as Vulkan already uses 0..w).  Set False on GL when the
+    # layer calls glClipControl(..., GL_ZERO_TO_ONE).
+    clip_z: bool | None = None
+    # D3D9 samples pixels at integer coordinates, GL/Vulkan at +0.5: move the
+    # position by half a pixel (right, and down in D3D's image), reading the
+    # viewport size from the `viewport` uniform the reflection reports.  Turn
+    # off when the layer shifts the viewport itself (as DXVK does).
+    half_pixel: bool = True
+    # Negate the position's y after the other fix-ups, so that the image
+    # lies in memory as D3D9 lays it out (row 0 = top).  None: the target
+    # decides: False on GL (the image is upright on the default framebuffer,
+    # the layer flips render-target textures itself or renders y-inverted
+    # with flip_y=True as wined3d does offscreen), True on Vulkan (whose NDC
+    # y points down).  It also decides how vPos.y and dsy are computed.
+    flip_y: bool | None = None
+    # vs_1_x/vs_2_x: always declare the outputs every ps_1_x/2_x can read
+    # (COLOR0-1, TEXCOORD0-7) with D3D's defaults (oD0 = 1, others 0), so any
+    # SM1/2 pair links without patching (DXSO does the same).  False: only
+    # the outputs the shader writes.
+    fixed_outputs: bool = True
+
     def with_(self, **changes) -> "Options":
         return replace(self, **changes)
 

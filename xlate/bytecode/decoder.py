@@ -320,7 +320,8 @@ class _Operands:
             shift -= 16
         relative = None
         if token & BITS.RELATIVE:
-            if self.dec.sm1 or not (version.is_vertex and version.major == 3 and rtype == R.OUTPUT):
+            # Only vs_3_0 o# (TEXCRDOUT's vs_3_0 meaning, tables.OUTPUT) may be indexed.
+            if self.dec.sm1 or not (version.is_vertex and version.major == 3 and rtype == R.TEXCRDOUT):
                 raise RegisterError(offset, f"relative addressing of a {rtype.name} destination is not allowed in {version}")
             relative = self._relative(offset)
         return DestOperand(rtype, index, (token & BITS.WRITEMASK_MASK) >> BITS.WRITEMASK_SHIFT, DstMod(mods), shift, relative)

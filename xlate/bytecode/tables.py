@@ -713,12 +713,15 @@ def replicate_swizzle(component: int) -> int:
 
 
 def swizzle_text(swizzle: int) -> str:
-    """fxc's spelling: ``.x`` for a replicate, trailing repeats dropped."""
+    """fxc's spelling: nothing for ``.xyzw``, one letter for a replicate
+    (``.x``), otherwise all four letters (``.xyzz``, ``.yzww``): fxc 9.29
+    never drops trailing repeats (checked over the fxc-wine corpus)."""
+    swizzle &= 0xFF
     if swizzle == IDENTITY_SWIZZLE:
         return ""
-    comps = list(swizzle_components(swizzle))
-    while len(comps) > 1 and comps[-1] == comps[-2]:
-        comps.pop()
+    comps = swizzle_components(swizzle)
+    if swizzle == replicate_swizzle(comps[0]):
+        return "." + COMPONENTS[comps[0]]
     return "." + "".join(COMPONENTS[c] for c in comps)
 
 
@@ -825,3 +828,52 @@ def register_type_bits(rtype: int) -> int:
 
 
 MNEMONICS: dict[str, Opcode] = {i.mnemonic: op for op, i in OPCODES.items()}
+
+# --------------------------------------------------------------------------
+# Assembler spellings and operand rules
+# --------------------------------------------------------------------------
+
+# Spellings whose opcode/control differ from ``OPCODES[op].mnemonic``, with the
+# versions where that spelling is the right one: ps_1_0-1_3 write TEX and
+# TEXCOORD as "tex"/"texcoord", ps_1_4 and SM2+ as "texld"/"texcrd"; SM2+ texld
+# carries its projection/bias mode in the control bits.  (spelling -> opcode,
+# control, version range)
+ASM_SPELLINGS: dict[str, tuple[Opcode, int, Range]] = {
+    "tex": (Opcode.TEX, 0, PS10_13),
+    "texcoord": (Opcode.TEXCOORD, 0, PS10_13),
+    "texld": (Opcode.TEX, TexControl.NONE, ((1, 4), (3, SW_MINOR))),
+    "texldp": (Opcode.TEX, TexControl.PROJECT, SM2UP),
+    "texldb": (Opcode.TEX, TexControl.BIAS, SM2UP),
+    "texcrd": (Opcode.TEXCOORD, 0, PS14),
+}
+
+# The comparison instructions are written as a stem plus the comparison
+# suffix: if_lt (IFC), break_ne (BREAKC), setp_ge (SETP).
+COMPARISON_STEMS: dict[str, Opcode] = {"if": Opcode.IFC, "break": Opcode.BREAKC, "setp": Opcode.SETP}
+
+# The register file each constant-definition layout writes (def c#, defi i#, defb b#).
+DEF_REGISTER: dict[Layout, RegisterType] = {
+    Layout.DEF: RegisterType.CONST,
+    Layout.DEFI: RegisterType.CONSTINT,
+    Layout.DEFB: RegisterType.CONSTBOOL,
+}
+
+# Opcodes whose destination-format token names a register that is read, not
+# written (texkill tests it; dcl declares it).
+DST_READ_OPCODES = frozenset({Opcode.TEXKILL, Opcode.DCL})
+
+# Register files an operand slot accepts, for the instructions that restrict
+# them (slots count the destination first).  Slots not listed take any file:
+# Microsoft's assembler does not check texld's sampler slot (Wine's tests
+# assemble "texldd r0, r1, r2, r3, r4" and ps_1_4 "texld r5, c0").
+OPERAND_REGISTERS: dict[Opcode, dict[int, frozenset[RegisterType]]] = {
+    Opcode.CALL: {0: frozenset({R.LABEL})},
+    Opcode.LABEL: {0: frozenset({R.LABEL})},
+    Opcode.CALLNZ: {0: frozenset({R.LABEL}), 1: frozenset({R.CONSTBOOL, R.PREDICATE})},
+    Opcode.IF: {0: frozenset({R.CONSTBOOL, R.PREDICATE})},
+    Opcode.BREAKP: {0: frozenset({R.PREDICATE})},
+    Opcode.LOOP: {0: frozenset({R.LOOP}), 1: frozenset({R.CONSTINT})},
+    Opcode.REP: {0: frozenset({R.CONSTINT})},
+    Opcode.SETP: {0: frozenset({R.PREDICATE})},
+    Opcode.MOVA: {0: frozenset({R.ADDR})},
+}

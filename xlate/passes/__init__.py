@@ -19,6 +19,7 @@ PIPELINE = (
     "special",
     "texture",
     "destination",
+    "io",
     "relative",
     "constants",
     "cleanup",
