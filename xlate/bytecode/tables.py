@@ -545,7 +545,11 @@ def _register_files(version: ShaderVersion) -> dict[RegisterType, RegisterFile]:
             files += [
                 _rf(R.TEMP, "r", 32, w=True),
                 _rf(R.INPUT, "v", 10 if sm3 else 2),
-                _rf(R.CONST, "c", 8192 if sw else (224 if sm3 else 32)),
+                # ps_2_0/2_x document 32 float constants, but vkd3d's HLSL
+                # compiler writes c32+ there and its d3d9 runner executes it;
+                # DXVK sizes every SM2+ pixel constant buffer at 224.  Accept
+                # 224 (a superset; Windows itself refuses c32 in ps_2_0).
+                _rf(R.CONST, "c", 8192 if sw else 224),
                 _rf(R.SAMPLER, "s", 16),
                 _rf(R.COLOROUT, "oC", 4, r=False, w=True),
                 _rf(R.DEPTHOUT, "oDepth", 1, r=False, w=True, numbered=False),
