@@ -1,0 +1,233 @@
+"""Remove what the program does not need; never change what it computes.
+
+In order, per function:
+1. IFs on a constant condition (folded DEFBs, ``ifc`` codes 0/7) keep only
+   the branch that runs.
+2. Peepholes (one ``rewrite`` walk): identity SWIZZLEs go, SWIZZLE of
+   SWIZZLE composes, SWIZZLE/CONSTRUCT of CONSTs and simple CONST-only
+   arithmetic fold to a CONST (float math in float32, ints wrap at 32 bits,
+   exactly what the GPU computes; min/max/dot/transcendentals are left alone),
+   SELECT on a constant condition picks its side, an array LOAD with a
+   constant in-bounds index becomes a static LOAD.
+3. Then until nothing changes: values nobody uses are removed (their ops
+   have no effects), and STOREs to private variables none of whose written
+   components can be read afterwards (``analysis.RegisterAnalysis``: sees
+   loops' back edges, CALLs read everything, subroutines leave everything
+   live for the caller) are removed, which frees more values.
+Finally private variables nothing touches any more are dropped, and the
+constant files are re-trimmed (``constants.shrink_arrays``) when the
+constants pass has run.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from ..ir.ops import Code, Op
+from ..ir.program import Function, Program
+from ..options import Options
+from .analysis import PRIVATE, RegisterAnalysis
+from .rewrite import Rewriter, rewrite
+
+
+def run(program: Program, options: Options) -> None:
+    for fn in program.functions.values():
+        fn.body = fold_static_branches(fn.body)
+    rewrite(program, {**{c: _fold for c in _FOLDERS}, Code.SWIZZLE: _swizzle, Code.SELECT: _select, Code.LOAD: _load})
+    for fn in program.functions.values():
+        while True:
+            remove_unused_values(fn)
+            if not remove_dead_stores(program, fn):
+                break
+    _drop_unused_variables(program)
+    if "array_ranges" in program.notes:
+        from .constants import shrink_arrays
+
+        shrink_arrays(program)
+
+
+# -- 1. static branches ------------------------------------------------------------
+
+
+def fold_static_branches(body: list[Op]) -> list[Op]:
+    """Drop the branch of an ``IF CONST`` that never runs, and its markers."""
+    out: list[Op] = []
+    frames: list[dict] = []  # per open IF: const (None when dynamic), in_else, active when opened
+
+    def active() -> bool:
+        return all(f["live"] for f in frames)
+
+    for op in body:
+        code = op.code
+        if code is Code.IF:
+            cond = op.args[0]
+            const = bool(cond.imm[0]) if cond.code is Code.CONST else None
+            outer = active()
+            frames.append({"const": const, "outer": outer, "live": const is not False})
+            if const is None and outer:
+                out.append(op)
+        elif code is Code.ELSE:
+            f = frames[-1]
+            f["live"] = f["const"] is not True
+            if f["const"] is None and f["outer"]:
+                out.append(op)
+        elif code is Code.ENDIF:
+            f = frames.pop()
+            if f["const"] is None and f["outer"]:
+                out.append(op)
+        elif active():
+            out.append(op)
+    return out
+
+
+# -- 2. peepholes -----------------------------------------------------------------------
+
+
+def _swizzle(rw: Rewriter, op: Op) -> Op:
+    src, picks = op.args[0], op.imm
+    while src.code is Code.SWIZZLE:
+        picks = tuple(src.imm[i] for i in picks)
+        src = src.args[0]
+    if src.code is Code.CONST:
+        return rw.emit(Code.CONST, op.type, imm=tuple(_component(src, i) for i in picks))
+    if picks == tuple(range(src.type.width)):
+        return src
+    if src is op.args[0]:
+        return rw.keep(op)
+    return rw.emit(Code.SWIZZLE, op.type, (src,), picks)
+
+
+def _select(rw: Rewriter, op: Op) -> Op:
+    cond, a, b = op.args
+    if a is b:
+        return a
+    if cond.code is Code.CONST and len(set(bool(v) for v in cond.imm)) == 1:
+        return a if cond.imm[0] else b
+    return _fold(rw, op)
+
+
+def _load(rw: Rewriter, op: Op) -> Op:
+    var = op.var
+    if op.args and op.args[0].code is Code.CONST and var.length is not None:
+        element = op.imm[0] + int(op.args[0].imm[0])
+        if 0 <= element < var.length:
+            return rw.emit(Code.LOAD, op.type, (), (element,), var)
+    return rw.keep(op)
+
+
+def _component(op: Op, i: int):
+    return op.imm[i] if len(op.imm) > 1 else op.imm[0]
+
+
+_f32 = np.float32
+
+
+def _i32(v: int) -> int:
+    return (int(v) + 2**31) % 2**32 - 2**31
+
+
+def _fsat(a):
+    return _f32(0.0) if a != a else min(_f32(1.0), max(_f32(0.0), a))
+
+
+def _fmul_legacy(a, b):
+    return _f32(0.0) if a == 0 or b == 0 else a * b
+
+
+# code -> (argument kind, per-component function); float args arrive as float32.
+_FOLDERS = {
+    Code.FNEG: ("f", lambda a: -a),
+    Code.FABS: ("f", abs),
+    Code.FADD: ("f", lambda a, b: a + b),
+    Code.FSUB: ("f", lambda a, b: a - b),
+    Code.FMUL: ("f", lambda a, b: a * b),
+    Code.FMUL_LEGACY: ("f", _fmul_legacy),
+    Code.FMAD: ("f", lambda a, b, c: _f32(a * b) + c),
+    Code.FSATURATE: ("f", _fsat),
+    Code.FFLOOR: ("f", np.floor),
+    Code.FLT: ("f", lambda a, b: a < b),
+    Code.FLE: ("f", lambda a, b: a <= b),
+    Code.FGT: ("f", lambda a, b: a > b),
+    Code.FGE: ("f", lambda a, b: a >= b),
+    Code.FEQ: ("f", lambda a, b: a == b),
+    Code.FNE: ("f", lambda a, b: a != b),
+    Code.ILT: ("i", lambda a, b: a < b),
+    Code.ILE: ("i", lambda a, b: a <= b),
+    Code.IGT: ("i", lambda a, b: a > b),
+    Code.IGE: ("i", lambda a, b: a >= b),
+    Code.IEQ: ("i", lambda a, b: a == b),
+    Code.INE: ("i", lambda a, b: a != b),
+    Code.IADD: ("i", lambda a, b: _i32(a + b)),
+    Code.IMUL: ("i", lambda a, b: _i32(a * b)),
+    Code.BNOT: ("b", lambda a: not a),
+    Code.BAND: ("b", lambda a, b: a and b),
+    Code.BOR: ("b", lambda a, b: a or b),
+    Code.B2F: ("b", lambda a: 1.0 if a else 0.0),
+    Code.I2F: ("i", lambda a: _f32(a)),
+    Code.SELECT: ("any", lambda c, a, b: a if c else b),
+    Code.CONSTRUCT: ("any", None),
+    Code.BANY: ("b", None),
+}
+
+
+def _fold(rw: Rewriter, op: Op) -> Op:
+    """A CONST for an op whose arguments are all CONSTs (see _FOLDERS)."""
+    if not op.args or any(a.code is not Code.CONST for a in op.args):
+        return rw.keep(op)
+    kind, fn = _FOLDERS[op.code]
+    if op.code is Code.CONSTRUCT:
+        values = [v for a in op.args for v in a.imm]
+    elif op.code is Code.BANY:
+        values = [any(bool(v) for v in op.args[0].imm)]
+    else:
+        convert = {"f": _f32, "i": int, "b": bool}.get(kind)
+        values = []
+        with np.errstate(all="ignore"):
+            for i in range(op.type.width):
+                comps = [_component(a, i) for a in op.args]
+                if convert is not None:
+                    comps = [convert(c) for c in comps]
+                values.append(fn(*comps))
+    if op.type.is_float:
+        values = [float(_f32(v)) for v in values]
+    elif op.type.is_int:
+        values = [int(v) for v in values]
+    else:
+        values = [bool(v) for v in values]
+    return rw.emit(Code.CONST, op.type, imm=tuple(values))
+
+
+# -- 3. unused values and dead stores ---------------------------------------------------
+
+
+def remove_unused_values(fn: Function) -> bool:
+    """Drop value ops nobody uses (values have no effects).  One backward walk
+    suffices: uses come after definitions."""
+    counts = Counter(id(a) for op in fn.body for a in op.args)
+    keep = []
+    changed = False
+    for op in reversed(fn.body):
+        if op.is_value and counts[id(op)] == 0:
+            changed = True
+            for a in op.args:
+                counts[id(a)] -= 1
+            continue
+        keep.append(op)
+    keep.reverse()
+    fn.body = keep
+    return changed
+
+
+def remove_dead_stores(program: Program, fn: Function) -> bool:
+    analysis = RegisterAnalysis(program, fn)
+    dead = {id(op) for op in fn.body if op.code is Code.STORE and analysis.is_dead_store(op)}
+    if dead:
+        fn.body = [op for op in fn.body if id(op) not in dead]
+    return bool(dead)
+
+
+def _drop_unused_variables(program: Program) -> None:
+    used = {id(op.var) for _, op in program.all_ops() if op.var is not None}
+    program.variables[:] = [v for v in program.variables if v.storage not in PRIVATE or id(v) in used]

@@ -1,0 +1,132 @@
+"""DEF/DEFI/DEFB: make the shader self-contained, then trim the constant files.
+
+A DEF'd register holds its DEF value for as long as the shader is bound,
+whatever the application sets (D3D9_SEMANTICS 6.1), so:
+
+* a static LOAD of a DEF'd register becomes a CONST;
+* a dynamic LOAD whose index range (``ir.validate.index_range``) can reach
+  DEF'd registers becomes a SELECT chain ``eff == k ? def_k : array[eff]``
+  over those registers, so an indexed read sees DEF values without the
+  runtime copying them into the uniform buffer (DXVK's approach);
+* ps_1_x constants live in [-1, 1] (D3D9_SEMANTICS 3.5), DEF values included:
+  they are clamped here (a clamp on load by a lowering pass is then a no-op).
+
+When several DEFs name one register the last one wins (the runtime applies
+them in order).
+
+Notes set:
+* ``defs``: every DEF as ``(array name, register, values)`` in program order
+  (values as the shader sees them), for reflection.
+* ``array_ranges``: ``{array name: (first, count)}``, the registers of each
+  constant file still loaded.  Element numbers in the IR stay D3D register
+  numbers; ``length`` is cut to ``first + count`` and a backend may declare
+  only ``count`` registers starting at ``first``.  Files nothing loads any
+  more are dropped from ``program.variables``.  ``shrink_arrays`` recomputes
+  this; cleanup calls it again after removing loads.
+"""
+
+from __future__ import annotations
+
+from ..ir.ops import Code, Op
+from ..ir.program import Program, Storage, Variable
+from ..ir.types import B1, I1, Type
+from ..ir.validate import index_range
+from ..options import Options
+from .rewrite import Rewriter, rewrite
+
+CONST_FILES = (Storage.FLOAT_CONST, Storage.INT_CONST, Storage.BOOL_CONST)
+_DEFAULT_NAMES = {Storage.FLOAT_CONST: "c", Storage.INT_CONST: "i", Storage.BOOL_CONST: "b"}
+
+
+def def_values(program: Program) -> dict[tuple[Storage, int], tuple]:
+    """(storage, register) -> values as the shader sees them; last DEF wins."""
+    ps1 = program.is_pixel and program.version.major == 1
+    table: dict[tuple[Storage, int], tuple] = {}
+    for d in program.defs:
+        values = tuple(d.values)
+        if d.storage is Storage.FLOAT_CONST:
+            values = tuple(float(v) for v in values)
+            if ps1:
+                values = tuple(min(1.0, max(-1.0, v)) if v == v else v for v in values)
+        elif d.storage is Storage.INT_CONST:
+            values = tuple(int(v) for v in values)
+        else:
+            values = (bool(values[0]),)
+        table[(d.storage, d.index)] = values
+    return table
+
+
+def _const(rw: Rewriter, type: Type, values: tuple) -> Op:
+    return rw.emit(Code.CONST, type, imm=tuple(values[: type.width]))
+
+
+def run(program: Program, options: Options) -> None:
+    table = def_values(program)
+    names = {v.storage: v.name for v in program.variables if v.storage in CONST_FILES}
+    program.notes["defs"] = [
+        (names.get(d.storage, _DEFAULT_NAMES[d.storage]), d.index, table[(d.storage, d.index)])
+        for d in program.defs
+    ]
+    defined: dict[Storage, list[int]] = {}
+    for storage, index in table:
+        defined.setdefault(storage, []).append(index)
+    for indices in defined.values():
+        indices.sort()
+
+    def load(rw: Rewriter, op: Op):
+        var = op.var
+        if var.storage not in CONST_FILES:
+            return rw.keep(op)
+        if not op.args:
+            values = table.get((var.storage, op.imm[0]))
+            return rw.keep(op) if values is None else _const(rw, var.type, values)
+        base, index = op.imm[0], op.args[0]
+        lo, hi = index_range(index)
+        reach = [k for k in defined.get(var.storage, ())
+                 if (lo is None or k >= base + lo) and (hi is None or k <= base + hi)]
+        value = rw.keep(op)
+        for k in reach:
+            hit = rw.emit(Code.IEQ, B1, (index, rw.emit(Code.CONST, I1, imm=(k - base,))))
+            value = rw.emit(Code.SELECT, var.type, (hit, _const(rw, var.type, table[(var.storage, k)]), value))
+        return value
+
+    rewrite(program, {Code.LOAD: load})
+    shrink_arrays(program)
+
+
+def loaded_elements(op: Op) -> tuple[int, int] | None:
+    """(first, last) registers a LOAD of an array may read, clipped to the array."""
+    var = op.var
+    base = op.imm[0]
+    if not op.args:
+        first = last = base
+    else:
+        lo, hi = index_range(op.args[0])
+        first = 0 if lo is None else base + lo
+        last = var.length - 1 if hi is None else base + hi
+    first, last = max(first, 0), min(last, var.length - 1)
+    return (first, last) if first <= last else None
+
+
+def shrink_arrays(program: Program) -> None:
+    """Cut each constant file to the registers still loaded (see module doc)."""
+    spans: dict[int, list[int]] = {}
+    for _, op in program.all_ops():
+        if op.code is Code.LOAD and op.var is not None and op.var.storage in CONST_FILES:
+            span = loaded_elements(op)
+            if span is None:
+                continue
+            known = spans.setdefault(id(op.var), [span[0], span[1]])
+            known[0], known[1] = min(known[0], span[0]), max(known[1], span[1])
+    ranges: dict[str, tuple[int, int]] = {}
+    kept: list[Variable] = []
+    for var in program.variables:
+        if var.storage in CONST_FILES:
+            span = spans.get(id(var))
+            if span is None:
+                continue  # nothing reads this file any more
+            var.length = span[1] + 1
+            ranges[var.name] = (span[0], span[1] - span[0] + 1)
+        kept.append(var)
+    program.variables[:] = kept
+    program.notes["array_ranges"] = ranges
