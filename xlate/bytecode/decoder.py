@@ -182,6 +182,10 @@ class _Decoder:
         coissue = bool(token & BITS.COISSUE)
         if coissue and not (version.is_pixel and self.sm1):
             raise ReservedBitsError(offset, f"the co-issue bit (30) is set, but co-issue exists only in ps_1_x, not {version}")
+        if coissue and info.layout is not Layout.OPERANDS:
+            # def (the only such layout in ps_1_x) executes nothing to pair
+            # with, and its Instruction has no place to keep the bit.
+            raise ReservedBitsError(offset, f"the co-issue bit (30) is set on '{info.mnemonic}', which cannot be co-issued")
         predicated = bool(token & BITS.PREDICATED)
         if predicated and (self.sm1 or not info.predicable):
             what = "shader model 1" if self.sm1 else f"'{info.mnemonic}'"

@@ -1,0 +1,181 @@
+"""What Microsoft's assembler refuses, as small predicates.
+
+Each function returns ``None`` when the construct is allowed, or the reason
+(a plain sentence) it is not; the parser attaches the line and column.  The
+rules come from Wine's assembler tests (``wine/asm_failures.jsonl`` and what
+``asm_pairs.jsonl`` shows Microsoft's assembler accepting) and the register
+and modifier tables; the decoder deliberately checks less, since real blobs
+sometimes break the documented rules.
+
+Where Microsoft's assembler is laxer than the documentation, these rules
+follow the assembler: labels l0-l2047 in every version, no index check on a
+relatively addressed register, any result shift in every ps_1_x, ``_x2``
+sources in ps_1_1-1_3.
+"""
+
+from __future__ import annotations
+
+from ..tables import (
+    BITS,
+    OUTPUT,
+    TEXTURE,
+    CONST_FILE_BASE,
+    DEF_REGISTER,
+    DST_READ_OPCODES,
+    OPERAND_REGISTERS,
+    SRC_MODS,
+    DstMod,
+    Layout,
+    Opcode,
+    OpcodeInfo,
+    RegisterType,
+    ShaderVersion,
+    SrcMod,
+    register_file,
+    register_name,
+)
+
+R = RegisterType
+
+# The register-number field holds 11 bits: the bound on any index, and the
+# one Microsoft's assembler applies to labels and relative addressing.
+FIELD_LIMIT = BITS.REG_NUM_MASK + 1
+
+
+def _is_ps1(version: ShaderVersion) -> bool:
+    return version.is_pixel and version.major == 1
+
+
+def register_problem(version: ShaderVersion, rtype: RegisterType, index: int,
+                     *, written: bool | None, relative: bool) -> str | None:
+    """Does the register exist here, and may it be written (``written``),
+    read (``not written``), or only named (``None``: dcl, def and texkill
+    operands)?"""
+    rf = register_file(version, rtype)
+    if rf is None:
+        return f"register {register_name(version, rtype, index)} does not exist in {version}"
+    limit = FIELD_LIMIT if relative or rtype == R.LABEL else rf.count
+    if index >= limit:
+        last = rf.prefix + str(limit - 1) if rf.numbered else rf.prefix
+        return f"register {register_name(version, rtype, index)} does not exist in {version} (the last one is {last})"
+    if written and not rf.writable:
+        return f"{register_name(version, rtype, index)} cannot be written in {version}"
+    if written is False and not rf.readable:
+        return f"{register_name(version, rtype, index)} cannot be read in {version}"
+    return None
+
+
+def operand_type_problem(opcode: Opcode, slot: int, rtype: RegisterType, name: str, mnemonic: str) -> str | None:
+    allowed = OPERAND_REGISTERS.get(opcode, {}).get(slot)
+    if allowed is None or rtype in allowed:
+        return None
+    return f"operand {slot + 1} of '{mnemonic}' cannot be {name}"
+
+
+def destination_access(info: OpcodeInfo) -> bool | None:
+    """``written`` for ``register_problem``: True for a real destination,
+    None where the destination token only names a register (dcl, def,
+    texkill), as the decoder treats it."""
+    if info.layout is not Layout.OPERANDS or info.opcode in DST_READ_OPCODES:
+        return None
+    return True
+
+
+def relative_problem(version: ShaderVersion, rtype: RegisterType, name: str, *, dst: bool) -> str | None:
+    """May register file ``rtype`` be indexed by an address register here?"""
+    if dst:
+        ok = version.is_vertex and version.major >= 3 and rtype == OUTPUT
+    elif version.is_vertex:
+        ok = rtype in CONST_FILE_BASE or (version.major >= 3 and rtype == R.INPUT)
+    else:
+        ok = version.major >= 3 and rtype == R.INPUT
+    if ok:
+        return None
+    role = "destinations" if dst else "sources"
+    return f"{name} registers cannot be relatively addressed as {role} in {version}"
+
+
+def address_problem(version: ShaderVersion, rtype: RegisterType, name: str, swizzle_text: str | None) -> str | None:
+    """Is ``name`` (with its swizzle as written) a valid address register?"""
+    if rtype == R.LOOP:
+        # Microsoft's assembler refuses any swizzle on aL (Wine: "v[aL.x + 12]").
+        # Real tokens may still hold one, which the disassembler writes with
+        # all four letters (c3[aL.yyyy], an extension); that form is read back.
+        if swizzle_text is None or len(swizzle_text) == 4:
+            return None
+        return f"aL is a scalar register and takes no swizzle (.{swizzle_text})"
+    if rtype != R.ADDR or version.is_pixel:
+        return f"only a0 or aL can index a register, not {name}"
+    if version.major == 1 and (swizzle_text or "").lower() != "x":
+        return f"{version} indexes registers with a0.x only"
+    return None
+
+
+def src_modifier_problem(version: ShaderVersion, mod: SrcMod, rtype: RegisterType, opcode: Opcode, spelling: str) -> str | None:
+    if mod in (SrcMod.NONE, SrcMod.NEG):
+        return None
+    if mod == SrcMod.NOT:
+        if version.major < 2 or rtype not in (R.CONSTBOOL, R.PREDICATE):
+            return f"the '!' modifier applies only to b# and p0 registers in shader model 2 and up ({spelling})"
+        return None
+    if mod in (SrcMod.ABS, SrcMod.ABSNEG):
+        if version.major < 2 or (version.is_vertex and version.major < 3):
+            return f"the _abs modifier needs vs_3_0 or ps_2_0 and up, not {version} ({spelling})"
+        return None
+    if SRC_MODS[mod].ps1_only and not _is_ps1(version):
+        return f"the source modifier in {spelling} exists only in ps_1_x, not {version}"
+    if mod in (SrcMod.DZ, SrcMod.DW) and not (version.minor == 4 and opcode in (Opcode.TEX, Opcode.TEXCOORD)):
+        return f"_dz and _dw apply only to texld and texcrd sources in ps_1_4 ({spelling})"
+    return None
+
+
+def result_modifier_problem(version: ShaderVersion, info: OpcodeInfo, spelled: str, mods: DstMod, shift: int) -> str | None:
+    """Result modifiers and shift written on the mnemonic (``spelled``)."""
+    if info.opcode == Opcode.DCL:
+        if shift:
+            return "dcl takes no result shift"
+        if mods & DstMod.SATURATE:
+            return "dcl takes no _sat modifier"
+        if mods and version.is_vertex:
+            return "dcl takes no modifiers in vertex shaders"
+        return None
+    if (mods or shift) and (not info.forms[0].has_dst or info.layout in DEF_REGISTER):
+        return f"'{spelled}' takes no result modifiers"
+    if mods & (DstMod.PARTIALPRECISION | DstMod.CENTROID) and version.is_vertex:
+        return "_pp and _centroid do not exist in vertex shaders"
+    if shift and not _is_ps1(version):
+        return f"result shifts (_x2, _d2, ...) exist only in ps_1_x, not {version}"
+    return None
+
+
+def coissue_problem(version: ShaderVersion) -> str | None:
+    if _is_ps1(version):
+        return None
+    return f"co-issue ('+') exists only in ps_1_x, not {version}"
+
+
+def predication_problem(version: ShaderVersion) -> str | None:
+    if register_file(version, R.PREDICATE) is None:
+        return f"predication does not exist in {version}"
+    return None
+
+
+def predicable_problem(info: OpcodeInfo, spelled: str) -> str | None:
+    return None if info.predicable else f"'{spelled}' cannot be predicated"
+
+
+def dcl_problem(version: ShaderVersion, rtype: RegisterType, name: str, *, usage: bool, sampler: bool) -> str | None:
+    """Can ``name`` be declared here, with a usage (``dcl_texcoord``) or a
+    texture type (``dcl_2d``) as written?"""
+    if rtype == R.SAMPLER:
+        return None if sampler else f"declare sampler {name} with its texture type: dcl_2d, dcl_cube, dcl_volume"
+    if sampler:
+        return f"dcl_2d/dcl_cube/dcl_volume declare samplers, not {name}"
+    if version.is_vertex:
+        if rtype == R.INPUT or (version.major >= 3 and rtype == OUTPUT):
+            return None
+    elif rtype == R.MISCTYPE:
+        return f"{name} is declared with a plain dcl" if usage else None
+    elif rtype in (R.INPUT, TEXTURE):  # v#; t# exists only below ps_3_0
+        return None
+    return f"{name} cannot be declared in {version}"
