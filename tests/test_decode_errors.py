@@ -506,7 +506,7 @@ class TestStructure:
 
     def test_ragged_data_after_end(self):
         data = GOOD["ps_2_0 mov"] + b"\x01"
-        expect_error(data, TrailingDataError, 20, "1 bytes follow")
+        expect_error(data, TrailingDataError, 20, "1 byte follow")
 
 
 class TestCtab:

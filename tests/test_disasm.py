@@ -690,7 +690,7 @@ def test_destination_registers(version, d, text):
     # extensions: non-replicate a0 swizzle, a swizzled aL
     ("vs_2_0", src(R.CONST, 0, rel=RelativeAddress(R.ADDR, 0, swz("xyww"))), "c0[a0.xyww]"),
     ("vs_2_0", src(R.CONST, 0, rel=RelativeAddress(R.ADDR, 0, IDENTITY_SWIZZLE)), "c0[a0]"),
-    ("vs_2_0", src(R.CONST, 0, rel=RelativeAddress(R.LOOP, 0, swz("xxxx"))), "c0[aL.x]"),
+    ("vs_2_0", src(R.CONST, 0, rel=RelativeAddress(R.LOOP, 0, swz("xxxx"))), "c0[aL.xxxx]"),
 ])
 def test_source_registers(version, s, text):
     assert line(version, Instruction(O.MOV, dst(R.TEMP, 0), (s,))) == f"mov r0, {text}"
@@ -827,11 +827,7 @@ EXTENSION_CASES = [
     ("ps_2_x", Instruction(O.IFC, srcs=(src(R.TEMP, 0, swz("xxxx")), src(R.TEMP, 1, swz("xxxx"))), control=7), "if_always r0.x, r1.x"),
     ("vs_2_0", Instruction(O.MOV, dst(R.TEMP, 0), (src(R.CONST, 0, rel=RelativeAddress(R.ADDR, 0, swz("xyww"))),)), "mov r0, c0[a0.xyww]"),
     ("vs_2_0", Instruction(O.MOV, dst(R.TEMP, 0), (src(R.CONST, 0, rel=RelativeAddress(R.ADDR, 0, IDENTITY_SWIZZLE)),)), "mov r0, c0[a0]"),
-    pytest.param(
-        "vs_2_0", Instruction(O.MOV, dst(R.TEMP, 0), (src(R.CONST, 3, rel=RelativeAddress(R.LOOP, 0, swz("yyyy"))),)), "mov r0, c3[aL.y]",
-        marks=pytest.mark.xfail(reason="the assembler still refuses a swizzle on aL (asm/rules.py address_problem) "
-                                "although the decoder accepts one; to be aligned"),
-    ),
+    ("vs_2_0", Instruction(O.MOV, dst(R.TEMP, 0), (src(R.CONST, 3, rel=RelativeAddress(R.LOOP, 0, swz("yyyy"))),)), "mov r0, c3[aL.yyyy]"),
     ("vs_2_0", Instruction(O.CALL, srcs=(src(R.LABEL, 0, swz("wzyx")),)), "call l0.wzyx"),
     ("vs_2_0", Instruction(O.IF, srcs=(src(R.CONSTBOOL, 1, swz("xxxx")),)), "if b1.x"),
     ("vs_2_0", Instruction(O.LOOP, srcs=(src(R.LOOP, 0, swz("xxxx")), src(R.CONSTINT, 0, swz("yyyy")))), "loop aL.x, i0.y"),

@@ -39,6 +39,7 @@ from .model import (
 from .tables import (
     BITS,
     DCL_RESERVED_MASK,
+    DST_READ_OPCODES,
     FX_2_0_MAGIC,
     KNOWN_VERSIONS,
     OPCODES,
@@ -61,9 +62,6 @@ R = RegisterType
 # Operand roles, for messages and register checks.
 _DST, _SRC, _PRED, _REL = "destination", "source", "predicate", "relative address"
 
-# Opcodes whose destination-format token names a register that is read, not
-# written (texkill tests it; dcl declares it).
-_DST_IS_READ = {Opcode.TEXKILL, Opcode.DCL}
 
 
 def decode(data: bytes | bytearray | memoryview, *, strict_ctab: bool = False) -> Shader:
@@ -94,6 +92,20 @@ def _parse_version(token: int) -> ShaderVersion:
     if version not in KNOWN_VERSIONS:
         raise VersionError(0, f"unsupported shader version {version.kind.prefix} {version.major}.{version.minor} (token 0x{token:08x})")
     return version
+
+
+def _type_name(rtype: RegisterType, version: ShaderVersion) -> str:
+    """The register file's name as this stage knows it (value 3 is ADDR in a
+    vertex shader but TEXTURE in a pixel shader; 6 is OUTPUT in vs_3_0)."""
+    if rtype == R.ADDR and version.is_pixel:
+        return "TEXTURE (t#)"
+    if rtype == R.TEXCRDOUT and version.is_vertex and version.major >= 3:
+        return "OUTPUT (o#)"
+    return rtype.name
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 class _Decoder:
@@ -132,7 +144,7 @@ class _Decoder:
             if opcode == Opcode.COMMENT and not token & BITS.PARAM:
                 size = (token & BITS.COMMENT_SIZE_MASK) >> BITS.COMMENT_SIZE_SHIFT
                 if i + 1 + size > n:
-                    raise CommentOverrunError(i * 4, f"a comment of {size} DWORDs runs past the end of the stream ({n - i - 1} DWORDs remain)")
+                    raise CommentOverrunError(i * 4, f"a comment of {size} DWORDs runs past the end of the stream ({_plural(n - i - 1, 'DWORD')} remain)")
                 payload = self.data[(i + 1) * 4:(i + 1 + size) * 4]
                 comment = Comment(payload, i * 4)
                 if ctab is None and comment.fourcc == "CTAB" and not self.diagnostics:
@@ -150,7 +162,7 @@ class _Decoder:
                     raise ReservedBitsError(i * 4, f"the END token must be exactly 0x0000FFFF, found 0x{token:08x}")
                 end = (i + 1) * 4
                 if end != len(self.data):
-                    raise TrailingDataError(end, f"{len(self.data) - end} bytes follow the END token")
+                    raise TrailingDataError(end, f"{_plural(len(self.data) - end, 'byte')} follow the END token")
                 return Shader(version, tuple(items), ctab, tuple(self.diagnostics))
             instruction, i = self._instruction(i)
             items.append(instruction)
@@ -300,9 +312,9 @@ class _Operands:
             raise RegisterError(offset, f"register type {value} in the {role} is not a D3D9 register type") from None
         rf = register_file(version, rtype)
         if rf is None:
-            raise RegisterError(offset, f"register type {rtype.name} ({value}) in the {role} does not exist in {version}")
+            raise RegisterError(offset, f"register type {_type_name(rtype, version)} ({value}) in the {role} does not exist in {version}")
         if index >= rf.count:
-            raise RegisterError(offset, f"{rtype.name} register index {index} in the {role} is out of range for {version} (0-{rf.count - 1})")
+            raise RegisterError(offset, f"{_type_name(rtype, version)} register index {index} in the {role} is out of range for {version} (0-{rf.count - 1})")
         return rtype, index
 
     def dst(self) -> DestOperand:
@@ -310,10 +322,10 @@ class _Operands:
         rtype, index = self._register(token, offset, _DST)
         version = self.version
         opcode = self.info.opcode
-        if opcode not in _DST_IS_READ and self.info.layout is Layout.OPERANDS:
+        if opcode not in DST_READ_OPCODES and self.info.layout is Layout.OPERANDS:
             rf = register_file(version, rtype)
             if not rf.writable:
-                raise RegisterError(offset, f"{rtype.name} registers cannot be written in {version}")
+                raise RegisterError(offset, f"{_type_name(rtype, version)} registers cannot be written in {version}")
         mods = (token & BITS.DSTMOD_MASK) >> BITS.DSTMOD_SHIFT
         if mods & 8:
             raise ReservedBitsError(offset, f"reserved result-modifier bit 23 is set in destination token 0x{token:08x}")
@@ -326,7 +338,7 @@ class _Operands:
         if token & BITS.RELATIVE:
             # Only vs_3_0 o# (TEXCRDOUT's vs_3_0 meaning, tables.OUTPUT) may be indexed.
             if self.dec.sm1 or not (version.is_vertex and version.major == 3 and rtype == R.TEXCRDOUT):
-                raise RegisterError(offset, f"relative addressing of a {rtype.name} destination is not allowed in {version}")
+                raise RegisterError(offset, f"relative addressing of a {_type_name(rtype, version)} destination is not allowed in {version}")
             relative = self._relative(offset)
         return DestOperand(rtype, index, (token & BITS.WRITEMASK_MASK) >> BITS.WRITEMASK_SHIFT, DstMod(mods), shift, relative)
 
@@ -359,7 +371,7 @@ class _Operands:
         elif version.major >= 3:
             allowed = rtype == R.INPUT
         if not allowed:
-            raise RegisterError(offset, f"relative addressing of {rtype.name} registers is not allowed in {version}")
+            raise RegisterError(offset, f"relative addressing of {_type_name(rtype, version)} registers is not allowed in {version}")
         if self.dec.sm1:
             return RelativeAddress(R.ADDR, 0, 0, implicit=True)
         return self._relative(offset)
@@ -368,7 +380,7 @@ class _Operands:
         token, offset = self._param(_REL)
         rtype, index = self._register(token, offset, _REL)
         if rtype not in (R.ADDR, R.LOOP) or (rtype == R.ADDR and self.version.is_pixel):
-            raise RegisterError(offset, f"a relative address must be a0 or aL, not {rtype.name}")
+            raise RegisterError(offset, f"a relative address must be a0 or aL, not {_type_name(rtype, self.version)}")
         if token & (BITS.SRCMOD_MASK | BITS.RELATIVE):
             raise ReservedBitsError(offset, f"a relative-address token may carry no modifier or nested relative bit (0x{token:08x})")
         return RelativeAddress(rtype, index, (token & BITS.SWIZZLE_MASK) >> BITS.SWIZZLE_SHIFT)

@@ -128,8 +128,13 @@ def _relative_text(rel: RelativeAddress, version: ShaderVersion) -> str:
     # fxc: c5[a0.x], c86[aL], o3[aL].  The address token is printed like a
     # source (identity swizzle omitted, replicate as one letter, anything
     # else in full), which is also how the assembler reads it back.  The
-    # vs_1_1 form has no token; its stored swizzle is 0 (= .x).
-    return "[" + register_name(version, rel.type, rel.index) + swizzle_text(rel.swizzle) + "]"
+    # vs_1_1 form has no token; its stored swizzle is 0 (= .x).  aL is a
+    # scalar, so Microsoft's assembler refuses `aL.y`; a swizzled aL token is
+    # printed with all four letters (`aL.yyyy`), which the assembler accepts.
+    swizzle = swizzle_text(rel.swizzle)
+    if rel.type == RegisterType.LOOP and len(swizzle) == 2:
+        swizzle = "." + swizzle[1] * 4
+    return "[" + register_name(version, rel.type, rel.index) + swizzle + "]"
 
 
 def _register_text(rtype: RegisterType, index: int, rel: RelativeAddress | None, version: ShaderVersion) -> str:
