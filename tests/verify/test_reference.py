@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from xlate.bytecode.asm import assemble
-from xlate.errors import StructureError, UnsupportedError
+from xlate.errors import StructureError
 from xlate.verify import FLT_MAX, ReferenceConstants, SamplerState, Texture, run_shader, sample
 
 F32 = np.float32
@@ -637,11 +637,6 @@ def test_trace_records_last_writer():
     last = len(instrs) - 1
     same(r.trace["oC0"], [[last, last, mov1, mov1], [mov1] * 4])
     assert r.last_writer("oC0", 0, 0) is instrs[last]
-
-
-def test_sm1_texture_ops_are_unsupported():
-    with pytest.raises(UnsupportedError):
-        ps("tex t0\nmov r0, t0", version="ps_1_1".strip())
 
 
 # --------------------------------------------------------------------------

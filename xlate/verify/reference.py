@@ -1,11 +1,12 @@
-"""Reference interpreter for decoded D3D9 shaders (shader models 2 and 3).
+"""Reference interpreter for decoded D3D9 shaders (shader models 1 to 3).
 
 It reads the *decoded* ``Shader`` (never xlate's IR), so comparing its
 results with an executed translation checks the whole translation.  The
 rules implemented are those of ``shared/semantics/D3D9_SEMANTICS.md``; each
 handler cites its section.  The opcode handlers live in ``reference_ops.py``
-(a table keyed by opcode, so shader model 1 can be added there), texture
-filtering in ``textures.py``.
+(a table keyed by opcode); ``reference_sm1.py`` extends that table for
+shader model 1 (its texture ops, and the SM1 meanings of tex, texcoord,
+texkill and cnd).  Texture filtering is in ``textures.py``.
 
 API
 ---
@@ -47,6 +48,13 @@ per-invocation execution masks (no Python loop over invocations).
     centres: the top-left pixel is (0, 0), §5.5); z and w of vPos read 0.
 ``front_facing``
     bool or (n,) bools for ``vFace`` (+1 front, −1 back; default front).
+``texture_stages``
+    ``{stage: TextureStage}``: the draw-time texture-stage state SM1 pixel
+    shaders read (D3DTTFF_PROJECTED, BUMPENVMAT00/01/10/11, BUMPENVLSCALE,
+    BUMPENVLOFFSET; see ``reference_sm1.TextureStage``).  Stages not given
+    have D3D9's defaults (no projection, zero matrix and luminance).  The
+    SM1 sampler dimension (2D / cube / volume) is the ``kind`` of the
+    ``Texture`` bound in ``textures`` (§2.10).
 
 ``Result``
     ``outputs[name]`` (n, 4) float32 by register name (``oPos``, ``oFog``,
@@ -90,6 +98,21 @@ Behaviour choices (documented here once):
   with ``float_constant_count``.  Relative writes to o# outside o0-o11 are
   dropped.
 * ``_pp`` and ``_centroid`` are hints and are ignored (everything is fp32).
+
+Shader model 1 (details in ``reference_sm1``):
+
+* **ps_1_x colour** is r0 at the end (§5.6): ``outputs["oC0"]`` is r0 and
+  ``trace["oC0"]`` records r0's writers.  It is not clamped (the UNORM
+  target does that).  texdepth / texm3x2depth write ``outputs["oDepth"]``.
+* **Co-issue** (§3.6): an instruction with the co-issue bit runs together
+  with the one before it; all instructions of the pair read their sources
+  before either writes.  A co-issued cnd follows the same rule (§2.6).
+* **t#**: ps_1_1-1_3 texture ops write t#; a t# nothing wrote reads its
+  texture coordinate (wined3d); ps_1_4 t# are the read-only coordinates.
+  The texture-address ops read the raw coordinate sets (§2.11).
+* **ps_1_x constants** are clamped to [−1, 1], DEF and API values alike
+  (§3.5); results are not clamped; colour inputs v# are read as given.
+* **phase** is a no-op: every value survives it, as with every peer (§2.12).
 """
 
 from __future__ import annotations
@@ -111,6 +134,8 @@ from ..bytecode.tables import (
     swizzle_components,
 )
 from ..errors import StructureError, UnsupportedError
+from .reference_ops import OPS, unsupported
+from .reference_sm1 import SM1_OPS, TextureStage
 from .textures import Texture
 
 R = RegisterType
@@ -120,7 +145,7 @@ _FLT_MIN = np.finfo(np.float32).tiny  # smallest normal float32
 MAX_LOOP_COUNT = 255
 MAX_CALL_DEPTH = 16
 
-__all__ = ["ReferenceConstants", "Result", "run_shader", "MAX_LOOP_COUNT", "FLT_MAX"]
+__all__ = ["ReferenceConstants", "Result", "TextureStage", "run_shader", "MAX_LOOP_COUNT", "FLT_MAX"]
 
 
 # --------------------------------------------------------------------------
@@ -340,6 +365,7 @@ class Machine:
         front_facing,
         derivatives: str,
         float_constant_count: int | None,
+        texture_stages: Mapping[int, TextureStage] | None = None,
     ):
         self.shader = shader
         self.version = v = shader.version
@@ -352,6 +378,15 @@ class Machine:
             raise ValueError("derivatives must be 'coarse' or 'fine'")
         self.derivatives = derivatives
         self.instructions = shader.instructions
+        self.ops = SM1_OPS if v.major == 1 else OPS
+        self.texture_stages = dict(texture_stages or {})
+        # Rows of a texm3x2/texm3x3 product waiting for the op that ends it:
+        # [(stage, (n,) dot product)] (reference_sm1, §2.11).
+        self.sm1_pad_rows: list[tuple[int, np.ndarray]] = []
+        # While a co-issued pair runs, writes wait here (§3.6).
+        self._deferred: list | None = None
+        # ps_1_x: r0 is the colour output, so its writers are traced (§5.6).
+        self._traced_temp = (R.TEMP, 0) if (v.major == 1 and not self.vertex) else None
 
         # Register files: {(type, index): (n, 4)} created on first use.
         self.regs: dict[tuple[int, int], np.ndarray] = {}
@@ -579,7 +614,11 @@ class Machine:
 
     def write(self, instr: Instruction, value: np.ndarray, comp_mask: int | None = None):
         """Store under write mask, predicate and execution mask, after the
-        result shift and saturate (§3.2, §3.3).  ``value`` is (n, 4)."""
+        result shift and saturate (§3.2, §3.3).  ``value`` is (n, 4).
+        Inside a co-issued pair the store waits for the pair's end (§3.6)."""
+        if self._deferred is not None:
+            self._deferred.append((self._current_index, instr, value, comp_mask))
+            return
         dst = instr.dst
         v = np.asarray(value, dtype=F32)
         if dst.shift:
@@ -616,7 +655,7 @@ class Machine:
     def _store(self, rtype, index, v, enable, instr):
         arr = self._file(rtype, index)
         np.copyto(arr, v, where=enable)
-        if rtype in _OUTPUT_TYPES:
+        if rtype in _OUTPUT_TYPES or (rtype, index) == self._traced_temp:
             tr = self.trace.get((rtype, index))
             if tr is None:
                 tr = self.trace[(rtype, index)] = np.full((self.n, 4), -1, np.int32)
@@ -668,26 +707,55 @@ class Machine:
         return ~dead
 
     def run_block(self, block: list):
-        from .reference_ops import OPS, unsupported
-
-        for node in block:
+        i = 0
+        while i < len(block):
+            node = block[i]
             if isinstance(node, Op):
-                ins = node.instr
-                self._current_index = node.index
-                op = ins.opcode
-                if op in _FLOW:
-                    _FLOW[op](self, ins)
-                    continue
-                if not self.mask.any():
-                    continue
-                handler = OPS.get(op)
-                if handler is None:
-                    unsupported(self, ins)
-                handler(self, ins)
-            elif isinstance(node, IfNode):
+                # §3.6: following instructions with the co-issue bit pair
+                # with this one (only SM1 sets it; SM1 has no flow control).
+                j = i + 1
+                while j < len(block) and isinstance(block[j], Op) and block[j].instr.coissue:
+                    j += 1
+                if j - i == 1:
+                    self._run_op(node)
+                else:
+                    self._run_coissued(block[i:j])
+                i = j
+                continue
+            if isinstance(node, IfNode):
                 self._run_if(node)
             else:
                 self._run_loop(node)
+            i += 1
+
+    def _run_op(self, node: Op):
+        ins = node.instr
+        self._current_index = node.index
+        op = ins.opcode
+        if op in _FLOW:
+            _FLOW[op](self, ins)
+            return
+        if not self.mask.any():
+            return
+        handler = self.ops.get(op)
+        if handler is None:
+            unsupported(self, ins)
+        handler(self, ins)
+
+    def _run_coissued(self, nodes: list):
+        """Run a co-issued group: every instruction reads its sources before
+        any of them writes (§3.6), so the writes are collected, then done in
+        order."""
+        self._deferred = []
+        try:
+            for node in nodes:
+                self._run_op(node)
+            pending = self._deferred
+        finally:
+            self._deferred = None
+        for index, instr, value, comp_mask in pending:
+            self._current_index = index
+            self.write(instr, value, comp_mask)
 
     def _run_if(self, node: IfNode):
         ins = node.instr
@@ -804,7 +872,7 @@ class Machine:
                     outputs[name] = val.astype(F32)
         if not self.vertex and v.major == 1:
             outputs["oC0"] = self._file(R.TEMP, 0)  # §5.6: ps_1_x colour is r0
-            trace["oC0"] = np.full((n, 4), -1, np.int32)
+            trace["oC0"] = self.trace.get((R.TEMP, 0), np.full((n, 4), -1, np.int32))
         return Result(outputs, semantics, dict(self.output_masks), self.killed.copy(), trace, self.instructions)
 
 
@@ -883,10 +951,9 @@ def run_shader(
     front_facing=None,
     derivatives: str = "coarse",
     float_constant_count: int | None = None,
+    texture_stages: Mapping[int, TextureStage] | None = None,
 ) -> Result:
     """Run ``shader`` for ``n`` invocations; see the module docstring."""
-    # Shader model 1 runs through the same table; its texture-address ops
-    # raise UnsupportedError for now (reference_ops).
     m = Machine(
         shader,
         inputs or {},
@@ -899,6 +966,7 @@ def run_shader(
         front_facing=front_facing,
         derivatives=derivatives,
         float_constant_count=float_constant_count,
+        texture_stages=texture_stages,
     )
     program = parse_program(shader)
     with np.errstate(all="ignore"):

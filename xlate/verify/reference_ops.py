@@ -7,9 +7,9 @@ applies shift, saturate, write mask, predicate and execution mask).  Flow
 control (if/loop/rep/break/call/ret) is in ``reference.py``.  Section numbers
 refer to ``shared/semantics/D3D9_SEMANTICS.md``.
 
-Shader model 1 is meant to be added here: its arithmetic already goes
-through these handlers; its texture-address ops (texcoord, texbem, texm3x*,
-...; §2.11) raise ``UnsupportedError`` for now.
+These are the SM2/SM3 meanings.  Shader model 1 shares the arithmetic;
+``reference_sm1.SM1_OPS`` overrides the opcodes SM1 reads differently (tex,
+texcoord, texkill, cnd) and adds its texture-address ops.
 """
 
 from __future__ import annotations
@@ -126,13 +126,6 @@ def op_cmp(m, ins):
     # §2.2: s0 >= 0 selects s1, so -0 selects s1 and NaN selects s2.
     s0, s1, s2 = (_src(m, ins, i) for i in range(3))
     m.write(ins, np.where(s0 >= 0, s1, s2))
-
-
-def op_cnd(m, ins):
-    # §2.6: s0 > 0.5 (ps_1_1-1_3 validators force s0 = r0.a, so per component
-    # is the same).  Co-issue is not modelled yet (SM1 is future work).
-    s0, s1, s2 = (_src(m, ins, i) for i in range(3))
-    m.write(ins, np.where(s0 > F32(0.5), s1, s2))
 
 
 # -- dot products and matrices (§2.2, §2.8) -----------------------------------
@@ -276,8 +269,10 @@ _KIND_BY_SAMPLER_TYPE = {
 }
 
 
-def _coords_for(m, sampler: int, coord: np.ndarray) -> tuple[np.ndarray, object]:
-    """The (n, 3) coordinate the sampler's dimension uses (2D: .xy)."""
+def coords_for(m, sampler: int, coord: np.ndarray) -> tuple[np.ndarray, object]:
+    """The (n, 3) coordinate the sampler's dimension uses (2D: .xy) and the
+    bound texture.  The dimension comes from the DCL (SM2+) or else from the
+    bound texture (SM1, §2.10)."""
     tex = m.textures.get(sampler)
     kind = _KIND_BY_SAMPLER_TYPE.get(m.sampler_types.get(sampler, 0))
     if kind is None:
@@ -290,7 +285,7 @@ def _coords_for(m, sampler: int, coord: np.ndarray) -> tuple[np.ndarray, object]
 
 def sample_into(m, ins: Instruction, coord: np.ndarray, sampler_src, *, lod=None, bias=None, grads=None):
     s = sampler_src.index
-    c, tex = _coords_for(m, s, coord)
+    c, tex = coords_for(m, s, coord)
     ddx = ddy = None
     if lod is None:
         if grads is not None:
@@ -305,8 +300,6 @@ def sample_into(m, ins: Instruction, coord: np.ndarray, sampler_src, *, lod=None
 
 
 def op_tex(m, ins):
-    if len(ins.srcs) < 2:
-        _sm1_unsupported(m, ins)
     coord = _src(m, ins, 0)
     ctrl = ins.tex_control
     if ctrl == TexControl.PROJECT:  # texldp: xyz / w
@@ -329,40 +322,25 @@ def op_texldd(m, ins):
 
 
 def op_texkill(m, ins):
-    # §2.12: SM2+ tests xyzw of the register, ps_1_x xyz; < 0 kills.  The
-    # invocation keeps running (demote) and is reported as killed.
+    # §2.12: SM2+ tests xyzw of the register (ps_1_x: reference_sm1); < 0
+    # kills.  The invocation keeps running (demote) and is reported as killed.
     value = m.fetch(ins.dst.type, ins.dst.index, ins.dst.relative)
-    k = 4 if m.version.major >= 2 else 3
-    hit = np.any(value[:, :k] < 0, axis=1)
+    hit = np.any(value < 0, axis=1)
     if ins.predicate is not None:
         hit &= m.predicate_mask(ins)[:, 0]
     m.killed |= m.mask & hit
 
 
-def _sm1_unsupported(m, ins):
+def unsupported(m, ins):
     raise UnsupportedError(
-        ins.offset,
-        f"{ins.info.mnemonic} ({m.version}) is a shader model 1 texture-address instruction; "
-        "the reference interpreter does not implement SM1 texture ops yet",
+        ins.offset, f"the reference interpreter has no handler for {ins.info.mnemonic} in {m.version}"
     )
 
-
-def unsupported(m, ins):
-    if ins.opcode in _SM1_TEXTURE_OPS:
-        _sm1_unsupported(m, ins)
-    raise UnsupportedError(ins.offset, f"the reference interpreter has no handler for {ins.info.mnemonic}")
-
-
-_SM1_TEXTURE_OPS = {
-    O.TEXCOORD, O.TEXBEM, O.TEXBEML, O.TEXREG2AR, O.TEXREG2GB, O.TEXM3x2PAD, O.TEXM3x2TEX,
-    O.TEXM3x3PAD, O.TEXM3x3TEX, O.TEXM3x3SPEC, O.TEXM3x3VSPEC, O.TEXREG2RGB, O.TEXDP3TEX,
-    O.TEXM3x2DEPTH, O.TEXDP3, O.TEXM3x3, O.TEXDEPTH, O.BEM,
-}
 
 OPS = {
     O.MOV: op_mov, O.ADD: op_add, O.SUB: op_sub, O.MUL: op_mul, O.MAD: op_mad,
     O.MIN: op_min, O.MAX: op_max, O.SLT: op_slt, O.SGE: op_sge, O.FRC: op_frc,
-    O.ABS: op_abs, O.SGN: op_sgn, O.LRP: op_lrp, O.CMP: op_cmp, O.CND: op_cnd,
+    O.ABS: op_abs, O.SGN: op_sgn, O.LRP: op_lrp, O.CMP: op_cmp,
     O.DP3: op_dp3, O.DP4: op_dp4, O.DP2ADD: op_dp2add,
     O.M4x4: _matrix(4, 4), O.M4x3: _matrix(3, 4), O.M3x4: _matrix(4, 3),
     O.M3x3: _matrix(3, 3), O.M3x2: _matrix(2, 3),
