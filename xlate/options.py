@@ -22,6 +22,16 @@ class Options:
     # Sampler types for shaders that do not declare them (ps_1_x, or
     # UNKNOWN declarations): ((stage, SamplerType), ...); others default 2D.
     sampler_types: tuple[tuple[int, SamplerType], ...] = ()
+    # ps_1_0-1_3 texture projection (D3DTTFF_PROJECTED, draw-time stage
+    # state): ((stage, count), ...) for each projected stage, where count is
+    # the stage's D3DTTFF_COUNTn (2, 3 or 4): `tex` / `texbem` / `texbeml`
+    # divide the stage's coordinate by its component count-1 (.y, .z, .w)
+    # first.  With a vertex shader bound D3D9 divides by .w whatever the
+    # count says: give 4 (semantics 2.10).  Stages not listed are not
+    # projected; cube-map stages are divided too (dxbc-spirv; only a negative
+    # divisor changes a cube lookup).  ps_1_4 ignores this state: it
+    # projects with the _dz/_dw source modifiers.
+    texture_projection: tuple[tuple[int, int], ...] = ()
 
     # --- stage interface (passes/io.py; docs/reflection.md) ------------------
     # D3D9 clip-space z runs 0..w, GL's -w..w: remap z' = 2z - w on the
@@ -63,3 +73,12 @@ class Options:
             if s == stage:
                 return t
         return SamplerType.TEX2D
+
+    def projection_component(self, stage: int) -> int | None:
+        """The coordinate component a ps_1_x stage divides by, or None."""
+        for s, count in self.texture_projection:
+            if s == stage:
+                if count not in (2, 3, 4):
+                    raise ValueError(f"texture_projection: stage {stage} count must be 2, 3 or 4, not {count}")
+                return count - 1
+        return None

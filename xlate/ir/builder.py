@@ -3,7 +3,10 @@
 Each D3D instruction becomes loads of its sources (``LOAD``, ``SWIZZLE``,
 ``D3D_SRCMOD``), one ``D3D_OP`` computing a four-component result, and one
 ``D3D_STORE`` carrying the destination's mask, modifiers and predicate.  The
-lowering passes replace those three D3D ops with core ops.
+lowering passes replace those three D3D ops with core ops.  The D3D_STORE
+of an instruction is emitted when the next instruction that is not
+co-issued with it begins, so a ps_1_x co-issued pair reads all its sources
+before either writes (semantics §3.6).
 
 Control flow is lifted straight to structured core ops here, because its
 D3D rules are about structure, not arithmetic: ``loop aL, i#`` runs i#.x
@@ -71,8 +74,25 @@ class DstInfo:
     coissue: bool = False
 
 
-# Opcodes whose D3D_OP produces no value (an effect only).
-_NO_RESULT = {Opcode.TEXKILL}
+# Opcodes whose D3D_OP produces no value and writes no register: texkill,
+# and the ps_1_x ops that do not write their destination (the pads keep
+# their dot product for the next op; the depth ops write the fragment depth;
+# semantics 2.11, 2.12).  No D3D_STORE is lifted for them.
+_NO_RESULT = {Opcode.TEXKILL, Opcode.TEXM3x2PAD, Opcode.TEXM3x3PAD, Opcode.TEXM3x2DEPTH, Opcode.TEXDEPTH}
+# ps_1_x texture ops that sample the stage named by their destination
+# register (§2.10, §2.11): their D3DOpInfo.sampler is s<dst number>.
+_SM1_SAMPLING = {
+    Opcode.TEX, Opcode.TEXBEM, Opcode.TEXBEML, Opcode.TEXREG2AR, Opcode.TEXREG2GB, Opcode.TEXREG2RGB,
+    Opcode.TEXM3x2TEX, Opcode.TEXM3x3TEX, Opcode.TEXM3x3SPEC, Opcode.TEXM3x3VSPEC, Opcode.TEXDP3TEX,
+}
+# ps_1_0-1_3 texture-address ops that read tc[dst], the interpolated
+# coordinate set of their destination's stage (§2.11): it is lifted as a LOAD
+# of texcoord_input(dst) appended after the written sources.
+_SM1_READS_COORD = {
+    Opcode.TEX, Opcode.TEXCOORD, Opcode.TEXBEM, Opcode.TEXBEML, Opcode.TEXM3x2PAD, Opcode.TEXM3x2TEX,
+    Opcode.TEXM3x2DEPTH, Opcode.TEXM3x3PAD, Opcode.TEXM3x3TEX, Opcode.TEXM3x3SPEC, Opcode.TEXM3x3VSPEC,
+    Opcode.TEXM3x3, Opcode.TEXDP3, Opcode.TEXDP3TEX,
+}
 # Opcodes producing a bool4 (predicate writes).
 _BOOL_RESULT = {Opcode.SETP}
 _STRUCTURE = {
@@ -116,6 +136,10 @@ class _Builder:
         self.origin = -1
         self.loop_id = 0
         self.sm1 = self.version.major == 1
+        # ps_1_0-1_3: t# is a register; coordinates are separate inputs.
+        self.ps_tex_registers = self.version.is_pixel and self.sm1 and self.version.minor < 4
+        # D3D_STOREs waiting for a co-issued partner's sources (§3.6).
+        self.pending: list[tuple[int, Instruction, DestOperand, Op]] = []
 
     # -- emission helpers ---------------------------------------------------
 
@@ -299,6 +323,7 @@ class _Builder:
         for n, inst in enumerate(self.instructions):
             self.origin = n
             self.instruction(inst)
+        self.flush_stores()
         if self.stack:
             top = self.stack[-1]
             inst = next(i for i in self.instructions if i.offset == top.offset)
@@ -319,6 +344,8 @@ class _Builder:
         self.emit(Code.STORE, None, (value,), (0xF,), out)
 
     def instruction(self, inst: Instruction) -> None:
+        if not inst.coissue:
+            self.flush_stores()  # the previous instruction's pair (if any) is complete
         op = inst.opcode
         layout = inst.info.layout
         if layout is Layout.DCL:
@@ -375,15 +402,22 @@ class _Builder:
         sampler = None
         sampler_swizzle = IDENTITY_SWIZZLE
         srcs = list(inst.srcs)
+        dst = inst.dst
         if inst.opcode in (Opcode.TEX, Opcode.TEXLDL, Opcode.TEXLDD) and not self.sm1:
             s = srcs.pop(1)
             sampler = self.var(s.type, s.index)
             sampler_swizzle = s.swizzle
+        elif self.sm1 and inst.opcode in _SM1_SAMPLING:
+            sampler = self.var(R.SAMPLER, dst.index)  # stage = destination number
         args = [self.src(s) for s in srcs]
-        dst = inst.dst
-        if inst.opcode is Opcode.TEXKILL:
-            # the destination-format token names the register tested
+        if inst.opcode is Opcode.TEXKILL and self.ps_tex_registers:
+            # ps_1_0-1_3 tests the interpolated coordinate set, not the register (§2.12)
+            args = [self.emit(Code.LOAD, F4, var=self.texcoord_input(dst.index))]
+        elif inst.opcode in (Opcode.TEXKILL, Opcode.TEXDEPTH):
+            # the destination-format token names the register tested / read
             args = [self.src(SourceOperand(dst.type, dst.index))]
+        elif self.ps_tex_registers and inst.opcode in _SM1_READS_COORD:
+            args.append(self.emit(Code.LOAD, F4, var=self.texcoord_input(dst.index)))
         info = D3DOpInfo(
             inst.opcode, inst.control,
             (dst.type, dst.index) if dst is not None else None,
@@ -394,7 +428,17 @@ class _Builder:
         result = self.emit(Code.D3D_OP, rtype, args, (info,))
         if rtype is None or dst is None:
             return
-        self.store(inst, dst, result)
+        # Co-issue (§3.6): both instructions of a pair read their sources
+        # before either writes, so the store waits until the next instruction
+        # that is not co-issued with this one begins (``instruction``).
+        self.pending.append((self.origin, inst, dst, result))
+
+    def flush_stores(self) -> None:
+        origin = self.origin
+        for self.origin, inst, dst, value in self.pending:
+            self.store(inst, dst, value)
+        self.pending.clear()
+        self.origin = origin
 
     def store(self, inst: Instruction, dst: DestOperand, value: Op) -> None:
         var = self.var(dst.type, dst.index)

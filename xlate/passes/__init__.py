@@ -18,6 +18,7 @@ PIPELINE = (
     "arithmetic",
     "special",
     "texture",
+    "texture_sm1",
     "destination",
     "io",
     "relative",

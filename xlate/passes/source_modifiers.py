@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from ..bytecode.tables import SrcMod
 from ..ir.ops import Code, Op
+from ..ir.program import Storage
 from .build import compare, fconst, fop, splat, swizzle
 from .rewrite import Rewriter, rewrite
 
@@ -89,5 +90,19 @@ def _lower(rw: Rewriter, op: Op) -> Op:
     return fop(rw, Code.FNEG, value) if negate else value
 
 
+def _clamp_constant(rw: Rewriter, op: Op) -> Op:
+    # ps_1_x: every c# read sees a value in [-1, 1], whether the application
+    # set it or a DEF did (§3.5; DXSO and dxbc-spirv clamp on load).  DEF'd
+    # registers are clamped again by the constants pass when it folds them;
+    # the clamp here keeps each pass's output right on its own.
+    value = rw.keep(op)
+    if op.var is None or op.var.storage is not Storage.FLOAT_CONST:
+        return value
+    return fop(rw, Code.FCLAMP, value, fconst(rw, -1.0), fconst(rw, 1.0))
+
+
 def run(program, options) -> None:
-    rewrite(program, {Code.D3D_SRCMOD: _lower})
+    handlers = {Code.D3D_SRCMOD: _lower}
+    if program.is_pixel and program.version.major == 1:
+        handlers[Code.LOAD] = _clamp_constant
+    rewrite(program, handlers)
