@@ -1,7 +1,16 @@
 """xlate: Direct3D 9 shader bytecode (vs_1_1 to ps_3_0) to GLSL and SPIR-V."""
 
-from .errors import AsmError, BytecodeError, XlateError
+from .errors import AsmError, BytecodeError, UnsupportedError, XlateError
 
 __version__ = "0.1.0"
 
-__all__ = ["AsmError", "BytecodeError", "XlateError", "__version__"]
+
+def __getattr__(name):  # lazy: ``import xlate`` stays cheap for the CLI's other commands
+    if name in ("translate", "Translation"):
+        from . import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'xlate' has no attribute {name!r}")
+
+
+__all__ = ["AsmError", "BytecodeError", "Translation", "UnsupportedError", "XlateError", "__version__", "translate"]

@@ -23,6 +23,7 @@ Examples:
   xlate disasm shader.bin                 print the assembly of a shader blob
   xlate asm shader.asm -o shader.bin      assemble text into bytecode
   xlate info shader.bin --json            version, instruction counts, registers, CTAB
+  xlate translate shader.bin -t glsl330   GLSL (or SPIR-V with -t spirv -o out.spv)
 """
 
 
@@ -142,6 +143,86 @@ def _print_info(facts) -> None:
         console.print(table)
     elif facts.ctab:
         console.print(f"  CTAB: {facts.ctab['creator']}, {facts.ctab['target']}, no constants")
+
+
+def _translate_help() -> str:
+    from .backends.targets import DESCRIPTIONS
+
+    lines = "\n".join(f"  {name:<8} {text}" for name, text in DESCRIPTIONS.items())
+    return f"""Translate a shader blob to GLSL or SPIR-V.
+
+\b
+Targets (-t):
+{lines}
+
+\b
+Stage-interface options (defaults are what a D3D9-on-GL/Vulkan layer needs;
+'auto' lets the target decide):
+  --clip-z/--no-clip-z       z' = 2z - w on the VS position (D3D 0..w to GL
+                             -w..w).  auto: on for GL targets, off for Vulkan.
+  --half-pixel/--no-half-pixel
+                             move the VS position by half a pixel (D3D9 pixel
+                             centres), reading the 'viewport' uniform.  On.
+  --flip-y/--no-flip-y       negate the VS position's y so the image lies in
+                             memory as D3D's (also decides vPos.y and dsy).
+                             auto: off for GL, on for Vulkan.
+  --no-fixed-outputs         vs_1_x/2_x: declare only the outputs written, not
+                             every COLOR0-1/TEXCOORD0-7.
+  --no-legacy-multiply       plain IEEE products instead of D3D9's 0*x = 0.
+
+The reflection (--reflect) says what to bind: constants, samplers, varyings,
+the viewport uniform, DEF values (docs/reflection.md)."""
+
+
+def _tri(value: str) -> bool | None:
+    return {"auto": None, "on": True, "off": False}[value]
+
+
+@main.command(name="translate", help=_translate_help())
+@click.argument("file")
+@click.option("-t", "--target", default="glsl330", show_default=True,
+              type=click.Choice(["glsl120", "glsl330", "glsl450", "essl100", "essl300", "vulkan", "spirv"]),
+              help="Output language.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True),
+              help="Write the code here (required for spirv unless stdout is a file).")
+@click.option("--reflect", "reflect_path", type=click.Path(dir_okay=False, writable=True),
+              help="Write the reflection JSON here ('-' for standard output).")
+@click.option("--annotate", is_flag=True, help="Put each D3D instruction as a comment above its code.")
+@click.option("--clip-z", "clip_z", type=click.Choice(["auto", "on", "off"]), default="auto", show_default=True)
+@click.option("--half-pixel/--no-half-pixel", default=True, show_default=True)
+@click.option("--flip-y", "flip_y", type=click.Choice(["auto", "on", "off"]), default="auto", show_default=True)
+@click.option("--fixed-outputs/--no-fixed-outputs", default=True, show_default=True)
+@click.option("--legacy-multiply/--no-legacy-multiply", default=True, show_default=True)
+def translate_command(file, target, output, reflect_path, annotate, clip_z, half_pixel, flip_y, fixed_outputs,
+                      legacy_multiply):
+    from .api import translate
+
+    try:
+        result = translate(_read_bytes(file), target, annotate=annotate, clip_z=_tri(clip_z),
+                           half_pixel=half_pixel, flip_y=_tri(flip_y), fixed_outputs=fixed_outputs,
+                           legacy_multiply=legacy_multiply)
+    except (XlateError, OSError) as exc:
+        _fail(file, exc)
+    for d in result.diagnostics:
+        click.echo(f"xlate: warning: {d}", err=True)
+    if isinstance(result.code, bytes):
+        if output:
+            Path(output).write_bytes(result.code)
+        elif sys.stdout.isatty():
+            click.echo("xlate: SPIR-V is binary: give -o FILE", err=True)
+            sys.exit(1)
+        else:
+            sys.stdout.buffer.write(result.code)
+    elif output:
+        Path(output).write_text(result.code, encoding="utf-8")
+    else:
+        click.echo(result.code, nl=False)
+    if reflect_path:
+        text = json.dumps(result.reflection, indent=2, sort_keys=True) + "\n"
+        if reflect_path == "-":
+            click.echo(text, nl=False, err=not output)
+        else:
+            Path(reflect_path).write_text(text, encoding="utf-8")
 
 
 if __name__ == "__main__":  # pragma: no cover

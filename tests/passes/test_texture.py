@@ -95,4 +95,4 @@ def test_dsx_dsy():
 def test_ps_1_x_texture_ops_are_left_for_the_sm1_pass():
     # The sm2+ texture pass leaves ps_1_x texture-address ops to texture_sm1.
     program = lower("ps_1_1\ntex t0\ntexcoord t1\ntexkill t2\nmov r0, t0\n", only="texture")
-    assert d3d_opcodes(program) == [Opcode.TEX, Opcode.TEXCOORD, Opcode.TEXKILL]
+    assert d3d_opcodes(program) == [Opcode.TEX, Opcode.TEXCOORD, Opcode.TEXKILL, Opcode.MOV]
