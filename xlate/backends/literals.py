@@ -1,0 +1,57 @@
+"""GLSL literals that read back as exactly the IR's values.
+
+Floats are float32: the shortest decimal that rounds to the same float32 is
+printed (so ``0.1`` stays ``0.1`` and FLT_MAX stays exact).  Infinities and
+NaNs have no GLSL literal: from GLSL 1.30 / ES 3.00 they are built from
+their bits, before that from a constant division (glslang folds it).
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+
+
+def f32_bits(value: float) -> int:
+    return struct.unpack("<I", struct.pack("<f", value))[0]
+
+
+def to_f32(value: float) -> float:
+    try:
+        return struct.unpack("<f", struct.pack("<f", value))[0]
+    except OverflowError:  # beyond float32: D3D values are float32, so this is ±inf
+        return math.copysign(math.inf, value)
+
+
+def float_literal(value, *, bits_builtins: bool) -> str:
+    v = to_f32(float(value))
+    if math.isnan(v) or math.isinf(v):
+        if bits_builtins:
+            return f"uintBitsToFloat(0x{f32_bits(v):08X}u)"
+        if math.isnan(v):
+            return "(0.0 / 0.0)"
+        return "(1.0 / 0.0)" if v > 0 else "(-1.0 / 0.0)"
+    if v == 0.0:
+        return "-0.0" if math.copysign(1.0, v) < 0 else "0.0"
+    for digits in range(1, 10):
+        text = f"{v:.{digits}g}"
+        if to_f32(float(text)) == v:
+            break
+    if "e" not in text and "." not in text and "inf" not in text:
+        text += ".0"
+    elif "e" in text and "." not in text.split("e")[0]:
+        mantissa, exp = text.split("e")
+        text = f"{mantissa}.0e{exp}"
+    return text
+
+
+def int_literal(value: int) -> str:
+    value = int(value)
+    value = (value + 2**31) % 2**32 - 2**31  # wrap to int32
+    if value == -(2**31):
+        return "(-2147483647 - 1)"
+    return str(value)
+
+
+def bool_literal(value) -> str:
+    return "true" if value else "false"

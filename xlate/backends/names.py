@@ -1,0 +1,132 @@
+"""A namer that turns untrusted text (CTAB names, register names) into legal,
+unique GLSL identifiers.
+
+Rules enforced, whatever the target version (one list serves all, so a name
+never changes with the target):
+- only ASCII letters, digits and ``_``; anything else becomes ``_``;
+- no leading digit, never empty;
+- no ``__`` anywhere (reserved by every GLSL spec);
+- no ``gl_`` / ``GL_`` prefix (reserved for built-ins and macros);
+- not a keyword or reserved word of any GLSL / GLSL ES version, Vulkan GLSL
+  type names included, nor a built-in function or predefined macro name
+  (declaring ``sin`` hides the function, ``GL_ES`` is replaced by 1);
+- at most ``MAX_LENGTH`` characters (ES 3.00 allows 1024; short is readable);
+- unique within the shader (``name``, ``name_2``, ``name_3`` ...).
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_LENGTH = 48
+
+KEYWORDS = frozenset("""
+attribute const uniform varying buffer shared coherent volatile restrict readonly writeonly atomic_uint
+layout centroid flat smooth noperspective patch sample invariant precise break continue do for while
+switch case default if else subroutine in out inout int void bool true false float double discard
+return struct lowp mediump highp precision uint demote terminateInvocation terminateRayEXT
+vec2 vec3 vec4 ivec2 ivec3 ivec4 bvec2 bvec3 bvec4 uvec2 uvec3 uvec4 dvec2 dvec3 dvec4
+mat2 mat3 mat4 mat2x2 mat2x3 mat2x4 mat3x2 mat3x3 mat3x4 mat4x2 mat4x3 mat4x4
+dmat2 dmat3 dmat4 dmat2x2 dmat2x3 dmat2x4 dmat3x2 dmat3x3 dmat3x4 dmat4x2 dmat4x3 dmat4x4
+float16_t f16vec2 f16vec3 f16vec4 int64_t uint64_t i64vec2 u64vec2 int8_t uint8_t int16_t uint16_t
+sampler1D sampler2D sampler3D samplerCube sampler1DShadow sampler2DShadow samplerCubeShadow
+sampler1DArray sampler2DArray sampler1DArrayShadow sampler2DArrayShadow isampler1D isampler2D
+isampler3D isamplerCube isampler1DArray isampler2DArray usampler1D usampler2D usampler3D
+usamplerCube usampler1DArray usampler2DArray sampler2DRect sampler2DRectShadow isampler2DRect
+usampler2DRect samplerBuffer isamplerBuffer usamplerBuffer sampler2DMS isampler2DMS usampler2DMS
+sampler2DMSArray isampler2DMSArray usampler2DMSArray samplerCubeArray samplerCubeArrayShadow
+isamplerCubeArray usamplerCubeArray samplerExternalOES sampler3DRect
+image1D iimage1D uimage1D image2D iimage2D uimage2D image3D iimage3D uimage3D image2DRect
+iimage2DRect uimage2DRect imageCube iimageCube uimageCube imageBuffer iimageBuffer uimageBuffer
+image1DArray iimage1DArray uimage1DArray image2DArray iimage2DArray uimage2DArray imageCubeArray
+iimageCubeArray uimageCubeArray image2DMS iimage2DMS uimage2DMS image2DMSArray iimage2DMSArray
+uimage2DMSArray
+texture1D texture2D texture3D textureCube texture1DArray texture2DArray textureBuffer texture2DMS
+texture2DMSArray textureCubeArray texture2DRect itexture1D itexture2D itexture3D itextureCube
+utexture1D utexture2D utexture3D utextureCube sampler samplerShadow subpassInput isubpassInput
+usubpassInput subpassInputMS isubpassInputMS usubpassInputMS
+common partition active asm class union enum typedef template this resource goto inline noinline
+public static extern external interface long short half fixed unsigned superp input output
+hvec2 hvec3 hvec4 fvec2 fvec3 fvec4 filter sizeof cast namespace using
+""".split())
+
+BUILTIN_FUNCTIONS = frozenset("""
+radians degrees sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh pow exp log exp2 log2
+sqrt inversesqrt abs sign floor trunc round roundEven ceil fract mod modf min max clamp mix step
+smoothstep isnan isinf floatBitsToInt floatBitsToUint intBitsToFloat uintBitsToFloat fma frexp ldexp
+packUnorm2x16 packSnorm2x16 packUnorm4x8 packSnorm4x8 unpackUnorm2x16 unpackSnorm2x16 unpackUnorm4x8
+unpackSnorm4x8 packHalf2x16 unpackHalf2x16 packDouble2x32 unpackDouble2x32 length distance dot cross
+normalize ftransform faceforward reflect refract matrixCompMult outerProduct transpose determinant
+inverse lessThan lessThanEqual greaterThan greaterThanEqual equal notEqual any all not uaddCarry
+usubBorrow umulExtended imulExtended bitfieldExtract bitfieldInsert bitfieldReverse bitCount findLSB
+findMSB textureSize textureQueryLod textureQueryLevels textureSamples texture textureProj textureLod
+textureOffset texelFetch texelFetchOffset textureProjOffset textureLodOffset textureProjLod
+textureProjLodOffset textureGrad textureGradOffset textureProjGrad textureProjGradOffset textureGather
+textureGatherOffset textureGatherOffsets texture1DProj texture1DLod texture1DProjLod texture2DProj
+texture2DLod texture2DProjLod texture3DProj texture3DLod texture3DProjLod textureCubeLod shadow1D
+shadow2D shadow1DProj shadow2DProj shadow1DLod shadow2DLod shadow1DProjLod shadow2DProjLod
+texture2DLodEXT texture2DProjLodEXT textureCubeLodEXT texture2DGradEXT texture2DProjGradEXT
+textureCubeGradEXT texture2DGradARB textureCubeGradARB texture3DGradARB dFdx dFdy fwidth dFdxFine
+dFdyFine fwidthFine dFdxCoarse dFdyCoarse fwidthCoarse interpolateAtCentroid interpolateAtSample
+interpolateAtOffset noise1 noise2 noise3 noise4 EmitVertex EndPrimitive EmitStreamVertex
+EndStreamPrimitive barrier memoryBarrier groupMemoryBarrier imageLoad imageStore imageSize
+atomicAdd atomicMin atomicMax atomicAnd atomicOr atomicXor atomicExchange atomicCompSwap
+atomicCounter atomicCounterIncrement atomicCounterDecrement main
+""".split())
+
+MACROS = frozenset("__LINE__ __FILE__ __VERSION__ GL_ES GL_FRAGMENT_PRECISION_HIGH GL_core_profile "
+                   "GL_compatibility_profile GL_es_profile VULKAN GL_SPIRV".split())
+
+RESERVED = KEYWORDS | BUILTIN_FUNCTIONS | MACROS
+
+_BAD_CHARS = re.compile(r"[^A-Za-z0-9_]")
+_UNDERSCORES = re.compile(r"_{2,}")
+
+
+def is_reserved(name: str) -> bool:
+    return name in RESERVED or name.lower().startswith("gl_") or "__" in name
+
+
+def sanitize(raw: str) -> str:
+    """A legal identifier close to ``raw`` (not yet made unique)."""
+    name = _BAD_CHARS.sub("_", raw)
+    name = _UNDERSCORES.sub("_", name)
+    if len(name) > MAX_LENGTH:
+        name = name[:MAX_LENGTH]
+    if not name or name == "_":
+        name = "unnamed"
+    if name[0].isdigit():
+        name = "n" + name
+    if name.lower().startswith("gl_"):
+        name = "u" + name  # ugl_...: no longer the reserved prefix
+    if name in RESERVED:
+        name = name + "_"
+    return name[:MAX_LENGTH + 4]
+
+
+class Namer:
+    """Hands out unique identifiers; the first to ask for a name gets it."""
+
+    def __init__(self, reserved=()):
+        self.used: set[str] = set(reserved)
+
+    def reserve(self, name: str) -> str:
+        """Claim a fixed (already legal) name, e.g. a varying that must link by name."""
+        if name in self.used:
+            raise ValueError(f"name {name!r} claimed twice")
+        self.used.add(name)
+        return name
+
+    def name(self, raw: str) -> str:
+        base = sanitize(raw)
+        if base not in self.used:
+            self.used.add(base)
+            return base
+        stem = base.rstrip("_") or "unnamed"
+        n = 2
+        while True:
+            candidate = f"{stem}_{n}"
+            if candidate not in self.used and candidate not in RESERVED:
+                self.used.add(candidate)
+                return candidate
+            n += 1

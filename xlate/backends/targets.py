@@ -1,0 +1,95 @@
+"""The output targets and what distinguishes them.
+
+Every difference between GLSL dialects that the emitter or the templates
+need is a field here, so that neither tests a target's name.  ``spirv`` is
+the ``vulkan`` GLSL compiled by glslangValidator (``spirv.py``).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+
+class Api(enum.Enum):
+    GL = "gl"
+    VULKAN = "vulkan"
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    version: int  # the #version number
+    es: bool = False
+    api: Api = Api.GL
+    # in/out (1.30+, ES 3.00) rather than attribute/varying/gl_FragColor
+    in_out: bool = True
+    # layout(location) on VS inputs and FS outputs (3.30+, ES 3.00)
+    io_locations: bool = True
+    # layout(location) on varyings too (4.10+ separate shader objects)
+    varying_locations: bool = False
+    # layout(binding) on samplers (4.20+)
+    sampler_bindings: bool = False
+    # constants in uniform blocks with set/binding (Vulkan)
+    uniform_blocks: bool = False
+    # texture(), textureLod() ... rather than texture2D(), texture2DLod() ...
+    generic_texture: bool = True
+    # mix(genType, genType, genBType), roundEven, uintBitsToFloat (1.30+, ES 3.00)
+    glsl130_builtins: bool = True
+    # ES 1.00 Appendix A: only constant-bounded for loops, constant indexing
+    # of temporaries, constant indexing of uniforms in fragment shaders
+    appendix_a: bool = False
+    binary: bool = False  # the output is SPIR-V bytes
+
+    @property
+    def version_line(self) -> str:
+        if self.es and self.version >= 300:
+            return f"#version {self.version} es"
+        return f"#version {self.version}"
+
+    @property
+    def vulkan(self) -> bool:
+        return self.api is Api.VULKAN
+
+
+TARGETS: dict[str, Target] = {
+    t.name: t
+    for t in (
+        Target("glsl120", 120, in_out=False, io_locations=False, generic_texture=False, glsl130_builtins=False),
+        Target("glsl330", 330),
+        Target("glsl450", 450, varying_locations=True, sampler_bindings=True),
+        Target("essl100", 100, es=True, in_out=False, io_locations=False, generic_texture=False,
+               glsl130_builtins=False, appendix_a=True),
+        Target("essl300", 300, es=True),
+        Target("vulkan", 450, api=Api.VULKAN, varying_locations=True, sampler_bindings=True, uniform_blocks=True),
+        Target("spirv", 450, api=Api.VULKAN, varying_locations=True, sampler_bindings=True, uniform_blocks=True,
+               binary=True),
+    )
+}
+
+DESCRIPTIONS = {
+    "glsl120": "GLSL 1.20 (OpenGL 2.1): attribute/varying, gl_FragColor/gl_FragData, texture2D()",
+    "glsl330": "GLSL 3.30 core: in/out, layout(location) on vertex inputs and fragment outputs",
+    "glsl450": "GLSL 4.50 core: explicit locations on every varying, sampler bindings",
+    "essl100": "GLSL ES 1.00 (WebGL 1 / GLES 2): Appendix A limits; raises UnsupportedError where they bite",
+    "essl300": "GLSL ES 3.00 (WebGL 2 / GLES 3): precision qualifiers, in/out",
+    "vulkan": "Vulkan GLSL 4.50: set/binding on constant blocks and samplers, locations on everything",
+    "spirv": "SPIR-V 1.0 binary: the 'vulkan' GLSL compiled by glslangValidator -V, checked by spirv-val",
+}
+
+
+def get_target(name: str) -> Target:
+    try:
+        return TARGETS[name.lower()]
+    except KeyError:
+        raise ValueError(f"unknown target {name!r}; known: {', '.join(TARGETS)}") from None
+
+
+def resolve_options(target: Target, options):
+    """Fill the options that default to 'the target decides' (see options.py)."""
+    changes = {}
+    if options.clip_z is None:
+        changes["clip_z"] = not target.vulkan  # Vulkan clip z is 0..w like D3D9
+    if options.flip_y is None:
+        changes["flip_y"] = target.vulkan  # Vulkan NDC y points down
+    return options.with_(**changes) if changes else options

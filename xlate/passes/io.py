@@ -1,0 +1,282 @@
+"""Stage-interface rules, spelled out in core IR (semantics 5.2-5.8).
+
+After this pass a backend only maps interface variables to the target's
+names; it needs to know nothing of D3D9's conventions.  What it does:
+
+Vertex shaders
+- vs_1_x/vs_2_x colour outputs oD0/oD1 are saturated on every write, and
+  start as D3D's defaults (oD0 = 1, oD1 = 0; unwritten components read so).
+  With ``options.fixed_outputs`` every COLOR0-1 / TEXCOORD0-7 output exists
+  (TEXCOORDs start at 0), so any ps_1_x/2_x links against the VS.
+- An output register carrying two semantics (vs_3_0 ``dcl_texcoord0 o5.xy``
+  + ``dcl_texcoord1 o5.zw``), or a vec4 register carrying PSIZE, becomes a
+  LOCAL copied out at every exit of main into one OUTPUT per semantic (the
+  whole vec4, components in place; PSIZE takes .x).  Not done when the
+  output file is indexed dynamically (the relative pass owns it then).
+- A VS that never writes POSITION0 gets one, set to 0 (D3D requires oPos;
+  GLSL 1.20 / ES 1.00 refuse to link without gl_Position).
+- At every exit of main (end, and each RETURN in main) the POSITION0 output
+  is rewritten: x += w/vp_w and y -= w/vp_h (``half_pixel``, D3D pixel
+  centres), y = -y (``flip_y``), z = 2z - w (``clip_z``).
+
+Pixel shaders
+- vPos (builtin "vpos") becomes a LOCAL set at the start of main from the
+  API's fragment coordinate: (x - 0.5, y - 0.5) when the image is laid out
+  as D3D's (flip_y), else (x - 0.5, rt_height - 0.5 - y); z, w pass through.
+- vFace (builtin "vface") becomes a LOCAL = front_facing ? 1 : -1.  The layer
+  must set the API's front face so that D3D-front triangles are API-front
+  (GL: glFrontFace(GL_CCW) unflipped, GL_CW with flip_y; Vulkan:
+  VK_FRONT_FACE_COUNTER_CLOCKWISE unflipped, CLOCKWISE with flip_y).
+- An input register carrying two semantics is split the same way.
+- Without flip_y, D3D's +y (down) is the API's -y: every FDDY becomes
+  FNEG(FDDY).  From here on FDDY means the target API's dFdy, and the
+  backend prints it as such (``program.notes["fddy"] = "api"``).
+
+New variables (documented for backends; ``Storage.INPUT`` + ``builtin``):
+- "frag_coord" f4: the API fragment coordinate (gl_FragCoord);
+- "front_facing" b1: gl_FrontFacing;
+- "viewport" f4: a uniform the layer sets to (1/viewport width,
+  1/viewport height, render-target height, 0); reported by reflection.
+
+``program.notes["io"]`` records the resolved options and what the layer
+must bind (``viewport``) or set (``front_face``).
+"""
+
+from __future__ import annotations
+
+from ..bytecode.tables import DeclUsage, RegisterType
+from ..ir.ops import Code, Op
+from ..ir.program import Program, Semantic, Storage, Variable
+from ..ir.types import B1, F1, F4
+from .rewrite import rewrite
+
+U = DeclUsage
+
+
+def run(program: Program, options) -> None:
+    _IO(program, options).run()
+
+
+class _IO:
+    def __init__(self, program: Program, options):
+        self.p = program
+        self.o = options
+        self.clip_z = True if options.clip_z is None else options.clip_z
+        self.flip_y = False if options.flip_y is None else options.flip_y
+        self.half_pixel = options.half_pixel
+        self.viewport: Variable | None = None
+        self.prologue: list[Op] = []
+        self.epilogue: list = []  # callables emitting ops into a list
+        rel = program.notes.get("relative_registers", set())
+        self.relative = {int(r) for r in rel}
+        self.notes = {"clip_z": self.clip_z, "flip_y": self.flip_y, "half_pixel": self.half_pixel,
+                      "viewport": False, "front_face": None}
+
+    # -- helpers ------------------------------------------------------------
+
+    @staticmethod
+    def op(out: list, code: Code, type=None, args=(), imm=(), var=None) -> Op:
+        o = Op(code, type, tuple(args), tuple(imm), var, -1)
+        out.append(o)
+        return o
+
+    def const(self, out, value: float) -> Op:
+        return self.op(out, Code.CONST, F1, imm=(float(value),))
+
+    def comp(self, out, v: Op, c: int) -> Op:
+        return self.op(out, Code.SWIZZLE, v.type.with_width(1), (v,), (c,))
+
+    def get_viewport(self) -> Variable:
+        if self.viewport is None:
+            self.viewport = Variable("viewport", Storage.INPUT, F4, builtin="viewport")
+            self.p.variables.append(self.viewport)
+            self.notes["viewport"] = True
+        return self.viewport
+
+    def builtin(self, name: str, type) -> Variable:
+        for v in self.p.variables:
+            if v.builtin == name and v.storage is Storage.INPUT:
+                return v
+        v = Variable(name, Storage.INPUT, type, builtin=name)
+        self.p.variables.append(v)
+        return v
+
+    def find_output(self, rtype: RegisterType, index: int) -> Variable | None:
+        for v in self.p.variables_of(Storage.OUTPUT):
+            if v.register == (rtype, index):
+                return v
+        return None
+
+    # -- main ---------------------------------------------------------------
+
+    def run(self) -> None:
+        if self.p.is_vertex:
+            self.vertex()
+        else:
+            self.pixel()
+        main = self.p.main
+        if self.epilogue:
+            body: list[Op] = []
+            for op in main.body:
+                if op.code is Code.RETURN:
+                    for emit in self.epilogue:
+                        emit(body)
+                body.append(op)
+            for emit in self.epilogue:
+                emit(body)
+            main.body = body
+        if self.prologue:
+            main.body[:0] = self.prologue
+        self.p.notes["io"] = self.notes
+
+    # -- vertex shaders -----------------------------------------------------
+
+    def vertex(self) -> None:
+        v = self.p.version
+        if v.major < 3:
+            self.sm2_colours()
+        outputs_relative = int(RegisterType.TEXCRDOUT) in self.relative
+        for var in list(self.p.variables_of(Storage.OUTPUT)):
+            psize_vec = var.type.width > 1 and any(s.usage is U.PSIZE for _, s in var.semantics)
+            if (len(var.semantics) > 1 or psize_vec) and not outputs_relative:
+                self.split_output(var)
+        pos = next((v for v in self.p.variables_of(Storage.OUTPUT)
+                    if v.semantic is not None and v.semantic.usage is U.POSITION and v.semantic.index == 0
+                    and len(v.semantics) == 1), None)
+        if pos is None:
+            # D3D requires oPos; a shader without it has an undefined position,
+            # but GLSL 1.20 / ES 1.00 refuse to link a VS that never writes it.
+            pos = Variable("oPos", Storage.OUTPUT, F4, register=(RegisterType.RASTOUT, 0),
+                           semantics=((0xF, Semantic(U.POSITION, 0)),))
+            self.p.variables.append(pos)
+            zero = self.op(self.prologue, Code.CONST, F4, imm=(0.0,) * 4)
+            self.op(self.prologue, Code.STORE, None, (zero,), (0xF,), pos)
+        if self.clip_z or self.flip_y or self.half_pixel:
+            self.epilogue.append(lambda out, pos=pos: self.fix_position(out, pos))
+
+    def sm2_colours(self) -> None:
+        fixed = self.o.fixed_outputs
+        defaults = {(RegisterType.ATTROUT, 0): 1.0, (RegisterType.ATTROUT, 1): 0.0}
+        if fixed:
+            defaults.update({(RegisterType.TEXCRDOUT, i): 0.0 for i in range(8)})
+        for (rtype, index), value in defaults.items():
+            var = self.find_output(rtype, index)
+            if var is None:
+                if not fixed:
+                    continue
+                usage = U.COLOR if rtype == RegisterType.ATTROUT else U.TEXCOORD
+                name = f"oD{index}" if usage is U.COLOR else f"oT{index}"
+                var = Variable(name, Storage.OUTPUT, F4, register=(rtype, index),
+                               semantics=((0xF, Semantic(usage, index)),))
+                self.p.variables.append(var)
+            c = self.op(self.prologue, Code.CONST, F4, imm=(value,) * 4)
+            self.op(self.prologue, Code.STORE, None, (c,), (0xF,), var)
+        colours = {id(v) for v in (self.find_output(RegisterType.ATTROUT, 0), self.find_output(RegisterType.ATTROUT, 1))
+                   if v is not None}
+
+        def saturate(rw, op):
+            if id(op.var) not in colours:
+                rw.keep(op)
+                return None
+            value = rw.emit(Code.FSATURATE, op.args[0].type, (op.args[0],))
+            rw.emit(Code.STORE, None, (value, *op.args[1:]), op.imm, op.var)
+            return None
+
+        rewrite(self.p, {Code.STORE: saturate})
+
+    def split_output(self, var: Variable) -> None:
+        """Make ``var`` a LOCAL, copied out at every exit into one OUTPUT per semantic."""
+        semantics = var.semantics
+        var.storage = Storage.LOCAL
+        var.semantics = ()
+        zero = self.op(self.prologue, Code.CONST, F4, imm=(0.0,) * 4)
+        self.op(self.prologue, Code.STORE, None, (zero,), (0xF,), var)
+        for mask, sem in semantics:
+            scalar = sem.usage is U.PSIZE
+            out = Variable(f"{var.name}_{sem}", Storage.OUTPUT, F1 if scalar else F4, register=var.register,
+                           semantics=((0x1 if scalar else mask, sem),), mask=0x1 if scalar else mask)
+            self.p.variables.append(out)
+
+            def copy(body, src=var, dst=out, scalar=scalar):
+                value = self.op(body, Code.LOAD, F4, var=src)
+                if scalar:
+                    value = self.comp(body, value, 0)
+                self.op(body, Code.STORE, None, (value,), (0x1 if scalar else 0xF,), dst)
+
+            self.epilogue.append(copy)
+
+    def fix_position(self, out: list, pos: Variable) -> None:
+        p = self.op(out, Code.LOAD, F4, var=pos)
+        x, y, z, w = (self.comp(out, p, i) for i in range(4))
+        if self.half_pixel:
+            vp = self.op(out, Code.LOAD, F4, var=self.get_viewport())
+            x = self.op(out, Code.FADD, F1, (x, self.op(out, Code.FMUL, F1, (w, self.comp(out, vp, 0)))))
+            y = self.op(out, Code.FSUB, F1, (y, self.op(out, Code.FMUL, F1, (w, self.comp(out, vp, 1)))))
+        if self.flip_y:
+            y = self.op(out, Code.FNEG, F1, (y,))
+        if self.clip_z:
+            z = self.op(out, Code.FSUB, F1, (self.op(out, Code.FMUL, F1, (z, self.const(out, 2.0))), w))
+        value = self.op(out, Code.CONSTRUCT, F4, (x, y, z, w))
+        self.op(out, Code.STORE, None, (value,), (0xF,), pos)
+
+    # -- pixel shaders ------------------------------------------------------
+
+    def pixel(self) -> None:
+        inputs_relative = int(RegisterType.INPUT) in self.relative
+        for var in list(self.p.variables_of(Storage.INPUT)):
+            if var.builtin == "vpos":
+                self.vpos(var)
+            elif var.builtin == "vface":
+                self.vface(var)
+            elif len(var.semantics) > 1 and not inputs_relative:
+                self.split_input(var)
+        if not self.flip_y:
+            def negate(rw, op):
+                rw.keep(op)
+                return rw.emit(Code.FNEG, op.type, (op,))
+
+            rewrite(self.p, {Code.FDDY: negate})
+        self.p.notes["fddy"] = "api"
+
+    def vpos(self, var: Variable) -> None:
+        out = self.prologue
+        fc = self.op(out, Code.LOAD, F4, var=self.builtin("frag_coord", F4))
+        half = self.const(out, 0.5)
+        x = self.op(out, Code.FSUB, F1, (self.comp(out, fc, 0), half))
+        if self.flip_y:
+            y = self.op(out, Code.FSUB, F1, (self.comp(out, fc, 1), half))
+        else:
+            vp = self.op(out, Code.LOAD, F4, var=self.get_viewport())
+            top = self.op(out, Code.FSUB, F1, (self.comp(out, vp, 2), half))
+            y = self.op(out, Code.FSUB, F1, (top, self.comp(out, fc, 1)))
+        value = self.op(out, Code.CONSTRUCT, F4, (x, y, self.comp(out, fc, 2), self.comp(out, fc, 3)))
+        var.storage, var.builtin = Storage.LOCAL, None
+        self.op(out, Code.STORE, None, (value,), (0xF,), var)
+
+    def vface(self, var: Variable) -> None:
+        out = self.prologue
+        ff = self.op(out, Code.LOAD, B1, var=self.builtin("front_facing", B1))
+        value = self.op(out, Code.SELECT, F1, (ff, self.const(out, 1.0), self.const(out, -1.0)))
+        var.storage, var.builtin = Storage.LOCAL, None
+        self.op(out, Code.STORE, None, (value,), (0x1,), var)
+        self.notes["front_face"] = {"gl": "GL_CW" if self.flip_y else "GL_CCW",
+                                    "vulkan": "VK_FRONT_FACE_CLOCKWISE" if self.flip_y
+                                    else "VK_FRONT_FACE_COUNTER_CLOCKWISE"}
+
+    def split_input(self, var: Variable) -> None:
+        semantics = var.semantics
+        var.storage = Storage.LOCAL
+        var.semantics = ()
+        out = self.prologue
+        for mask, sem in semantics:
+            src = Variable(f"{var.name}_{sem}", Storage.INPUT, F4, register=var.register,
+                           semantics=((mask, sem),), mask=mask, centroid=var.centroid,
+                           partial_precision=var.partial_precision)
+            self.p.variables.append(src)
+            comps = tuple(i for i in range(4) if mask & (1 << i))
+            value = self.op(out, Code.LOAD, F4, var=src)
+            if comps != (0, 1, 2, 3):
+                value = self.op(out, Code.SWIZZLE, F4.with_width(len(comps)), (value,), comps)
+            self.op(out, Code.STORE, None, (value,), (mask,), var)
+
+
