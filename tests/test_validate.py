@@ -193,11 +193,12 @@ def test_load_type_and_unknown_variable():
 
 
 @pytest.mark.parametrize("codes, words", [
-    ((Code.ENDIF,), "ENDIF without"),
-    ((Code.LOOP, Code.ENDIF), "ENDIF without"),
-    ((Code.BREAK,), "BREAK outside"),
+    ((Code.ENDIF,), "'endif' without"),
+    ((Code.LOOP, Code.ENDIF), "'endif' without"),
+    ((Code.BREAK,), "'break' outside"),
     ((Code.LOOP,), "open block"),
-    ((Code.ELSE,), "ELSE without"),
+    ((Code.ELSE,), "'else' without"),
+    ((Code.IF, Code.ELSE, Code.ELSE), "'else' without"),
 ])
 def test_nesting(codes, words):
     b = IRBuilder()

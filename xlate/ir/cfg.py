@@ -116,26 +116,34 @@ def dominators(graph: nx.DiGraph) -> dict:
     return nx.immediate_dominators(graph, ENTRY)
 
 
-def check_structure(fn: Function, program: Program) -> None:
-    """Nesting of IF/ELSE/ENDIF and LOOP/ENDLOOP, BREAK inside loops."""
-    stack: list[Code] = []
+def check_structure(fn: Function, program: Program | None = None, *, error=None) -> None:
+    """Nesting of IF/ELSE/ENDIF and LOOP/ENDLOOP (one ELSE per IF), BREAK
+    inside loops.  ``error(op, reason)`` makes the exception to raise; by
+    default a StructureError naming the D3D instruction (the validator passes
+    its own, since there a bad nesting is a pass bug, not bad input)."""
+    fail = error or (lambda op, reason: _error(program, op, reason))
+    stack: list[Code] = []  # IF, ELSE (an IF past its ELSE) or LOOP
+    loops = 0
     for op in fn.body:
         code = op.code
         if code in (Code.IF, Code.LOOP):
             stack.append(code)
+            loops += code is Code.LOOP
         elif code is Code.ELSE:
             if not stack or stack[-1] is not Code.IF:
-                raise _error(program, op, "'else' without an open 'if'")
+                raise fail(op, "'else' without an open 'if'")
+            stack[-1] = Code.ELSE
         elif code is Code.ENDIF:
-            if not stack or stack.pop() is not Code.IF:
-                raise _error(program, op, "'endif' without an open 'if'")
+            if not stack or stack.pop() not in (Code.IF, Code.ELSE):
+                raise fail(op, "'endif' without an open 'if'")
         elif code is Code.ENDLOOP:
             if not stack or stack.pop() is not Code.LOOP:
-                raise _error(program, op, "'endloop' without an open loop")
-        elif code is Code.BREAK and Code.LOOP not in stack:
-            raise _error(program, op, "'break' outside a loop")
+                raise fail(op, "'endloop' without an open loop")
+            loops -= 1
+        elif code is Code.BREAK and not loops:
+            raise fail(op, "'break' outside a loop")
     if stack:
-        raise _error(program, fn.body[-1] if fn.body else None, f"function {fn.name} ends with an open block")
+        raise fail(fn.body[-1] if fn.body else None, f"function {fn.name} ends with {len(stack)} open block(s)")
 
 
 def call_graph(program: Program) -> nx.DiGraph:

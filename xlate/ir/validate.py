@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from ..bytecode.tables import Opcode
 from ..errors import UnsupportedError
-from .cfg import check_calls
+from .cfg import check_calls, check_structure
 from .ops import COMPARISONS, COMPONENTWISE_FLOAT, CONTROL, D3D_CODES, EFFECTS, Code, Op
 from .program import Function, Program, Storage
 from .types import Scalar
@@ -148,7 +148,7 @@ def validate(program: Program) -> None:
     known_vars = {id(v) for v in program.variables}
     seen: set[int] = set()
     for fn in program.functions.values():
-        _check_structure(fn)
+        check_structure(fn, error=lambda op, reason, fn=fn: IRValidationError(fn.name, op, R4, reason))
         _check_function(program, fn, known_vars, seen)
     check_calls(program)
 
@@ -171,28 +171,6 @@ def _check_d3d(program: Program) -> None:
         else:
             reason = "this instruction is not supported yet"
         raise UnsupportedError(offset, f"{where}: {reason}")
-
-
-def _check_structure(fn: Function) -> None:
-    stack: list[Code] = []
-    for op in fn.body:
-        code = op.code
-        if code in (Code.IF, Code.LOOP):
-            stack.append(code)
-        elif code is Code.ELSE:
-            if not stack or stack[-1] is not Code.IF:
-                raise IRValidationError(fn.name, op, R4, "ELSE without an open IF")
-            stack[-1] = Code.ELSE
-        elif code is Code.ENDIF:
-            if not stack or stack.pop() not in (Code.IF, Code.ELSE):
-                raise IRValidationError(fn.name, op, R4, "ENDIF without an open IF")
-        elif code is Code.ENDLOOP:
-            if not stack or stack.pop() is not Code.LOOP:
-                raise IRValidationError(fn.name, op, R4, "ENDLOOP without an open LOOP")
-        elif code is Code.BREAK and Code.LOOP not in stack:
-            raise IRValidationError(fn.name, op, R4, "BREAK outside any LOOP")
-    if stack:
-        raise IRValidationError(fn.name, None, R4, f"the body ends with {len(stack)} open block(s)")
 
 
 def _check_function(program: Program, fn: Function, known_vars: set[int], seen: set[int]) -> None:
