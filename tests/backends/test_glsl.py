@@ -288,7 +288,7 @@ def test_io_builtins_and_reflection(outputs):
     code, refl = outputs["vpos_vface", "glsl330"]
     assert "gl_FragCoord" in code and "gl_FrontFacing" in code and "uniform vec4 xl_viewport;" in code
     assert refl["viewport"]["glsl"] == "xl_viewport"
-    assert refl["front_face"]["gl"] == "GL_CCW"
+    assert refl["front_face"]["gl"] == "GL_CW"  # upright image: D3D clockwise fronts stay clockwise
     code, refl = outputs["vpos_vface", "vulkan"]  # built before resolve: flip_y from Options() = None -> False
     code, refl = outputs["split_outputs", "glsl330"]
     assert "v_texcoord2 = " in code and "v_texcoord3 = " in code and "gl_PointSize = " in code

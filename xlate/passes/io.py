@@ -259,7 +259,11 @@ class _IO:
         value = self.op(out, Code.SELECT, F1, (ff, self.const(out, 1.0), self.const(out, -1.0)))
         var.storage, var.builtin = Storage.LOCAL, None
         self.op(out, Code.STORE, None, (value,), (0x1,), var)
-        self.notes["front_face"] = {"gl": "GL_CW" if self.flip_y else "GL_CCW",
+        # D3D's front faces are clockwise on screen.  Without a y flip the
+        # image is upright in GL window coordinates, so they stay clockwise
+        # there; flipping y mirrors them.  Vulkan's framebuffer y points down
+        # like D3D's, so there the flip keeps them clockwise.
+        self.notes["front_face"] = {"gl": "GL_CCW" if self.flip_y else "GL_CW",
                                     "vulkan": "VK_FRONT_FACE_CLOCKWISE" if self.flip_y
                                     else "VK_FRONT_FACE_COUNTER_CLOCKWISE"}
 

@@ -1,9 +1,10 @@
 """Scalar and special-function instructions with D3D's documented edge values.
 
-Scalar ops (rcp rsq exp log logp expp pow sincos) read component 0 of the
-swizzled source (semantics §2.1 rule 3: fxc always writes a replicate
-swizzle, so swizzle[0] is right for every legal input) and replicate the
-result.  Edge values follow the docs (§2.2, §2.5, §7.1):
+Scalar ops (rcp rsq exp log logp expp pow sincos) read the LAST component
+of the swizzled source and replicate the result.  fxc always writes a
+replicate swizzle, where every choice agrees; for the rest, Windows drivers
+read the fourth swizzle slot (Wine's test_scalar_instructions: `rcp oD0, c0`
+gives 1/c0.w), as wined3d does — not .x as semantics §2.1 rule 3 suggests.  Edge values follow the docs (§2.2, §2.5, §7.1):
 rcp(+-0) = +-FLT_MAX (IEEE clamped), rsq(0) = FLT_MAX, log(0) = -FLT_MAX, log/rsq/pow of |x|,
 pow(x, 0) = 1 for every x, nrm of a zero xyz = 0.
 """
@@ -20,6 +21,13 @@ from .rewrite import Rewriter, rewrite
 LIT_EXPONENT_LIMIT = 127.9961
 
 
+SCALAR_SLOT = 3  # the swizzle slot scalar ops read (see the module docstring)
+
+
+def _scalar(rw: Rewriter, v: Op) -> Op:
+    return component(rw, v, SCALAR_SLOT)
+
+
 def _is_zero(rw: Rewriter, x: Op) -> Op:
     return compare(rw, Code.FEQ, x, fconst(rw, 0.0, x.type.width))
 
@@ -30,23 +38,23 @@ def _rcp(rw: Rewriter, op: Op, ctx: Context) -> Op:
     # rcp(-0), and products with 0 stay 0 even without the legacy multiply.
     # (rsq and log keep an explicit zero test: GLSL leaves inversesqrt(0) and
     # log2(0) undefined, while 1/0 is IEEE infinity on every GL/Vulkan target.)
-    x = component(rw, op.args[0])
+    x = _scalar(rw, op.args[0])
     return splat(rw, fop(rw, Code.FCLAMP, fop(rw, Code.FRCP, x), fconst(rw, -FLT_MAX, 1), fconst(rw, FLT_MAX, 1)))
 
 
 def _rsq(rw: Rewriter, op: Op, ctx: Context) -> Op:
-    x = fop(rw, Code.FABS, component(rw, op.args[0]))
+    x = fop(rw, Code.FABS, _scalar(rw, op.args[0]))
     return splat(rw, select(rw, _is_zero(rw, x), fconst(rw, FLT_MAX, 1), fop(rw, Code.FRSQ, x)))
 
 
 def _log(rw: Rewriter, op: Op, ctx: Context) -> Op:
     # log and logp (no 4-component vs_1_1 form for logp, unlike expp).
-    x = fop(rw, Code.FABS, component(rw, op.args[0]))
+    x = fop(rw, Code.FABS, _scalar(rw, op.args[0]))
     return splat(rw, select(rw, _is_zero(rw, x), fconst(rw, -FLT_MAX, 1), fop(rw, Code.FLOG2, x)))
 
 
 def _exp(rw: Rewriter, op: Op, ctx: Context) -> Op:
-    return splat(rw, fop(rw, Code.FEXP2, component(rw, op.args[0])))
+    return splat(rw, fop(rw, Code.FEXP2, _scalar(rw, op.args[0])))
 
 
 def _expp(rw: Rewriter, op: Op, ctx: Context) -> Op:
@@ -54,7 +62,7 @@ def _expp(rw: Rewriter, op: Op, ctx: Context) -> Op:
     if not (version.is_vertex and version.major == 1):
         return _exp(rw, op, ctx)  # vs_2_0+: 2^s replicated
     # vs_1_1: (2^floor(s), s - floor(s), 2^s, 1)
-    s = component(rw, op.args[0])
+    s = _scalar(rw, op.args[0])
     floor = fop(rw, Code.FFLOOR, s)
     return construct(
         rw, fop(rw, Code.FEXP2, floor), fop(rw, Code.FSUB, s, floor),
@@ -64,8 +72,8 @@ def _expp(rw: Rewriter, op: Op, ctx: Context) -> Op:
 
 def _pow(rw: Rewriter, op: Op, ctx: Context) -> Op:
     # |s0|^s1, and 1 whenever s1 == 0 (even for a 0 or NaN base; §2.5).
-    base = fop(rw, Code.FABS, component(rw, op.args[0]))
-    exponent = component(rw, op.args[1])
+    base = fop(rw, Code.FABS, _scalar(rw, op.args[0]))
+    exponent = _scalar(rw, op.args[1])
     power = fop(rw, Code.FPOW, base, exponent)
     return splat(rw, select(rw, _is_zero(rw, exponent), fconst(rw, 1.0, 1), power))
 
@@ -102,7 +110,7 @@ def _sincos(rw: Rewriter, op: Op, ctx: Context) -> Op:
     # x = cos, y = sin (§2.4); the SM2 form's two constant sources are the
     # hardware macro's series coefficients and are ignored, as by every peer.
     # z and w are 0 here: the mask (.x, .y or .xy) keeps them unwritten.
-    s = component(rw, op.args[0])
+    s = _scalar(rw, op.args[0])
     zero = fconst(rw, 0.0, 1)
     return construct(rw, fop(rw, Code.FCOS, s), fop(rw, Code.FSIN, s), zero, zero)
 

@@ -49,8 +49,11 @@ def dot(m, a: np.ndarray, b: np.ndarray, k: int) -> np.ndarray:
 
 
 def scalar(m, ins: Instruction, i: int = 0) -> np.ndarray:
-    """§2.1 rule 3: scalar ops use the first swizzle component."""
-    return m.read(ins.srcs[i])[:, 0]
+    """Scalar ops read the last swizzle slot: the same as any for the
+    replicate swizzles fxc writes, and what Windows drivers read otherwise
+    (Wine test_scalar_instructions: `rcp oD0, c0` gives 1/c0.w; wined3d
+    agrees; semantics §2.1 rule 3 suggests .x, which real drivers contradict)."""
+    return m.read(ins.srcs[i])[:, 3]
 
 
 def clamp_fmax(x: np.ndarray) -> np.ndarray:
@@ -141,7 +144,7 @@ def op_dp4(m, ins):
 
 def op_dp2add(m, ins):
     s0, s1 = _src(m, ins, 0), _src(m, ins, 1)
-    m.write(ins, rep4(dot(m, s0, s1, 2) + scalar(m, ins, 2)))
+    m.write(ins, rep4(dot(m, s0, s1, 2) + m.read(ins.srcs[2])[:, 0]))
 
 
 def _matrix(rows: int, width: int):

@@ -1,0 +1,146 @@
+"""vkd3d's D3D9 draws (``shared/peer-corpus/vkd3d/cases.jsonl``, format in
+its README): the inputs of a case as the verification tools take them, and
+the probe comparison.  Shared by the reference-interpreter and the GL
+runs of the corpus (tests/verify/test_reference_vkd3d.py,
+tests/verify/test_vkd3d_llvmpipe.py).
+
+* ``load_cases(path)`` -> list of case dicts, in file order.
+* ``constants_of(case)`` -> ``ReferenceConstants``: the runner's constant
+  array (raw bits, so int uniforms stay int bits) for c0... of both stages.
+* ``textures_of(case)`` -> {stage: ``Texture``} with the case's sampler
+  state (D3D9 defaults for stages without one); R32F reads (r, 1, 1, 1).
+* ``vertex_inputs(case)`` -> ({(DeclUsage, index): (n, k) floats}, n).
+* ``probe_pixels(probe)`` -> the (x, y) pixels a probe checks.
+* ``ulp_distance(a, b)`` sign-magnitude ULPs (vkd3d's compare_float);
+  ``compare_probe(probe, pixels, got)`` -> (passed, detail).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from ..bytecode.tables import DeclUsage
+from .reference import ReferenceConstants
+from .textures import SamplerState, Texture
+
+F32 = np.float32
+
+__all__ = [
+    "load_cases", "constants_of", "textures_of", "vertex_inputs", "ulp_distance", "probe_pixels",
+    "compare_probe", "RECT_SAMPLE_LIMIT", "RECT_STRIDE",
+]
+
+
+def load_cases(path) -> list[dict]:
+    return [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+
+
+def constants_of(case) -> ReferenceConstants:
+    regs = {}
+    for u in case["uniforms"]:
+        bits = [int(b, 16) for b in u["bits"]]
+        regs[int(u["register"][1:])] = np.array(bits, dtype=np.uint32).view(F32)
+    size = max(regs) + 1 if regs else 0
+    table = np.zeros((size, 4), F32)
+    for k, v in regs.items():
+        table[k] = v
+    return ReferenceConstants(floats=table)
+
+
+_FILTER = {"POINT": "point", "LINEAR": "linear", "NONE": "none", "ANISOTROPIC": "anisotropic"}
+
+
+def textures_of(case) -> dict[int, Texture]:
+    samplers = {s["stage"]: s for s in case["samplers"]}
+    out = {}
+    for t in case["textures"]:
+        data = np.asarray(t["data"], dtype=F32)
+        ncomp = 1 if t["format"] == "R32_FLOAT" else 4
+        levels, pos = [], 0
+        w, h = t["width"], t["height"]
+        for _ in range(t["levels"]):
+            count = w * h * ncomp
+            level = data[pos : pos + count].reshape(h, w, ncomp)
+            pos += count
+            if ncomp == 1:  # D3DFMT_R32F reads as (r, 1, 1, 1)
+                level = np.concatenate([level, np.ones((h, w, 3), F32)], axis=2)
+            levels.append(level)
+            w, h = max(w // 2, 1), max(h // 2, 1)
+        s = samplers.get(t["stage"])
+        if s is None:
+            state = SamplerState()
+        else:
+            au, av, aw = s["address_uvw"]
+            state = SamplerState(
+                address_u=au, address_v=av, address_w=aw,
+                mag_filter=_FILTER[s["d3d9_magfilter"]], min_filter=_FILTER[s["d3d9_minfilter"]],
+                mip_filter=_FILTER[s["d3d9_mipfilter"]],
+            )
+        out[t["stage"]] = Texture(t.get("type", "2d"), levels, state)
+    return out
+
+
+_DECL_COUNT = {"D3DDECLTYPE_FLOAT1": 1, "D3DDECLTYPE_FLOAT2": 2, "D3DDECLTYPE_FLOAT3": 3, "D3DDECLTYPE_FLOAT4": 4}
+
+
+def vertex_inputs(case) -> tuple[dict, int]:
+    draw = case["draw"]
+    n = draw["vertex_count"]
+    streams = {vb["stream"]: vb for vb in draw["vertex_buffers"]}
+    inputs = {}
+    for el in draw["vertex_declaration"]:
+        vb = streams[el["slot"]]
+        data = np.asarray(vb["data"], dtype=F32)
+        stride = vb["stride"] // 4
+        k = _DECL_COUNT[el["d3d9_type"]]
+        off = el["offset"] // 4
+        vals = np.stack([data[i * stride + off : i * stride + off + k] for i in range(n)])
+        usage = DeclUsage[el["d3d9_usage"].replace("D3DDECLUSAGE_", "")]
+        inputs[(usage, el["index"])] = vals
+    return inputs, n
+
+
+def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Sign-magnitude ULP distance of float32 values (vkd3d compare_float)."""
+    ia = np.asarray(a, F32).view(np.int32).astype(np.int64)
+    ib = np.asarray(b, F32).view(np.int32).astype(np.int64)
+    ia = np.where(ia < 0, -(2**31) - ia, ia)
+    ib = np.where(ib < 0, -(2**31) - ib, ib)
+    return np.abs(ia - ib)
+
+
+RECT_SAMPLE_LIMIT = 4096
+RECT_STRIDE = 7  # odd, so both columns/rows of a quad get sampled over the grid
+
+
+def probe_pixels(probe, limit: int | None = RECT_SAMPLE_LIMIT) -> list[tuple[int, int]]:
+    """The pixels a probe checks.  A rect of up to ``limit`` pixels (None:
+    any) is checked whole; a larger one (only ddxddy's full-target rect) on
+    a grid of every RECT_STRIDE-th column and row plus its last column and
+    row, so every edge, every corner and both pixel parities are covered."""
+    if "point" in probe:
+        return [tuple(probe["point"])]
+    left, top, right, bottom = probe["rect"]
+    if limit is None or (right - left) * (bottom - top) <= limit:
+        xs, ys = range(left, right), range(top, bottom)
+    else:
+        xs = sorted(set(range(left, right, RECT_STRIDE)) | {right - 1})
+        ys = sorted(set(range(top, bottom, RECT_STRIDE)) | {bottom - 1})
+    return [(x, y) for y in ys for x in xs]
+
+
+def compare_probe(probe, pixels, got: np.ndarray) -> tuple[bool, str]:
+    """Compare (k, 4) colours at ``pixels`` with the probe's rgba within its
+    ulps (null = exact)."""
+    want = np.asarray(probe["rgba"], F32)
+    ulps = probe["ulps"] or 0
+    dist = ulp_distance(got, np.broadcast_to(want, got.shape))
+    bad = np.nonzero(dist.max(axis=1) > ulps)[0]
+    if len(bad):
+        i = bad[0]
+        return False, (f"pixel {tuple(pixels[i])}: got {got[i].tolist()}, want {want.tolist()} (ulps {ulps}); "
+                       f"{len(bad)}/{len(pixels)} pixels differ")
+    return True, ""

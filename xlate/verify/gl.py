@@ -1,0 +1,839 @@
+"""Run translated shaders on OpenGL (moderngl, EGL; Mesa llvmpipe headless).
+
+One standalone EGL context per process, created on first use and reused
+(``context()``; it raises ``GLUnavailable`` with the reason when EGL or a GL
+4.5 driver is missing, so tests can skip).  Everything is bound ONLY through
+the translation's reflection (docs/reflection.md): attributes by (usage,
+index), float/int/bool constants by register range, samplers by s#, the
+draw-state uniforms of ps_1_x, the viewport uniform and the front face.
+
+API
+---
+``runner()`` -> the process's ``GLRunner``.
+
+``GLRunner.draw(vs, ps, draw, targets=None) -> DrawResult``
+    ``vs``/``ps`` are ``xlate.Translation`` objects (anything with ``.code``
+    and ``.reflection``) for any GL target (glsl120/330/450, essl100/300);
+    ``vs=None`` links the PS with a pass-through vertex shader written from
+    the PS reflection's inputs: it passes ``draw.vertices[(usage, index)]``
+    to each varying the PS reads and takes the D3D clip-space position from
+    ``draw.vertices[("position", 0)]`` (applying the same io fix-ups as a
+    translated VS: half pixel, clip z, flip y).  ``draw`` is a ``Draw``;
+    ``targets`` an existing ``RenderTargets`` to draw into without clearing
+    (``Draw.clear`` still clears when given), or None for fresh ones.
+    ``DrawResult.colors[i]`` is render target i as (height, width, 4)
+    float32 in D3D order (row 0 = top).
+``GLRunner.run_vertex(vs, vertices, constants, textures) -> VertexResult``
+    a vertex shader alone, through transform feedback (one invocation per
+    vertex; a 1×1 framebuffer is bound first, without one Mesa writes zeros).
+``RenderTargets(width, height, count)``: float RGBA targets that persist
+    across draws; ``clear(colours)``, ``read(i, rect)``, ``release()``.
+
+Textures are ``xlate.verify.textures.Texture`` (the reference interpreter's:
+float RGBA levels, 2D / cube / volume, with their ``SamplerState``), so one
+set of inputs drives both.  Sampler state maps to GL sampler objects:
+point/linear MAG and MIN, MIP none/point/linear, address wrap / mirror /
+clamp / border (with its colour) / mirroronce, MIPMAPLODBIAS, MAXMIPLEVEL
+(GL_TEXTURE_BASE_LEVEL).
+
+D3D9 render state that core GL lacks is added to the program source
+(``RenderState``): the alpha test (a ``discard`` after the PS's main, alpha
+rounded to 8 bits as D3D9 hardware compares it), user clip planes (D3D clip
+space planes; gl_ClipDistance computed from the position with the io
+fix-ups undone), flat shading (``flat`` on COLOR varyings, first-vertex
+provoking convention), the point size and its clamp, and point sprites
+(TEXCOORD inputs replaced by gl_PointCoord).  These wrappers need GLSL 1.30+
+(``flat``, gl_ClipDistance) and raise ``NotImplementedError`` otherwise.
+
+Compiled programs are cached by their source text.
+
+Rasterisation (measured on llvmpipe): with the half-pixel offset the D3D
+pixel centres land exactly on GL's, so an edge through pixel centres (a
+quad from -1 to 1) is a tie that the driver's fill rule decides.  llvmpipe
+covers a tie on the edge at the image's memory row 0 and drops one on the
+last row: D3D9's top-left rule holds when the image lies in D3D order
+(translated with ``flip_y=True``); an upright target (the GL default)
+loses D3D's top row of such a quad and gains its bottom row.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import re
+import tempfile
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from .reference import ReferenceConstants
+from .reference_sm1 import TextureStage
+from .textures import SamplerState, Texture
+
+__all__ = [
+    "GLUnavailable", "RenderState", "Draw", "DrawResult", "VertexResult", "RenderTargets", "GLRunner",
+    "context", "runner", "usage_key",
+]
+
+F32 = np.float32
+FLT_MAX = float(np.finfo(np.float32).max)
+
+
+class GLUnavailable(RuntimeError):
+    """No OpenGL here (no EGL, no driver): tests skip with this message."""
+
+
+# --------------------------------------------------------------------------
+# Context and the few raw GL entry points moderngl does not wrap
+# --------------------------------------------------------------------------
+
+_CTX: Any = None
+_CTX_ERROR: str | None = None
+
+
+def context():
+    """The process's moderngl context (EGL standalone, GL 4.5 core)."""
+    global _CTX, _CTX_ERROR
+    if _CTX is not None:
+        return _CTX
+    if _CTX_ERROR is not None:
+        raise GLUnavailable(_CTX_ERROR)
+    os.environ.setdefault("MESA_SHADER_CACHE_DIR", os.path.join(tempfile.gettempdir(), "xlate-mesa-cache"))
+    try:
+        import moderngl
+
+        ctx = moderngl.create_standalone_context(backend="egl")
+        if ctx.version_code < 330:
+            raise RuntimeError(f"GL {ctx.version_code} < 3.3")
+    except Exception as exc:  # noqa: BLE001 - any failure means "no GL here"
+        _CTX_ERROR = f"no OpenGL (moderngl EGL standalone context): {type(exc).__name__}: {exc}"
+        raise GLUnavailable(_CTX_ERROR) from exc
+    _CTX = ctx
+    return ctx
+
+
+class _GL:
+    """Raw GL functions through eglGetProcAddress (Mesa returns core ones too)."""
+
+    _SIGS = {
+        "glGenTextures": (None, ctypes.c_int, ctypes.POINTER(ctypes.c_uint)),
+        "glDeleteTextures": (None, ctypes.c_int, ctypes.POINTER(ctypes.c_uint)),
+        "glBindTexture": (None, ctypes.c_uint, ctypes.c_uint),
+        "glActiveTexture": (None, ctypes.c_uint),
+        "glTexImage2D": (None, ctypes.c_uint, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                         ctypes.c_int, ctypes.c_uint, ctypes.c_uint, ctypes.c_void_p),
+        "glTexImage3D": (None, ctypes.c_uint, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                         ctypes.c_int, ctypes.c_int, ctypes.c_uint, ctypes.c_uint, ctypes.c_void_p),
+        "glTexParameteri": (None, ctypes.c_uint, ctypes.c_uint, ctypes.c_int),
+        "glPixelStorei": (None, ctypes.c_uint, ctypes.c_int),
+        "glGenSamplers": (None, ctypes.c_int, ctypes.POINTER(ctypes.c_uint)),
+        "glDeleteSamplers": (None, ctypes.c_int, ctypes.POINTER(ctypes.c_uint)),
+        "glBindSampler": (None, ctypes.c_uint, ctypes.c_uint),
+        "glSamplerParameteri": (None, ctypes.c_uint, ctypes.c_uint, ctypes.c_int),
+        "glSamplerParameterf": (None, ctypes.c_uint, ctypes.c_uint, ctypes.c_float),
+        "glSamplerParameterfv": (None, ctypes.c_uint, ctypes.c_uint, ctypes.POINTER(ctypes.c_float)),
+        "glClearBufferfv": (None, ctypes.c_uint, ctypes.c_int, ctypes.POINTER(ctypes.c_float)),
+        "glDrawBuffers": (None, ctypes.c_int, ctypes.POINTER(ctypes.c_uint)),
+        "glGetError": (ctypes.c_uint,),
+    }
+
+    def __init__(self):
+        egl = ctypes.CDLL("libEGL.so.1")
+        gpa = egl.eglGetProcAddress
+        gpa.restype = ctypes.c_void_p
+        gpa.argtypes = [ctypes.c_char_p]
+        for name, (res, *args) in self._SIGS.items():
+            addr = gpa(name.encode())
+            if not addr:
+                raise GLUnavailable(f"eglGetProcAddress({name}) failed")
+            setattr(self, name[2:], ctypes.CFUNCTYPE(res, *args)(addr))
+
+
+_RAW: _GL | None = None
+
+
+def _gl() -> _GL:
+    global _RAW
+    if _RAW is None:
+        context()
+        _RAW = _GL()
+    return _RAW
+
+
+# GL enums
+TEXTURE_2D, TEXTURE_3D, TEXTURE_CUBE_MAP, CUBE_POSITIVE_X = 0x0DE1, 0x806F, 0x8513, 0x8515
+TEXTURE0, RGBA32F, RGBA, FLOAT = 0x84C0, 0x8814, 0x1908, 0x1406
+MAG_FILTER, MIN_FILTER, WRAP_S, WRAP_T, WRAP_R = 0x2800, 0x2801, 0x2802, 0x2803, 0x8072
+BASE_LEVEL, MAX_LEVEL, LOD_BIAS, BORDER_COLOR = 0x813C, 0x813D, 0x8501, 0x1004
+UNPACK_ALIGNMENT, COLOR, COLOR_ATTACHMENT0, NONE = 0x0CF5, 0x1800, 0x8CE0, 0
+CLIP_DISTANCE0 = 0x3000
+_WRAP = {"wrap": 0x2901, "mirror": 0x8370, "clamp": 0x812F, "border": 0x812D, "mirroronce": 0x8743}
+_NEAREST, _LINEAR = 0x2600, 0x2601
+# (min, mip) -> GL min filter
+_MIN = {("point", "none"): 0x2600, ("linear", "none"): 0x2601,
+        ("point", "point"): 0x2700, ("linear", "point"): 0x2701,
+        ("point", "linear"): 0x2702, ("linear", "linear"): 0x2703}
+
+
+def _drain_errors():
+    gl = _gl()
+    for _ in range(16):
+        if not gl.GetError():
+            break
+
+
+def usage_key(key) -> tuple[str, int]:
+    """(usage, index) with usage spelled as the reflection does ("texcoord"):
+    accepts strings, ``DeclUsage`` members or their numbers."""
+    usage, index = key
+    if isinstance(usage, str):
+        return usage.lower(), int(index)
+    from ..bytecode.tables import DeclUsage
+
+    return DeclUsage(int(usage)).name.lower(), int(index)
+
+
+# --------------------------------------------------------------------------
+# Public dataclasses
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RenderState:
+    """The D3D9 render state a draw uses (D3D9 defaults, except the cull mode:
+    none).  ``alpha_func`` None disables the alpha test; otherwise one of
+    never/less/equal/less_equal/greater/not_equal/greater_equal/always
+    (spaces accepted) against ``alpha_ref`` (0-255, D3DRS_ALPHAREF).
+    ``clip_planes``: the enabled user clip planes, D3D clip space (a, b, c, d),
+    a point is kept where dot(plane, position) >= 0.  ``cull``: "none",
+    "cw", "ccw" (D3DCULL: "ccw" culls counter-clockwise = D3D back faces).
+    ``shade_mode``: "gouraud" or "flat" (COLOR inputs from the first vertex)."""
+
+    cull: str = "none"
+    shade_mode: str = "gouraud"
+    alpha_func: str | None = None
+    alpha_ref: int = 0
+    clip_planes: tuple[tuple[float, float, float, float], ...] = ()
+    point_size: float = 1.0
+    point_size_min: float = 1.0
+    point_size_max: float = FLT_MAX
+    point_sprite: bool = False
+
+
+@dataclass
+class Draw:
+    """One draw call.
+
+    ``vertices``: {(usage, index): (n, k) floats, k <= 4}; missing components
+    read (0, 0, 0, 1).  ``primitive``: triangle_list, triangle_strip,
+    triangle_fan, point_list, line_list, line_strip (spaces accepted).
+    ``constants`` go to both stages unless ``vs_constants`` is given.
+    ``textures`` / ``vs_textures``: {s#: Texture}; ``texture_stages``:
+    {stage: TextureStage} for the ps_1_x draw-state uniforms.  ``size``:
+    render-target (width, height); ``targets``: how many (MRT); ``clear``:
+    one colour for all targets, a list with one per target, or None (fresh
+    targets are then zero; given targets keep their contents).
+    ``viewport``: D3D (x, y, width, height), y from the top; None = whole
+    target.  ``count``: vertices to draw (None: the attributes' length; give
+    it for a VS that reads no attributes)."""
+
+    vertices: Mapping[Any, Any]
+    primitive: str = "triangle_list"
+    constants: ReferenceConstants = field(default_factory=ReferenceConstants)
+    vs_constants: ReferenceConstants | None = None
+    textures: Mapping[int, Texture] = field(default_factory=dict)
+    vs_textures: Mapping[int, Texture] = field(default_factory=dict)
+    texture_stages: Mapping[int, TextureStage] = field(default_factory=dict)
+    size: tuple[int, int] = (640, 480)
+    targets: int = 1
+    clear: Any = None
+    viewport: tuple[int, int, int, int] | None = None
+    state: RenderState = field(default_factory=RenderState)
+    count: int | None = None
+
+
+@dataclass
+class DrawResult:
+    colors: list[np.ndarray]  # per render target, (height, width, 4) float32, row 0 = top
+    targets: "RenderTargets"
+
+
+@dataclass
+class VertexResult:
+    """Per-vertex outputs of a VS run through transform feedback.
+    ``outputs``: by GLSL name (gl_Position as GL sees it, after the io
+    fix-ups; gl_PointSize in x); ``semantics``: (usage, index) -> GLSL name;
+    ``position``: the D3D clip-space position (io fix-ups undone)."""
+
+    outputs: dict[str, np.ndarray]
+    semantics: dict[tuple[str, int], str]
+    position: np.ndarray | None
+
+    def output(self, key) -> np.ndarray:
+        if isinstance(key, str):
+            return self.outputs[key]
+        return self.outputs[self.semantics[usage_key(key)]]
+
+
+# --------------------------------------------------------------------------
+# Render targets
+# --------------------------------------------------------------------------
+
+
+class RenderTargets:
+    """``count`` float RGBA targets of one size in one framebuffer.  The image
+    lies upright in GL (row 0 = bottom) unless the shaders were translated
+    with flip_y; ``read`` returns D3D order either way (``flip_y`` is set by
+    the last draw)."""
+
+    def __init__(self, width: int, height: int, count: int = 1):
+        ctx = context()
+        self.width, self.height, self.count = width, height, count
+        self.textures = [ctx.texture((width, height), 4, dtype="f4") for _ in range(count)]
+        self.fbo = ctx.framebuffer(color_attachments=self.textures)
+        self.flip_y = False
+        _drain_errors()  # moderngl rebinds a released framebuffer here (INVALID_OPERATION, harmless)
+
+    def use(self, buffers: Sequence[int] | None = None):
+        self.fbo.use()
+        bufs = [COLOR_ATTACHMENT0 + i if buffers is None or i in buffers else NONE for i in range(self.count)]
+        _gl().DrawBuffers(len(bufs), (ctypes.c_uint * len(bufs))(*bufs))
+
+    def clear(self, colours=None):
+        """One RGBA for all targets, or a list with one per target."""
+        if colours is None:
+            colours = (0.0, 0.0, 0.0, 0.0)
+        if np.ndim(colours) == 1:
+            colours = [colours] * self.count
+        self.use()
+        ctx = context()
+        ctx.scissor = None
+        for i, c in enumerate(colours):
+            _gl().ClearBufferfv(COLOR, i, (ctypes.c_float * 4)(*[float(v) for v in c]))
+
+    def read(self, index: int = 0, rect: tuple[int, int, int, int] | None = None) -> np.ndarray:
+        """Target ``index`` in D3D order; ``rect`` = (left, top, right, bottom)
+        in D3D pixels (exclusive) reads only that part."""
+        left, top, right, bottom = rect or (0, 0, self.width, self.height)
+        w, h = right - left, bottom - top
+        gy = top if self.flip_y else self.height - bottom
+        data = self.fbo.read(viewport=(left, gy, w, h), components=4, attachment=index, dtype="f4")
+        img = np.frombuffer(data, F32).reshape(h, w, 4)
+        return img.copy() if self.flip_y else img[::-1].copy()
+
+    def release(self):
+        self.fbo.release()
+        for t in self.textures:
+            t.release()
+
+
+# --------------------------------------------------------------------------
+# Source rewriting (render state core GL lacks; pass-through VS)
+# --------------------------------------------------------------------------
+
+_MAIN = re.compile(r"\bvoid\s+main\s*\(\s*(void)?\s*\)")
+
+
+def _version(code: str) -> tuple[int, bool]:
+    m = re.search(r"#version\s+(\d+)(\s+es)?", code)
+    if not m:
+        return 110, False
+    return int(m.group(1)), bool(m.group(2))
+
+
+def _wrap_main(code: str, decls: str, before: str, after: str) -> str:
+    """Rename the shader's main and call it from a new one between ``before``
+    and ``after``."""
+    if not _MAIN.search(code):
+        raise ValueError("no main() in the shader")
+    code = _MAIN.sub("void xl_user_main()", code, count=1)
+    return f"{code}\n{decls}\nvoid main()\n{{\n{before}    xl_user_main();\n{after}}}\n"
+
+
+def _need_130(code: str, what: str):
+    ver, es = _version(code)
+    if (es and ver < 300) or (not es and ver < 130):
+        raise NotImplementedError(f"{what} needs GLSL 1.30 / ESSL 3.00 (shader is #version {ver}{' es' if es else ''})")
+
+
+def _flat_colours(code: str) -> str:
+    """``flat`` on every COLOR varying (D3DSHADE_FLAT)."""
+    _need_130(code, "flat shading")
+    pat = re.compile(r"^(\s*(?:layout\s*\([^)]*\)\s*)?)((?:centroid\s+)?(?:in|out)\s+(?:\w+\s+)?vec4\s+v_color\d+\s*;)",
+                     re.M)
+    return pat.sub(r"\1flat \2", code)
+
+
+_ALPHA_OPS = {"never": "false", "less": "a < r", "equal": "a == r", "less_equal": "a <= r", "greater": "a > r",
+              "not_equal": "a != r", "greater_equal": "a >= r", "always": "true"}
+
+
+def _alpha_test(code: str, refl: dict, func: str, ref: int) -> str:
+    """D3DRS_ALPHATESTENABLE: discard unless round(alpha * 255) <func> ref.
+    NaN alpha compares as 0, as the reference does."""
+    out = next((o["glsl"] for o in refl["outputs"] if o["usage"] == "color" and o["usage_index"] == 0), None)
+    if out is None:
+        return code
+    op = _ALPHA_OPS[func.replace(" ", "_")]
+    ver, es = _version(code)
+    rnd = "floor(x + 0.5)" if (ver < 130 and not es) or (es and ver < 300) else "roundEven(x)"
+    body = (f"    float x = {out}.w * 255.0;\n    x = (x != x) ? 0.0 : clamp(x, -1e12, 1e12);\n"
+            f"    float a = {rnd};\n    float r = {float(ref)!r};\n    if (!({op})) discard;\n")
+    return _wrap_main(code, "", "", body)
+
+
+def _point_sprite(code: str, refl: dict, flip_y: bool) -> str:
+    """D3DRS_POINTSPRITEENABLE: every TEXCOORD input reads (u, v, 0, 0) of the
+    point, u right, v down in the D3D image."""
+    _need_130(code, "point sprites")
+    names = [i["glsl"] for i in refl["inputs"] if i["usage"] == "texcoord"]
+    v = "1.0 - gl_PointCoord.y" if flip_y else "gl_PointCoord.y"  # origin: upper left
+    before = ""
+    for n in names:
+        code = re.sub(rf"^([^\n]*?)\bin\s+vec4\s+{n}\s*;", rf"\1in vec4 xl_unused_{n};\nvec4 {n};", code, count=1, flags=re.M)
+        before += f"    {n} = vec4(gl_PointCoord.x, {v}, 0.0, 0.0);\n"
+    return _wrap_main(code, "", before, "")
+
+
+def _vs_wrapper(code: str, refl: dict, state: RenderState, points: bool) -> str:
+    """Clip distances and point size after the translated VS's main."""
+    decls, after = "", ""
+    if state.clip_planes:
+        _need_130(code, "user clip planes")
+        opts = refl.get("options", {})
+        n = len(state.clip_planes)
+        decls += f"uniform vec4 xl_clip_planes[{n}];\n"
+        after += "    vec4 p = gl_Position;\n"
+        if opts.get("flip_y"):
+            after += "    p.y = -p.y;\n"
+        if refl.get("viewport") and opts.get("half_pixel", True):
+            vp = refl["viewport"]["glsl"]
+            after += f"    p.x -= p.w * {vp}.x;\n    p.y += p.w * {vp}.y;\n"
+        if opts.get("clip_z"):
+            after += "    p.z = (p.z + p.w) * 0.5;\n"
+        for k in range(n):
+            after += f"    gl_ClipDistance[{k}] = dot(xl_clip_planes[{k}], p);\n"
+    if points:
+        writes = any(o["glsl"] == "gl_PointSize" for o in refl["outputs"])
+        decls += "uniform vec3 xl_point_size;\n"
+        size = "gl_PointSize" if writes else "xl_point_size.x"
+        after += f"    gl_PointSize = clamp({size}, xl_point_size.y, xl_point_size.z);\n"
+    if not after:
+        return code
+    return _wrap_main(code, decls, "", after)
+
+
+def passthrough_vs(ps_refl: dict, target: str | None = None) -> tuple[str, dict]:
+    """A vertex shader for a PS alone, in the PS's dialect: attribute
+    ``xl_position`` (D3D clip space) and one attribute per varying the PS
+    reads.  Applies the io fix-ups of the PS's options (clip_z, half_pixel,
+    flip_y).  Returns (code, reflection-like dict with inputs/outputs)."""
+    target = target or ps_refl.get("target", "glsl330")
+    version = {"glsl120": "#version 120", "glsl330": "#version 330", "glsl450": "#version 450",
+               "essl100": "#version 100", "essl300": "#version 300 es"}.get(target)
+    if version is None:
+        raise NotImplementedError(f"pass-through VS for target {target}")
+    old = target in ("glsl120", "essl100")
+    opts = ps_refl.get("options", {})
+    lines = [version]
+    if target.startswith("essl"):
+        lines.append("precision highp float;")
+    attr = "attribute vec4 {n};" if old else "layout(location = {loc}) in vec4 {n};"
+    lines.append(attr.format(n="xl_position", loc=0))
+    inputs = [{"usage": "position", "usage_index": 0, "glsl": "xl_position", "location": 0}]
+    body = []
+    loc = 1
+    for inp in ps_refl["inputs"]:
+        name = inp["glsl"]
+        if name.startswith("gl_"):
+            continue
+        a = f"xl_a_{name}"
+        lines.append(attr.format(n=a, loc=loc))
+        inputs.append({"usage": inp["usage"], "usage_index": inp["usage_index"], "glsl": a, "location": loc})
+        loc += 1
+        cen = "centroid " if inp.get("centroid") and target != "essl100" else ""
+        if old:
+            lines.append(f"{cen}varying vec4 {name};")
+        else:
+            lay = f"layout(location = {inp['location']}) " if target == "glsl450" and inp.get("location") is not None else ""
+            lines.append(f"{lay}{cen}out vec4 {name};")
+        body.append(f"    {name} = {a};")
+    vp = None
+    if opts.get("half_pixel", True):
+        vp = "xl_viewport"
+        lines.append("uniform vec4 xl_viewport;")
+    lines.append("void main()\n{")
+    lines.extend(body)
+    lines.append("    vec4 p = xl_position;")
+    if vp:
+        lines.append(f"    p.x += p.w * {vp}.x;\n    p.y -= p.w * {vp}.y;")
+    if opts.get("clip_z", True):
+        lines.append("    p.z = p.z * 2.0 - p.w;")
+    if opts.get("flip_y"):
+        lines.append("    p.y = -p.y;")
+    lines.append("    gl_Position = p;\n}")
+    refl = {"stage": "vertex", "target": target, "inputs": inputs,
+            "outputs": [{"usage": "position", "usage_index": 0, "glsl": "gl_Position"}],
+            "constants": [], "samplers": [], "draw_state": None,
+            "viewport": {"glsl": vp} if vp else None, "options": dict(opts)}
+    return "\n".join(lines) + "\n", refl
+
+
+# --------------------------------------------------------------------------
+# The runner
+# --------------------------------------------------------------------------
+
+_PRIMITIVES = {"triangle_list": "TRIANGLES", "triangles": "TRIANGLES", "triangle_strip": "TRIANGLE_STRIP",
+               "triangle_fan": "TRIANGLE_FAN", "point_list": "POINTS", "points": "POINTS",
+               "line_list": "LINES", "lines": "LINES", "line_strip": "LINE_STRIP"}
+
+
+def _primitive(name: str) -> str:
+    key = name.strip().lower().replace(" ", "_")
+    if key not in _PRIMITIVES:
+        raise ValueError(f"unknown primitive {name!r}")
+    return _PRIMITIVES[key]
+
+
+class _Shader:
+    """A translation, or (code, reflection)."""
+
+    def __init__(self, t):
+        if isinstance(t, tuple):
+            self.code, self.reflection = t
+        else:
+            self.code, self.reflection = t.code, t.reflection
+        if not isinstance(self.code, str):
+            raise TypeError("the GL runner needs a GL target (GLSL text), not SPIR-V")
+
+
+class GLRunner:
+    """Builds programs from translations and draws with them (see the module
+    docstring).  ``programs`` caches compiled programs by source text."""
+
+    def __init__(self):
+        self.ctx = context()
+        self.gl = _gl()
+        self.programs: dict[tuple, Any] = {}
+        self._tf_fbo = None
+
+    # -- programs -----------------------------------------------------------
+
+    def program(self, vs_code: str, fs_code: str | None, varyings: tuple[str, ...] = ()):
+        key = (vs_code, fs_code, varyings)
+        prog = self.programs.get(key)
+        if prog is None:
+            if fs_code is None:
+                prog = self.ctx.program(vertex_shader=vs_code, varyings=list(varyings))
+            else:
+                prog = self.ctx.program(vertex_shader=vs_code, fragment_shader=fs_code)
+            self.programs[key] = prog
+        return prog
+
+    def pipeline(self, vs, ps, state: RenderState | None = None, primitive: str = "triangle_list"):
+        """(program, vs reflection, ps reflection) with the render state's
+        source wrappers applied."""
+        state = state or RenderState()
+        ps = _Shader(ps)
+        if vs is None:
+            vs_code, vs_refl = passthrough_vs(ps.reflection)
+        else:
+            vs = _Shader(vs)
+            vs_code, vs_refl = vs.code, vs.reflection
+        ps_code, ps_refl = ps.code, ps.reflection
+        points = _primitive(primitive) == "POINTS"
+        vs_code = _vs_wrapper(vs_code, vs_refl, state, points)
+        if state.shade_mode == "flat":
+            vs_code, ps_code = _flat_colours(vs_code), _flat_colours(ps_code)
+        if state.point_sprite and points:
+            ps_code = _point_sprite(ps_code, ps_refl, bool(ps_refl.get("options", {}).get("flip_y")))
+        if state.alpha_func is not None and state.alpha_func.replace(" ", "_") != "always":
+            ps_code = _alpha_test(ps_code, ps_refl, state.alpha_func, state.alpha_ref)
+        return self.program(vs_code, ps_code), vs_refl, ps_refl
+
+    # -- binding ------------------------------------------------------------
+
+    @staticmethod
+    def _upload_constants(prog, refl: dict, consts: ReferenceConstants):
+        for c in refl.get("constants", ()):
+            name = c["glsl"]
+            if name not in prog:
+                continue
+            u = prog[name]
+            end = c["first"] + c["count"]
+            if c["file"] == "float":
+                regs = consts.floats_table(end)[c["first"]:end]
+            elif c["file"] == "int":
+                regs = consts.ints_table(end)[c["first"]:end]
+            else:
+                regs = consts.bools_table(end)[c["first"]:end]
+            if c["element"] is None:
+                v = regs[0]
+                u.value = bool(v) if c["file"] == "bool" else tuple(v.tolist())
+                continue
+            n = min(u.array_length, len(regs))
+            if c["file"] == "bool":
+                u.value = [bool(b) for b in regs[:n]]
+            else:
+                u.write(np.ascontiguousarray(regs[:n]).tobytes())
+
+    @staticmethod
+    def _upload_draw_state(prog, refl: dict, stages: Mapping[int, TextureStage]):
+        ds = refl.get("draw_state") or {}
+        for u in ds.get("uniforms", ()):
+            name = u["glsl"]
+            if name not in prog:
+                continue
+            st = stages.get(u["stage"], TextureStage())
+            first = u["state"][0]
+            if first == "D3DTSS_BUMPENVMAT00":
+                prog[name].value = tuple(float(x) for x in st.bump_env_mat)
+            elif first == "D3DTSS_BUMPENVLSCALE":
+                prog[name].value = float(st.bump_env_lscale)
+            elif first == "D3DTSS_BUMPENVLOFFSET":
+                prog[name].value = float(st.bump_env_loffset)
+            else:
+                raise NotImplementedError(f"draw-state uniform {u}")
+
+    def _make_texture(self, tex: Texture, kind: str) -> tuple[int, int]:
+        """Upload a texture; returns (GL target, name)."""
+        gl = self.gl
+        if tex.kind != kind and not (kind == "2d" and tex.kind == "1d"):
+            raise ValueError(f"sampler is {kind}, texture is {tex.kind}")
+        target = {"2d": TEXTURE_2D, "1d": TEXTURE_2D, "cube": TEXTURE_CUBE_MAP, "volume": TEXTURE_3D}[tex.kind]
+        name = ctypes.c_uint(0)
+        gl.GenTextures(1, ctypes.byref(name))
+        gl.ActiveTexture(TEXTURE0 + self.ctx.default_texture_unit)
+        gl.BindTexture(target, name.value)
+        gl.PixelStorei(UNPACK_ALIGNMENT, 4)
+        for lvl, data in enumerate(tex.levels):
+            a = np.ascontiguousarray(data, dtype=F32)
+            ptr = a.ctypes.data_as(ctypes.c_void_p)
+            if tex.kind == "volume":
+                d, h, w = a.shape[:3]
+                gl.TexImage3D(target, lvl, RGBA32F, w, h, d, 0, RGBA, FLOAT, ptr)
+            elif tex.kind == "cube":
+                h, w = a.shape[1:3]
+                stride = h * w * 4 * 4
+                for f in range(6):
+                    gl.TexImage2D(CUBE_POSITIVE_X + f, lvl, RGBA32F, w, h, 0, RGBA, FLOAT,
+                                  ctypes.c_void_p(a.ctypes.data + f * stride))
+            else:
+                h, w = a.shape[:2]
+                gl.TexImage2D(target, lvl, RGBA32F, w, h, 0, RGBA, FLOAT, ptr)
+        s = tex.sampler
+        gl.TexParameteri(target, MAX_LEVEL, len(tex.levels) - 1)
+        gl.TexParameteri(target, BASE_LEVEL, min(int(s.max_mip_level), len(tex.levels) - 1))
+        gl.BindTexture(target, 0)
+        return target, name.value
+
+    def _make_sampler(self, s: SamplerState) -> int:
+        gl = self.gl
+        name = ctypes.c_uint(0)
+        gl.GenSamplers(1, ctypes.byref(name))
+        n = name.value
+        gl.SamplerParameteri(n, WRAP_S, _WRAP[s.address_u])
+        gl.SamplerParameteri(n, WRAP_T, _WRAP[s.address_v])
+        gl.SamplerParameteri(n, WRAP_R, _WRAP[s.address_w])
+        lin = lambda f: "linear" if f in ("linear", "anisotropic") else "point"  # noqa: E731
+        gl.SamplerParameteri(n, MAG_FILTER, _LINEAR if lin(s.mag_filter) == "linear" else _NEAREST)
+        mip = "none" if s.mip_filter == "none" else lin(s.mip_filter)
+        gl.SamplerParameteri(n, MIN_FILTER, _MIN[(lin(s.min_filter), mip)])
+        gl.SamplerParameterf(n, LOD_BIAS, float(s.mip_lod_bias))
+        gl.SamplerParameterfv(n, BORDER_COLOR, (ctypes.c_float * 4)(*[float(c) for c in s.border_color]))
+        return n
+
+    def _bind_textures(self, prog, refl: dict, textures: Mapping[int, Texture], made: list):
+        gl = self.gl
+        for s in refl.get("samplers", ()):
+            if s["glsl"] not in prog:
+                continue
+            unit = s["unit"]
+            prog[s["glsl"]].value = unit
+            tex = textures.get(s["register"])
+            if tex is None:
+                continue  # unbound: GL reads an incomplete texture as (0, 0, 0, 1), as D3D9
+            target, tname = self._make_texture(tex, s["type"])
+            sname = self._make_sampler(tex.sampler)
+            made.append((unit, target, tname, sname))
+        for unit, target, tname, sname in made:
+            gl.ActiveTexture(TEXTURE0 + unit)
+            gl.BindTexture(target, tname)
+            gl.BindSampler(unit, sname)
+
+    def _release_textures(self, made: list):
+        gl = self.gl
+        for unit, target, tname, sname in made:
+            gl.ActiveTexture(TEXTURE0 + unit)
+            gl.BindTexture(target, 0)
+            gl.BindSampler(unit, 0)
+            gl.DeleteTextures(1, ctypes.byref(ctypes.c_uint(tname)))
+            gl.DeleteSamplers(1, ctypes.byref(ctypes.c_uint(sname)))
+
+    def _vertex_array(self, prog, vs_refl: dict, vertices: Mapping[Any, Any]):
+        data = {usage_key(k): np.asarray(v, F32) for k, v in vertices.items()}
+        counts = {len(v) for v in data.values()}
+        if len(counts) > 1:
+            raise ValueError(f"vertex attributes of different lengths: {sorted(counts)}")
+        content, buffers = [], []
+        for inp in vs_refl["inputs"]:
+            key = (inp["usage"], inp["usage_index"])
+            name = inp["glsl"]
+            if key not in data or name not in prog:
+                continue
+            v = data[key]
+            if v.ndim == 1:
+                v = v[:, None]
+            if v.shape[1] > 4:
+                raise ValueError(f"{key}: more than 4 components")
+            buf = self.ctx.buffer(np.ascontiguousarray(v).tobytes())
+            buffers.append(buf)
+            content.append((buf, f"{v.shape[1]}f", name))
+        n = counts.pop() if counts else 0
+        vao = self.ctx.vertex_array(prog, content) if content else self.ctx.vertex_array(prog, [])
+        return vao, buffers, n
+
+    @staticmethod
+    def _set_viewport_uniform(prog, refls, value):
+        for refl in refls:
+            vp = refl.get("viewport")
+            if vp and vp.get("glsl") in prog:
+                prog[vp["glsl"]].value = value
+
+    # -- draws --------------------------------------------------------------
+
+    def draw(self, vs, ps, draw: Draw, targets: RenderTargets | None = None, read: bool = True) -> DrawResult:
+        ctx, gl = self.ctx, self.gl
+        state = draw.state
+        _drain_errors()
+        prog, vs_refl, ps_refl = self.pipeline(vs, ps, state, draw.primitive)
+        width, height = draw.size
+        fresh = targets is None
+        if fresh:
+            targets = RenderTargets(width, height, draw.targets)
+        width, height = targets.width, targets.height
+        flip_y = bool(ps_refl.get("options", {}).get("flip_y"))
+        targets.flip_y = flip_y
+        if draw.clear is not None or fresh:
+            targets.clear(draw.clear)
+        written = sorted({o["usage_index"] for o in ps_refl["outputs"] if o["usage"] == "color"}) or [0]
+        targets.use([i for i in written if i < targets.count])
+
+        vx, vy, vw, vh = draw.viewport or (0, 0, width, height)
+        ctx.viewport = (vx, vy if flip_y else height - vy - vh, vw, vh)
+        self._set_viewport_uniform(prog, (vs_refl, ps_refl), (1.0 / vw, 1.0 / vh, float(height), 0.0))
+        self._upload_constants(prog, vs_refl, draw.vs_constants if draw.vs_constants is not None else draw.constants)
+        self._upload_constants(prog, ps_refl, draw.constants)
+        self._upload_draw_state(prog, ps_refl, draw.texture_stages)
+
+        # fixed-function state
+        ctx.disable(ctx.BLEND | ctx.DEPTH_TEST)
+        ff = (ps_refl.get("front_face") or {}).get("gl") or ("GL_CW" if flip_y else "GL_CCW")
+        ctx.front_face = "cw" if ff == "GL_CW" else "ccw"
+        if state.cull == "none":
+            ctx.disable(ctx.CULL_FACE)
+        else:
+            ctx.enable(ctx.CULL_FACE)
+            ctx.cull_face = "front" if state.cull == "cw" else "back"
+        ctx.provoking_vertex = ctx.FIRST_VERTEX_CONVENTION
+        mode = _primitive(draw.primitive)
+        if mode == "POINTS":
+            ctx.enable(ctx.PROGRAM_POINT_SIZE)
+            if "xl_point_size" in prog:
+                prog["xl_point_size"].value = (float(state.point_size), float(state.point_size_min),
+                                               float(min(state.point_size_max, 8192.0)))
+        else:
+            ctx.disable(ctx.PROGRAM_POINT_SIZE)
+        if state.clip_planes and "xl_clip_planes" in prog:
+            planes = np.asarray(state.clip_planes, F32).reshape(-1, 4)
+            prog["xl_clip_planes"].write(planes[: prog["xl_clip_planes"].array_length].tobytes())
+        for k in range(len(state.clip_planes)):
+            ctx.enable_direct(CLIP_DISTANCE0 + k)
+
+        made: list = []
+        vao = None
+        buffers: list = []
+        try:
+            self._bind_textures(prog, vs_refl, draw.vs_textures, made)
+            self._bind_textures(prog, ps_refl, draw.textures, made)
+            vao, buffers, n = self._vertex_array(prog, vs_refl, draw.vertices)
+            if draw.count is not None:
+                n = draw.count
+            vao.render(mode=getattr(ctx, mode), vertices=n)
+        finally:
+            for k in range(len(state.clip_planes)):
+                ctx.disable_direct(CLIP_DISTANCE0 + k)
+            self._release_textures(made)
+            if vao is not None:
+                vao.release()
+            for b in buffers:
+                b.release()
+        err = gl.GetError()
+        if err:
+            raise RuntimeError(f"GL error 0x{err:x} after the draw")
+        colors = [targets.read(i) for i in range(targets.count)] if read else []
+        return DrawResult(colors, targets)
+
+    def run_vertex(self, vs, vertices: Mapping[Any, Any], constants: ReferenceConstants | None = None,
+                   textures: Mapping[int, Texture] | None = None, count: int | None = None) -> VertexResult:
+        """Run a translated VS alone (transform feedback).  The viewport
+        uniform is left at 0, which disables the half-pixel offset."""
+        ctx = self.ctx
+        vs = _Shader(vs)
+        refl = vs.reflection
+        outs = [o for o in refl["outputs"]]
+        names = tuple(o["glsl"] for o in outs)
+        prog = self.program(vs.code, None, names)
+        self._set_viewport_uniform(prog, (refl,), (0.0, 0.0, 0.0, 0.0))
+        self._upload_constants(prog, refl, constants or ReferenceConstants())
+        if self._tf_fbo is None:
+            self._tf_fbo = ctx.framebuffer(color_attachments=[ctx.texture((1, 1), 4, dtype="f4")])
+        self._tf_fbo.use()
+        sizes = [1 if n == "gl_PointSize" else 4 for n in names]
+        made: list = []
+        vao, buffers = None, []
+        try:
+            self._bind_textures(prog, refl, textures or {}, made)
+            vao, buffers, n = self._vertex_array(prog, refl, vertices)
+            if count is not None:
+                n = count
+            out = ctx.buffer(reserve=max(n, 1) * sum(sizes) * 4)
+            buffers.append(out)
+            vao.transform(out, mode=ctx.POINTS, vertices=n)
+            raw = np.frombuffer(out.read(), F32).reshape(max(n, 1), sum(sizes))[:n]
+        finally:
+            self._release_textures(made)
+            if vao is not None:
+                vao.release()
+            for b in buffers:
+                b.release()
+        outputs, col = {}, 0
+        for name, k in zip(names, sizes):
+            v = np.zeros((n, 4), F32)
+            v[:, :k] = raw[:, col:col + k]
+            outputs[name] = v
+            col += k
+        semantics = {(o["usage"], o["usage_index"]): o["glsl"] for o in outs}
+        pos = None
+        if "gl_Position" in outputs:
+            p = outputs["gl_Position"].astype(np.float64).copy()
+            opts = refl.get("options", {})
+            if opts.get("flip_y"):
+                p[:, 1] = -p[:, 1]
+            if opts.get("clip_z"):
+                p[:, 2] = (p[:, 2] + p[:, 3]) / 2
+            pos = p.astype(F32)
+        return VertexResult(outputs, semantics, pos)
+
+
+_RUNNER: GLRunner | None = None
+
+
+def runner() -> GLRunner:
+    """The process's runner (creates the context on first use; raises
+    ``GLUnavailable`` when there is no GL)."""
+    global _RUNNER
+    if _RUNNER is None:
+        _RUNNER = GLRunner()
+    return _RUNNER
