@@ -189,17 +189,20 @@ def _tri(value: str) -> bool | None:
               help="Write the reflection JSON here ('-' for standard output).")
 @click.option("--annotate", is_flag=True, help="Put each D3D instruction as a comment above its code.")
 @click.option("--clip-z", "clip_z", type=click.Choice(["auto", "on", "off"]), default="auto", show_default=True)
-@click.option("--half-pixel/--no-half-pixel", default=True, show_default=True)
+@click.option("--half-pixel/--no-half-pixel", default=True, show_default=True,
+              help="Move positions to D3D9's integer pixel centres (by 63/128 pixel; see --half-pixel-exact).")
+@click.option("--half-pixel-exact", is_flag=True,
+              help="Move by exactly 1/2 pixel: exact interpolation, but the driver's tie rule decides edges through pixel centres.")
 @click.option("--flip-y", "flip_y", type=click.Choice(["auto", "on", "off"]), default="auto", show_default=True)
 @click.option("--fixed-outputs/--no-fixed-outputs", default=True, show_default=True)
 @click.option("--legacy-multiply/--no-legacy-multiply", default=True, show_default=True)
-def translate_command(file, target, output, reflect_path, annotate, clip_z, half_pixel, flip_y, fixed_outputs,
-                      legacy_multiply):
+def translate_command(file, target, output, reflect_path, annotate, clip_z, half_pixel, half_pixel_exact, flip_y,
+                      fixed_outputs, legacy_multiply):
     from .api import translate
 
     try:
         result = translate(_read_bytes(file), target, annotate=annotate, clip_z=_tri(clip_z),
-                           half_pixel=half_pixel, flip_y=_tri(flip_y), fixed_outputs=fixed_outputs,
+                           half_pixel=half_pixel, half_pixel_exact=half_pixel_exact, flip_y=_tri(flip_y), fixed_outputs=fixed_outputs,
                            legacy_multiply=legacy_multiply)
     except (XlateError, OSError) as exc:
         _fail(file, exc)

@@ -44,6 +44,13 @@ class Options:
     # viewport size from the `viewport` uniform the reflection reports.  Turn
     # off when the layer shifts the viewport itself (as DXVK does).
     half_pixel: bool = True
+    # How far half_pixel moves: 63/128 of a pixel by default, as wined3d and
+    # DXVK do, so an edge through D3D pixel centres is never a tie for the
+    # driver's fill rule (D3D9's top-left rule decides coverage).  The cost:
+    # varyings are interpolated 1/128 pixel off D3D's centres (a few ulps on
+    # steep gradients).  True shifts exactly 1/2: exact interpolation, but the
+    # driver's own tie rule decides edges through pixel centres.
+    half_pixel_exact: bool = False
     # Negate the position's y after the other fix-ups, so that the image
     # lies in memory as D3D9 lays it out (row 0 = top).  None: the target
     # decides: False on GL (the image is upright on the default framebuffer,
@@ -56,6 +63,18 @@ class Options:
     # SM1/2 pair links without patching (DXSO does the same).  False: only
     # the outputs the shader writes.
     fixed_outputs: bool = True
+
+    # --- debugging -------------------------------------------------------------
+    # Check every IR invariant after the passes (``ir.validate``: types,
+    # dominance, nesting, index bounds).  A broken invariant is a bug in a
+    # pass, never in the shader, so a translation does not pay for the check
+    # by default (it costs as much as several passes); the test suite turns
+    # it on for every translation through the environment variable
+    # XLATE_VALIDATE=1 (tests/conftest.py), as may anyone chasing a bug.
+    # Off, what comes from the input is still checked: a D3D op no pass
+    # lowers (UnsupportedError) and calls to missing labels or recursion
+    # (StructureError).  No effect on the output.
+    validate: bool = False
 
     def with_(self, **changes) -> "Options":
         return replace(self, **changes)

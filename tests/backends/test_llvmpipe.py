@@ -119,7 +119,8 @@ mov o1, v0
     got = np.frombuffer(out.read(), "f4").reshape(2, 8)
     for v, g in zip(verts, got):
         x, y, z, w = m @ v
-        expect = [x + w / 64, y - w / 32, 2 * z - w, w]
+        k = 63 / 64  # the default 63/128-pixel shift (Options.half_pixel_exact off)
+        expect = [x + k * w / 64, y - k * w / 32, 2 * z - w, w]
         assert np.allclose(g[:4], expect, atol=1e-5), (g[:4], expect)
         assert np.allclose(g[4:], v)
     for o in (vao, vbo, out, fbo):

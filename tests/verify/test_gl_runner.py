@@ -65,19 +65,27 @@ def test_vpos_integer_centres_and_row_order(gl, flip_y):
     assert np.array_equal(img[..., 0], xs) and np.array_equal(img[..., 1], ys)
 
 
+@pytest.mark.parametrize("exact", [False, True])
 @pytest.mark.parametrize("flip_y", [False, True])
-def test_interpolation_at_d3d_pixel_centres(gl, flip_y):
+def test_interpolation_at_d3d_pixel_centres(gl, flip_y, exact):
     """A texcoord spanning the target 0..1 reads px/width at pixel px (D3D9
-    samples at integer window coordinates: the half-pixel offset works)."""
-    vs = tr(VS3, flip_y=flip_y)
-    ps = tr("ps_3_0\ndcl_texcoord0 v0\nmov oC0, v0\n", flip_y=flip_y)
+    samples at integer window coordinates: the half-pixel offset works).  The
+    default shift is 63/128 pixel, so values may be 1/128 pixel off."""
+    vs = tr(VS3, flip_y=flip_y, half_pixel_exact=exact)
+    ps = tr("ps_3_0\ndcl_texcoord0 v0\nmov oC0, v0\n", flip_y=flip_y, half_pixel_exact=exact)
     # (u, v) = ((x + 1) / 2, (1 - y) / 2): 0..1 across the target, v down.  The
     # triangle overhangs the target: a quad's edges through row 0's pixel
     # centres would meet llvmpipe's fill rule (test_vkd3d_llvmpipe.py).
     tri = {("position", 0): BIG_TRIANGLE, ("texcoord", 0): F32([[-0.5, 1.5], [-0.5, -1.5], [2.5, 1.5]])}
     img = draw(gl, vs, ps, vertices=tri, size=(4, 8)).colors[0]
     ys, xs = np.mgrid[0:8, 0:4]
-    assert np.allclose(img[..., 0], xs / 4, atol=1e-6) and np.allclose(img[..., 1], ys / 8, atol=1e-6)
+    slack = 0.0 if exact else 1 / 128  # pixels
+    assert np.allclose(img[..., 0], xs / 4, atol=1e-6 + slack / 4)
+    assert np.allclose(img[..., 1], ys / 8, atol=1e-6 + slack / 8)
+    if exact:
+        return
+    # The bias is really there: u is 1/128 pixel off D3D's centre.
+    assert np.allclose(np.abs(img[..., 0] - xs / 4), 1 / 128 / 4, atol=1e-6)
 
 
 def test_ps_alone_with_passthrough_vs(gl):

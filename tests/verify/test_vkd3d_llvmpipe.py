@@ -37,13 +37,14 @@ from xlate.verify.cases import compare_probe, constants_of, load_cases, probe_pi
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "peer-corpus" / "vkd3d"
 CASES = CORPUS / "cases.jsonl"
 TARGET = "glsl330"
-# Two stage-interface configurations: the GL default (upright image,
-# flip_y off) and flip_y on (the image in D3D's row order, as wined3d renders
-# offscreen).  They differ in one rasterisation detail: llvmpipe's fill rule
-# includes a pixel centre on an edge at the image's memory top (row 0) and
-# excludes one on its bottom edge, like D3D's top-left rule only when the
-# memory is in D3D order (flip_y).
-CONFIGS = {"default": {}, "flip_y": {"flip_y": True}}
+# Two stage-interface configurations.  "default": upright image, positions
+# moved by 63/128 pixel (D3D's top-left rule decides edges through pixel
+# centres; varyings are interpolated 1/128 pixel off D3D's centres).
+# "exact_flip_y": the image in D3D's row order (as wined3d renders offscreen)
+# and an exact half-pixel shift (exact interpolation; edges through pixel
+# centres are ties that llvmpipe's fill rule happens to decide as D3D does
+# when the memory is in D3D order).
+CONFIGS = {"default": {}, "exact_flip_y": {"flip_y": True, "half_pixel_exact": True}}
 
 pytestmark = pytest.mark.skipif(not CASES.exists(), reason=f"peer corpus not found at {CORPUS}")
 
@@ -57,13 +58,13 @@ KNOWN_FAILURES: dict[str, str] = {
 # Extra known failures of one configuration.
 KNOWN_FAILURES_BY_CONFIG: dict[str, dict[str, str]] = {
     "default": {
-        "sm1-interstage-interface__d1": (
-            "fill rule: the quad's top edge passes exactly through row 0's pixel centres (D3D y = 0); "
-            "D3D9's top-left rule covers them, llvmpipe on an upright (flip_y off) target treats that edge as "
-            "a bottom edge in memory and leaves row 0 unwritten (passes with flip_y)"
-        ),
+        **{f"shade-mode__d{k}": (
+            "the 63/128-pixel shift (Options.half_pixel_exact off) interpolates the colour 1/128 pixel off "
+            "D3D's pixel centre: 0.40000245 for 0.4 at (320, 0), beyond the probe's 4 ulps; exact with "
+            "half_pixel_exact (the exact_flip_y configuration passes)"
+        ) for k in (1, 2)},
     },
-    "flip_y": {},
+    "exact_flip_y": {},
 }
 
 F32 = np.float32

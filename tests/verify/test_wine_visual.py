@@ -21,19 +21,7 @@ import pytest
 
 from xlate.verify import wine_cases as wc
 
-_HALF_PIXEL = ("translator (passes/io.py half_pixel): the offset is exactly half a pixel, so the quad's top "
-               "edge (D3D y = 0) passes exactly through the centres of row 0 and GL's tie rule, not D3D's "
-               "top-left rule, decides; llvmpipe drops that row with flip_y=False (the GL default).  Every "
-               "other pixel matches.  Biasing the offset to 0.5 - 1/128 pixel, as DXVK does, passes it "
-               "(checked); flip_y=True also happens to pass it")
-
 KNOWN_FAILURES: dict[str, str] = {
-    "d3d9:test_default_attribute_components:vs_texcoord1_code": _HALF_PIXEL,
-    "d3d9:test_default_attribute_components:vs_color1_code": _HALF_PIXEL,
-    "d3d9:test_default_attribute_components:vs_color2_code": _HALF_PIXEL,
-    "d3d9:test_default_attribute_components:vs_color3_code": _HALF_PIXEL,
-    "d3d8:test_specular_shaders:vs_only_specular_on": _HALF_PIXEL,
-    "d3d8:test_specular_shaders:vs_ps_specular_on": _HALF_PIXEL,
 }
 
 _MISSING = wc.corpus_missing()

@@ -12,6 +12,9 @@ import math
 from ..ir.program import Program, Storage
 
 FILE = {Storage.FLOAT_CONST: "float", Storage.INT_CONST: "int", Storage.BOOL_CONST: "bool"}
+# notes["draw_state"]["samplers"] holds the asm names (SamplerType.asm); the
+# reflection spells them as its "samplers" list does
+SAMPLER_NAMES = {"2d": "2d", "1d": "2d", "unknown": "2d", "cube": "cube", "volume": "volume"}
 
 
 def _json_float(x: float):
@@ -36,12 +39,35 @@ def build(program: Program, target, options, layout_reflection: dict) -> dict:
         "outputs": layout_reflection["outputs"],
         "viewport": layout_reflection.get("viewport"),
         "front_face": io.get("front_face"),
+        "draw_state": draw_state(program, layout_reflection.get("draw_state", [])),
         "defs": defs(program),
         "extensions": layout_reflection.get("extensions", []),
         "options": {"clip_z": options.clip_z, "flip_y": options.flip_y, "half_pixel": options.half_pixel,
+                    "half_pixel_scale": io.get("half_pixel_scale", 0.0),
                     "fixed_outputs": options.fixed_outputs, "legacy_multiply": options.legacy_multiply},
     }
     return refl
+
+
+def draw_state(program: Program, uniforms: list[dict]) -> dict | None:
+    """The D3D9 draw-time state the translation depends on (docs/ir.md
+    "Draw-time state"): the uniforms the layer sets from texture-stage state,
+    and what ``texture_sm1`` assumed (``program.notes["draw_state"]``).
+    None for a shader that depends on none (everything but ps_1_x).  Stage
+    maps become lists of objects, as JSON object keys cannot be numbers."""
+    notes = program.notes.get("draw_state")
+    if notes is None and not uniforms:
+        return None
+    notes = notes or {}
+    return {
+        "uniforms": uniforms,
+        "samplers": [{"stage": int(s), "type": SAMPLER_NAMES.get(t, t)}
+                     for s, t in sorted(notes.get("samplers", {}).items())],
+        "projected": [{"stage": int(s), "divide_by": c} for s, c in sorted(notes.get("projected", {}).items())],
+        "bumpenv": [int(s) for s in notes.get("bumpenv", [])],
+        "luminance": [int(s) for s in notes.get("luminance", [])],
+        "depth": bool(notes.get("depth", False)),
+    }
 
 
 def defs(program: Program) -> list[dict]:

@@ -16,8 +16,12 @@ Vertex shaders
 - A VS that never writes POSITION0 gets one, set to 0 (D3D requires oPos;
   GLSL 1.20 / ES 1.00 refuse to link without gl_Position).
 - At every exit of main (end, and each RETURN in main) the POSITION0 output
-  is rewritten: x += w/vp_w and y -= w/vp_h (``half_pixel``, D3D pixel
-  centres), y = -y (``flip_y``), z = 2z - w (``clip_z``).
+  is rewritten: x += k*w/vp_w and y -= k*w/vp_h with k = 63/64, or 1 with
+  ``half_pixel_exact`` (``half_pixel``,
+  D3D pixel centres: a shift of 63/128 pixel, not exactly 1/2, as wined3d and
+  DXVK do, so that an edge through pixel centres is decided by D3D's top-left
+  rule rather than by the driver's tie rule), y = -y (``flip_y``), z = 2z - w
+  (``clip_z``).
 
 Pixel shaders
 - vPos (builtin "vpos") becomes a LOCAL set at the start of main from the
@@ -57,6 +61,10 @@ def run(program: Program, options) -> None:
     _IO(program, options).run()
 
 
+# The half-pixel shift as a fraction of half a pixel: 63/128 px (wined3d,
+# DXVK) unless Options.half_pixel_exact.
+HALF_PIXEL_BIAS = 63.0 / 64.0
+
 class _IO:
     def __init__(self, program: Program, options):
         self.p = program
@@ -64,12 +72,14 @@ class _IO:
         self.clip_z = True if options.clip_z is None else options.clip_z
         self.flip_y = False if options.flip_y is None else options.flip_y
         self.half_pixel = options.half_pixel
+        self.half_pixel_scale = 1.0 if options.half_pixel_exact else HALF_PIXEL_BIAS
         self.viewport: Variable | None = None
         self.prologue: list[Op] = []
         self.epilogue: list = []  # callables emitting ops into a list
         rel = program.notes.get("relative_registers", set())
         self.relative = {int(r) for r in rel}
         self.notes = {"clip_z": self.clip_z, "flip_y": self.flip_y, "half_pixel": self.half_pixel,
+                      "half_pixel_scale": self.half_pixel_scale if self.half_pixel else 0.0,
                       "viewport": False, "front_face": None}
 
     # -- helpers ------------------------------------------------------------
@@ -210,8 +220,10 @@ class _IO:
         x, y, z, w = (self.comp(out, p, i) for i in range(4))
         if self.half_pixel:
             vp = self.op(out, Code.LOAD, F4, var=self.get_viewport())
-            x = self.op(out, Code.FADD, F1, (x, self.op(out, Code.FMUL, F1, (w, self.comp(out, vp, 0)))))
-            y = self.op(out, Code.FSUB, F1, (y, self.op(out, Code.FMUL, F1, (w, self.comp(out, vp, 1)))))
+            # 63/128 of a pixel (in NDC one pixel is 2/vp): see the docstring.
+            kw = self.op(out, Code.FMUL, F1, (w, self.const(out, self.half_pixel_scale)))
+            x = self.op(out, Code.FADD, F1, (x, self.op(out, Code.FMUL, F1, (kw, self.comp(out, vp, 0)))))
+            y = self.op(out, Code.FSUB, F1, (y, self.op(out, Code.FMUL, F1, (kw, self.comp(out, vp, 1)))))
         if self.flip_y:
             y = self.op(out, Code.FNEG, F1, (y,))
         if self.clip_z:

@@ -47,13 +47,11 @@ provoking convention), the point size and its clamp, and point sprites
 
 Compiled programs are cached by their source text.
 
-Rasterisation (measured on llvmpipe): with the half-pixel offset the D3D
-pixel centres land exactly on GL's, so an edge through pixel centres (a
-quad from -1 to 1) is a tie that the driver's fill rule decides.  llvmpipe
-covers a tie on the edge at the image's memory row 0 and drops one on the
-last row: D3D9's top-left rule holds when the image lies in D3D order
-(translated with ``flip_y=True``); an upright target (the GL default)
-loses D3D's top row of such a quad and gains its bottom row.
+Rasterisation: the io pass shifts positions by 63/128 pixel rather than
+exactly 1/2 (as wined3d and DXVK do), so an edge through D3D pixel centres
+(a quad from -1 to 1) is never a tie for the driver's fill rule and D3D9's
+top-left rule decides coverage, upright target or not.  (With an exact 1/2
+llvmpipe dropped D3D's top row of such a quad on an upright target.)
 """
 
 from __future__ import annotations
@@ -67,6 +65,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from ..passes.io import HALF_PIXEL_BIAS
 from .reference import ReferenceConstants
 from .reference_sm1 import TextureStage
 from .textures import SamplerState, Texture
@@ -409,7 +408,8 @@ def _vs_wrapper(code: str, refl: dict, state: RenderState, points: bool) -> str:
             after += "    p.y = -p.y;\n"
         if refl.get("viewport") and opts.get("half_pixel", True):
             vp = refl["viewport"]["glsl"]
-            after += f"    p.x -= p.w * {vp}.x;\n    p.y += p.w * {vp}.y;\n"
+            k = repr(float(opts.get("half_pixel_scale", HALF_PIXEL_BIAS)))
+            after += f"    p.x -= p.w * {k} * {vp}.x;\n    p.y += p.w * {k} * {vp}.y;\n"
         if opts.get("clip_z"):
             after += "    p.z = (p.z + p.w) * 0.5;\n"
         for k in range(n):
@@ -467,7 +467,8 @@ def passthrough_vs(ps_refl: dict, target: str | None = None) -> tuple[str, dict]
     lines.extend(body)
     lines.append("    vec4 p = xl_position;")
     if vp:
-        lines.append(f"    p.x += p.w * {vp}.x;\n    p.y -= p.w * {vp}.y;")
+        k = repr(float(opts.get("half_pixel_scale", HALF_PIXEL_BIAS)))  # the io pass's shift
+        lines.append(f"    p.x += p.w * {k} * {vp}.x;\n    p.y -= p.w * {k} * {vp}.y;")
     if opts.get("clip_z", True):
         lines.append("    p.z = p.z * 2.0 - p.w;")
     if opts.get("flip_y"):
