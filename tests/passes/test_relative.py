@@ -176,3 +176,22 @@ def test_in_bounds_index_is_not_guarded():
     finish(b.program, ("relative",))
     (load,) = [op for op in ops_of(b.program, Code.LOAD) if op.var is c]
     assert load.args == (index,) and load.imm == (10,)
+
+
+def test_software_profile_file_is_cut_at_the_ctab_extent():
+    """vs_*_sw: 8192 float constants fit no GPU's uniforms; with a CTAB the
+    dynamically indexed file keeps only what the compiler allocated (and says so)."""
+    import json
+    from pathlib import Path
+
+    from xlate.api import translate
+
+    corpus = Path(__file__).resolve().parents[2].parent / "shared" / "peer-corpus" / "fxc-wine"
+    if not corpus.is_dir():
+        pytest.skip(f"peer corpus not found at {corpus}")
+    path = corpus / "dxdecompiler" / "SkinnedMesh__skinnedmesh.VShade.vs_3_sw.bin"
+    t = translate(path.read_bytes(), "glsl330")
+    float_file = [c for c in t.reflection["constants"] if c["file"] == "float" and c["element"] is not None]
+    # CTAB: c0..c85, plus the DEF registers fxc placed above them: far from 8192.
+    assert 86 <= max(c["first"] + c["count"] for c in float_file) < 256
+    assert any("constant table allocates" in d for d in t.diagnostics)

@@ -240,12 +240,50 @@ def _lower_register_files(program: Program) -> list[_RegisterFile]:
     return files
 
 
+def ctab_extent(program: Program, storage: Storage) -> int | None:
+    """One past the highest register the CTAB gives a variable of this file,
+    or None without a CTAB (or without entries for the file)."""
+    ctab = program.ctab
+    if ctab is None:
+        return None
+    wanted = {Storage.FLOAT_CONST: "FLOAT4", Storage.INT_CONST: "INT4", Storage.BOOL_CONST: "BOOL"}[storage]
+    ends = [c.register_index + c.register_count for c in ctab.constants
+            if getattr(c.register_set, "name", None) == wanted]
+    return max(ends) if ends else None
+
+
+def dynamic_size(program: Program, storage: Storage) -> int:
+    """How many registers of a dynamically indexed constant file to keep.
+
+    The whole runtime file, except in the software vertex profiles: their
+    8192 float (2048 int/bool) registers fit no GPU's uniform storage (GL
+    guarantees 256 vec4; llvmpipe has 4096), so when the compiler's CTAB is
+    there the file is cut after the last register it allocated.  A dynamic
+    read past the CTAB's variables is an out-of-bounds HLSL array read
+    (undefined in HLSL); here it reads 0, as reads past the file do.  The cut
+    is reported in ``notes["bounded_files"]`` for diagnostics.
+    """
+    size = file_size(program.version, storage)
+    if program.version.is_vertex and program.version.is_sw:
+        extent = ctab_extent(program, storage)
+        if extent is not None and extent < size:
+            program.notes.setdefault("bounded_files", {})[storage.value] = (size, extent)
+            program.notes.setdefault("diagnostics", []).append(
+                f"{program.version}: the dynamically indexed {storage.value} file keeps the {extent} registers "
+                f"its constant table allocates, not all {size}; reads past them give 0")
+            return extent
+    return size
+
+
 def _guard_arrays(program: Program) -> None:
     """(a): size the dynamically indexed constant files, guard every dynamic access."""
+    sizes: dict[Storage, int] = {}
     for _, op in program.all_ops():
         var = op.var
         if op.code is Code.LOAD and var is not None and var.storage in CONST_FILES and op.args:
-            var.length = max(var.length or 0, file_size(program.version, var.storage))
+            if var.storage not in sizes:
+                sizes[var.storage] = dynamic_size(program, var.storage)
+            var.length = max(var.length or 0, sizes[var.storage])
 
     def load(rw: Rewriter, op: Op):
         if op.var.length is None or not op.args or in_bounds(op.args[0], op.imm[0], op.var.length):
