@@ -15,12 +15,16 @@ layer can bind them from the reflection alone:
   (``vs_c[N]``).  In Vulkan each file is a uniform block whose register k
   sits at byte 16*k, whatever the grouping, so the layer can upload the raw
   register file.  Set = 0 for the vertex stage, 1 for the fragment stage;
-  bindings 0/1/2 = float/int/bool blocks, 3 = the viewport block, 4+s = s#.
+  bindings 0/1/2 = float/int/bool blocks, 3 = the viewport block, 4+s = s#,
+  20 = the draw-state block (ps_1_x bump-environment state, 32 bytes per
+  texture stage).  On GL the draw-state uniforms are plain uniforms named
+  ``xl_bumpenv_mat<m>``, ``xl_bumpenv_lscale<m>``, ``xl_bumpenv_loffset<m>``.
 - Samplers: ``vs_s0`` or the CTAB name; GL unit = s# (PS) or 16+s# (VS).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from ..bytecode.tables import DeclUsage, SamplerType
@@ -48,6 +52,22 @@ STAGE_SET = {"vertex": 0, "fragment": 1}
 FILE_BINDING = {Storage.FLOAT_CONST: 0, Storage.INT_CONST: 1, Storage.BOOL_CONST: 2}
 VIEWPORT_BINDING = 3
 SAMPLER_BINDING_BASE = 4
+# The draw-state block (ps_1_x texture-stage state) comes after the 16
+# sampler bindings 4-19, so its binding never moves with the samplers used.
+DRAW_STATE_BINDING = SAMPLER_BINDING_BASE + 16
+DRAW_STATE_STAGE_STRIDE = 32  # bytes per texture stage in the draw-state block
+# Draw-time-state uniforms (docs/ir.md "Draw-time state"): builtin base name ->
+# (GLSL type, byte offset within the stage's 32 bytes, the D3D state it holds,
+# what to put in it).  Fixed offsets per stage let a layer upload eight
+# stages of (M00, M01, M10, M11, LSCALE, LOFFSET, 0, 0) as one raw array.
+DRAW_STATE_UNIFORMS = {
+    "bumpenv_mat": ("vec4", 0, ["D3DTSS_BUMPENVMAT00", "D3DTSS_BUMPENVMAT01", "D3DTSS_BUMPENVMAT10",
+                                "D3DTSS_BUMPENVMAT11"],
+                    "vec4(BUMPENVMAT00, BUMPENVMAT01, BUMPENVMAT10, BUMPENVMAT11)"),
+    "bumpenv_lscale": ("float", 16, ["D3DTSS_BUMPENVLSCALE"], "BUMPENVLSCALE"),
+    "bumpenv_loffset": ("float", 20, ["D3DTSS_BUMPENVLOFFSET"], "BUMPENVLOFFSET"),
+}
+_DRAW_STATE_NAME = re.compile(r"^(bumpenv_mat|bumpenv_lscale|bumpenv_loffset)(\d)$")
 VS_SAMPLER_UNIT_BASE = 16
 FILE_NAMES = {Storage.FLOAT_CONST: ("float", "c", 2), Storage.INT_CONST: ("int", "i", 1),
               Storage.BOOL_CONST: ("bool", "b", 0)}  # reflection name, letter, CTAB register set
@@ -121,6 +141,7 @@ class Layout:
     access: dict[int, Access] = field(default_factory=dict)  # id(Variable) -> Access
     const_elements: dict[int, dict[int, Access]] = field(default_factory=dict)  # id(var) -> element -> access
     groups: list[ConstGroup] = field(default_factory=list)
+    draw_state: list[Decl] = field(default_factory=list)  # Vulkan: members of the draw-state block
     reflection: dict = field(default_factory=dict)
     extensions: list[str] = field(default_factory=list)
     namer: Namer = field(default_factory=Namer)
@@ -179,7 +200,7 @@ def plan(program: Program, target: Target, options) -> Layout:
     namer = lay.namer
     sset = STAGE_SET[stage]
     refl = lay.reflection
-    refl.update(constants=[], samplers=[], inputs=[], outputs=[])
+    refl.update(constants=[], samplers=[], inputs=[], outputs=[], draw_state=[])
     es_pp = target.es
 
     # 1. Fixed names first: interface variables and built-ins.
@@ -188,6 +209,11 @@ def plan(program: Program, target: Target, options) -> Layout:
             _input(lay, var, program, target, namer, refl, es_pp)
         elif var.storage is Storage.OUTPUT:
             _output(lay, var, program, target, namer, refl)
+    if lay.draw_state:
+        # std140 with explicit offsets wants the members in offset order
+        members = sorted(lay.draw_state, key=lambda d: d.offset)
+        refl["draw_state"].sort(key=lambda e: e["offset"])
+        lay.blocks.append(Block(namer.name(f"{prefix}draw_state"), sset, DRAW_STATE_BINDING, members))
 
     # 2. Constants, in file order.
     used = _used_constants(program)
@@ -292,6 +318,9 @@ def _input(lay: Layout, var: Variable, program: Program, target: Target, namer: 
             refl["viewport"] = {"glsl": name}
         refl["viewport"]["value"] = "vec4(1/viewport_width, 1/viewport_height, render_target_height, 0)"
         return
+    if b is not None and _DRAW_STATE_NAME.match(b):
+        _draw_state_uniform(lay, var, target, namer, refl)
+        return
     if b is not None:
         raise UnsupportedError(-1, f"input {var.name}: built-in '{b}' must be lowered by the io pass first")
     if len(var.semantics) > 1:
@@ -309,6 +338,8 @@ def _input(lay: Layout, var: Variable, program: Program, target: Target, namer: 
         lay.access[id(var)] = Access(name)
         refl["inputs"].append(_io_entry(sem, reg, var.mask, name, reg))
         return
+    if reg is None and sem is not None and sem.usage is U.TEXCOORD:
+        reg = sem.index  # ps_1_0-1_3 coordinate set m belongs to t(m), as t# does in ps_1_4 / ps_2_x
     label = semantic_name(sem) if sem else f"v{reg}"
     name = f"v_{label}"
     if name in namer.used:
@@ -323,6 +354,25 @@ def _input(lay: Layout, var: Variable, program: Program, target: Target, namer: 
     entry = _io_entry(sem, reg, var.mask, name, loc)
     entry["centroid"] = d.centroid
     refl["inputs"].append(entry)
+
+
+def _draw_state_uniform(lay: Layout, var: Variable, target: Target, namer: Namer, refl: dict) -> None:
+    """A texture-stage state uniform (``bumpenv_mat<m>`` ...): ``xl_<builtin>``
+    on GL; in Vulkan a member of the stage's draw-state block at byte
+    32*m + the state's offset (``DRAW_STATE_UNIFORMS``)."""
+    base, stage = _DRAW_STATE_NAME.match(var.builtin).groups()
+    gtype, offset, states, value = DRAW_STATE_UNIFORMS[base]
+    name = namer.reserve(f"xl_{var.builtin}")
+    lay.access[id(var)] = Access(name)
+    entry = {"glsl": name, "type": gtype, "stage": int(stage), "state": states, "value": value}
+    decl = Decl("uniform", name, gtype)
+    if target.uniform_blocks:
+        decl.offset = DRAW_STATE_STAGE_STRIDE * int(stage) + offset
+        entry.update(set=STAGE_SET[lay.stage], binding=DRAW_STATE_BINDING, offset=decl.offset)
+        lay.draw_state.append(decl)
+    else:
+        lay.decls.append(decl)
+    refl["draw_state"].append(entry)
 
 
 def varying_location(sem: Semantic | None, reg, target: Target) -> int | None:
@@ -350,16 +400,18 @@ def _output(lay: Layout, var: Variable, program: Program, target: Target, namer:
                                    "unless the register is indexed dynamically")
     sem = var.semantic
     reg = var.register[1] if var.register else None
+    # a scalar register (oFog, oPts, oDepth) has only .x, whatever mask it was lifted with
+    mask = 0x1 if var.type.width == 1 else var.mask
     if program.is_vertex:
         if sem is not None and sem.usage is U.POSITION and sem.index == 0:
             lay.access[id(var)] = Access("gl_Position")
-            refl["outputs"].append(_io_entry(sem, reg, var.mask, "gl_Position", None))
+            refl["outputs"].append(_io_entry(sem, reg, mask, "gl_Position", None))
             return
         if sem is not None and sem.usage is U.PSIZE and sem.index == 0:
             if var.type.width != 1:
                 raise UnsupportedError(-1, f"output {var.name}: a vec4 point size must be split by the io pass")
             lay.access[id(var)] = Access("gl_PointSize")
-            refl["outputs"].append(_io_entry(sem, reg, var.mask, "gl_PointSize", None))
+            refl["outputs"].append(_io_entry(sem, reg, mask, "gl_PointSize", None))
             return
         label = semantic_name(sem) if sem else f"o{reg}"
         name = f"v_{label}"
@@ -369,7 +421,7 @@ def _output(lay: Layout, var: Variable, program: Program, target: Target, namer:
         loc = varying_location(sem, reg, target)
         lay.decls.append(Decl("vs_output", name, "vec4", location=loc if target.varying_locations else None))
         lay.access[id(var)] = Access(name, ".x" if var.type.width == 1 else "")
-        refl["outputs"].append(_io_entry(sem, reg, var.mask, name, loc))
+        refl["outputs"].append(_io_entry(sem, reg, mask, name, loc))
         return
     # fragment outputs
     if sem is not None and sem.usage is U.DEPTH:
@@ -379,7 +431,7 @@ def _output(lay: Layout, var: Variable, program: Program, target: Target, namer:
         else:
             name = "gl_FragDepth"
         lay.access[id(var)] = Access(name)
-        refl["outputs"].append(_io_entry(sem, reg, var.mask, name, None))
+        refl["outputs"].append(_io_entry(sem, reg, mask, name, None))
         return
     n = sem.index if sem is not None else (reg or 0)
     if not target.in_out:
@@ -390,9 +442,9 @@ def _output(lay: Layout, var: Variable, program: Program, target: Target, namer:
                                        "which the validator does not support: use essl300")
         name = f"gl_FragData[{n}]" if multi else "gl_FragColor"
         lay.access[id(var)] = Access(name)
-        refl["outputs"].append(_io_entry(sem, reg, var.mask, name, n))
+        refl["outputs"].append(_io_entry(sem, reg, mask, name, n))
         return
     name = namer.reserve(f"out_color{n}")
     lay.decls.append(Decl("fs_output", name, "vec4", location=n))
     lay.access[id(var)] = Access(name)
-    refl["outputs"].append(_io_entry(sem, reg, var.mask, name, n))
+    refl["outputs"].append(_io_entry(sem, reg, mask, name, n))

@@ -30,6 +30,7 @@ def environment() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
         autoescape=False,
         keep_trailing_newline=True,
+        auto_reload=False,  # templates are read once per process: no stat() per render
         trim_blocks=False,
         lstrip_blocks=False,
     )
