@@ -605,6 +605,9 @@ AL_REL = RelativeAddress(R.LOOP, 0, IDENTITY_SWIZZLE)
 PER_COMPONENT = {O.MOV, O.ADD, O.SUB, O.MUL, O.MAD, O.MIN, O.MAX, O.SLT, O.SGE, O.FRC,
                  O.ABS, O.SGN, O.LRP, O.CMP, O.DSX, O.DSY}
 SCALAR_OPS = {O.RCP, O.RSQ, O.EXP, O.LOG, O.LOGP, O.EXPP, O.POW}
+# The swizzle slot scalar ops (and sincos) read: the last one, as Windows
+# drivers do (see xlate/verify/reference_ops.scalar).
+SCALAR_SLOT = 3
 MATRIX_SHAPE = {O.M4x4: (4, 4), O.M4x3: (3, 4), O.M3x4: (4, 3), O.M3x3: (3, 3), O.M3x2: (2, 3)}
 SPECIAL_OK = {O.MOV, O.MIN, O.MAX, O.CMP, O.MUL, O.MAD, O.DP3, O.DP4}
 
@@ -830,7 +833,7 @@ class _Interp:
             r = av_add(av_dot(x, y), z)
             res = {c: r for c in comps}
         elif op in SCALAR_OPS:
-            a = self.read(st, s[0], [0])[0]
+            a = self.read(st, s[0], [SCALAR_SLOT])[0]
             zero_ok = self.def_zero_src(s[0])
             if op == O.RCP:
                 r = av_rcp(a, zero_ok)
@@ -841,7 +844,7 @@ class _Interp:
             elif op in (O.EXP, O.EXPP):
                 r = av_exp(a)
             else:
-                r = av_pow(a, self.read(st, s[1], [0])[0])
+                r = av_pow(a, self.read(st, s[1], [SCALAR_SLOT])[0])
             res = {c: r for c in comps}
         elif op == O.NRM:
             need = sorted(set(range(3)) | set(comps))
@@ -898,7 +901,7 @@ class _Interp:
             full = {0: av_exact(1.0), 1: av_mul(a[0], b[0]), 2: a[1], 3: b[1]}
             res = {c: full[c] for c in comps}
         elif op == O.SINCOS:
-            a = self.read(st, s[0], [0])[0]
+            a = self.read(st, s[0], [SCALAR_SLOT])[0]
             t = av_trig(a)
             res = {c: t for c in comps if c < 2}
             if g.version.major < 3:  # §2.4: x, y, z outside the mask are undefined afterwards
@@ -1550,7 +1553,7 @@ class _Generator:
         if op in SCALAR_OPS:
             d = self.dest(st)
             rep = rng.random() >= self.opts.scalar_nonreplicate_rate
-            srcs = [self.source(st, [0], replicate=rep, prefer_recent=pr)]
+            srcs = [self.source(st, [SCALAR_SLOT], replicate=rep, prefer_recent=pr)]
             if op in (O.RCP, O.RSQ, O.LOG, O.LOGP) and self.defs and rng.random() < self.opts.special_rate:
                 idx = rng.choice(list(self.defs))
                 vals = self.defs[idx]
@@ -1558,7 +1561,7 @@ class _Generator:
                 comps = zeros if zeros and rng.random() < 0.6 else ([c for c in range(4) if vals[c] in (0.0, 1.0)] or [0])
                 srcs = [_src(R.CONST, idx, replicate_swizzle(rng.choice(comps)))]
             if op == O.POW:
-                srcs.append(self.source(st, [0], replicate=rep))
+                srcs.append(self.source(st, [SCALAR_SLOT], replicate=rep))
             return Instruction(op, d, tuple(srcs))
         if op == O.NRM:
             d = self.dest(st)
@@ -1582,7 +1585,7 @@ class _Generator:
             mask = rng.choice([0x1, 0x2, 0x3, 0x3])
             d = self.dest(st, allow_output=False, mask=mask)
             d = DestOperand(R.TEMP, d.index, mask, d.modifiers & ~DstMod.SATURATE, 0, None)
-            srcs = [self.source(st, [0], replicate=True, prefer_recent=pr)]
+            srcs = [self.source(st, [SCALAR_SLOT], replicate=True, prefer_recent=pr)]
             if srcs[0].type == R.TEMP and srcs[0].index == d.index:
                 raise Reject("sincos aliasing")
             if not self.sm3:
@@ -2357,7 +2360,7 @@ def feature_counts(shader: Shader) -> Counter:
             if s.type == R.MISCTYPE:
                 c["vPos" if s.index == 0 else "vFace"] += 1
             if op in (O.RCP, O.RSQ, O.LOG, O.LOGP) and s.type == R.CONST and s.index in defs and s.relative is None:
-                val = defs[s.index][s.swizzle & 3]
+                val = defs[s.index][(s.swizzle >> (2 * SCALAR_SLOT)) & 3]
                 if val == 0.0:
                     c[f"special:{op.name.lower()}(0)"] += 1
                 elif val == 1.0:
