@@ -1,0 +1,1008 @@
+"""Run translated shaders on Vulkan (the pip ``vulkan`` cffi bindings; Mesa
+lavapipe headless).  The SPIR-V counterpart of ``xlate.verify.gl``.
+
+Needs the Debian packages ``mesa-vulkan-drivers libvulkan1`` (lavapipe and
+the loader) and the pip package ``vulkan``.  One instance and device per
+process, created on first use (``device()``); ``VulkanUnavailable`` (with
+the reason) when the bindings, ``libvulkan.so.1`` or a device are missing,
+so tests can skip.  ``XLATE_VK_VALIDATION=1`` enables
+VK_LAYER_KHRONOS_validation (Debian ``vulkan-validationlayers``) when it is
+installed; its errors are collected and make ``draw`` raise.
+
+Everything is bound ONLY through the translations' reflection
+(docs/reflection.md, "Vulkan"): set 0 = vertex stage, set 1 = fragment
+stage; binding 0 float block, 1 int block, 2 bool block (raw register files,
+16 bytes a register), 3 viewport block, 4 + s# combined image samplers,
+20 the ps_1_x draw-state block; vertex attributes by the reflection's
+locations; varyings link by location.
+
+API (mirrors ``gl.py``)
+-----------------------
+``runner()`` -> the process's ``VKRunner``.
+
+``VKRunner.draw(vs, ps, draw, targets=None, read=True) -> DrawResult``
+    ``vs``/``ps``: translations for target ``"spirv"`` (``.code`` bytes),
+    or for ``"vulkan"`` (GLSL text, compiled here with glslang; the render
+    state that needs shader code, below, requires this form), or
+    ``(code, reflection)`` pairs.  ``vs=None`` draws the PS with a
+    pass-through VS written from the PS reflection (as ``gl.passthrough_vs``).
+    ``draw`` is ``gl.Draw`` (the same dataclass drives both runners);
+    ``DrawResult.colors[i]`` is render target i, (height, width, 4) float32,
+    row 0 = top (D3D order), whatever ``flip_y`` was.
+``RenderTargets(width, height, count)``: R32G32B32A32_SFLOAT images that
+    persist across draws: ``clear(colours)``, ``read(i, rect)``, ``release()``.
+
+Render state: cull mode and front face, viewport, topology (lists, strips,
+fans, points, lines), MRT with write masks for the outputs a PS writes.
+Alpha test, flat shading, user clip planes, point size state and point
+sprites need code around the shader (as in ``gl.py``); they work when the
+shaders are given as ``"vulkan"`` GLSL, and raise ``NotImplementedError``
+for SPIR-V binaries.
+
+Textures are ``xlate.verify.textures.Texture`` (2D, 1D as 2D, cube, volume;
+float RGBA levels) with their ``SamplerState``: point/linear MAG and MIN,
+MIP none (maxLod 0.25)/point/linear, wrap/mirror/clamp/border/mirroronce
+(VK_KHR_sampler_mirror_clamp_to_edge), any border colour
+(VK_EXT_custom_border_color), MIPMAPLODBIAS, MAXMIPLEVEL (the view's base
+level).  An unbound sampler reads a 1x1 (0, 0, 0, 1) texture, as D3D9.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any, Mapping
+
+import numpy as np
+
+from ..passes.io import HALF_PIXEL_BIAS
+from .gl import Draw, DrawResult, RenderState, _alpha_test, _flat_colours, _point_sprite, _primitive, usage_key
+from .reference import ReferenceConstants
+from .reference_sm1 import TextureStage
+from .textures import SamplerState, Texture
+
+__all__ = ["VulkanUnavailable", "VKRunner", "RenderTargets", "Draw", "DrawResult", "RenderState", "device",
+           "runner", "passthrough_vs"]
+
+F32 = np.float32
+FORMAT = "VK_FORMAT_R32G32B32A32_SFLOAT"
+SET_VERTEX, SET_FRAGMENT = 0, 1
+BINDING_FLOAT, BINDING_INT, BINDING_BOOL, BINDING_VIEWPORT, BINDING_SAMPLER0, BINDING_DRAW_STATE = 0, 1, 2, 3, 4, 20
+# the runner's own block for render state that needs shader code (GLSL input only)
+BINDING_RENDER_STATE = 21
+
+
+class VulkanUnavailable(RuntimeError):
+    """No Vulkan here (no bindings, no loader, no device): tests skip with this message."""
+
+
+def _vk():
+    try:
+        import vulkan
+    except Exception as exc:  # noqa: BLE001 - OSError (no libvulkan.so.1), ImportError, cffi errors
+        raise VulkanUnavailable(
+            f"no Vulkan: the 'vulkan' Python package could not load ({type(exc).__name__}: {exc}); "
+            "install Debian mesa-vulkan-drivers libvulkan1 and pip vulkan") from exc
+    return vulkan
+
+
+# --------------------------------------------------------------------------
+# Instance, device, memory, one-shot command submission
+# --------------------------------------------------------------------------
+
+
+class _Buffer:
+    def __init__(self, dev: "_Device", size: int, usage: int):
+        vk = dev.vk
+        self.dev, self.size = dev, max(int(size), 16)
+        self.handle = vk.vkCreateBuffer(dev.device, vk.VkBufferCreateInfo(
+            size=self.size, usage=usage, sharingMode=vk.VK_SHARING_MODE_EXCLUSIVE), None)
+        req = vk.vkGetBufferMemoryRequirements(dev.device, self.handle)
+        self.memory = dev.allocate(req, host=True)
+        vk.vkBindBufferMemory(dev.device, self.handle, self.memory, 0)
+        self.mapped = vk.vkMapMemory(dev.device, self.memory, 0, self.size, 0)
+
+    def write(self, data: bytes, offset: int = 0):
+        self.mapped[offset:offset + len(data)] = data
+
+    def read(self) -> bytes:
+        return bytes(self.mapped)
+
+    def release(self):
+        vk = self.dev.vk
+        vk.vkUnmapMemory(self.dev.device, self.memory)
+        vk.vkDestroyBuffer(self.dev.device, self.handle, None)
+        vk.vkFreeMemory(self.dev.device, self.memory, None)
+
+
+class _Image:
+    """An RGBA32F image (2D, cube or 3D), always in VK_IMAGE_LAYOUT_GENERAL."""
+
+    def __init__(self, dev: "_Device", kind: str, width: int, height: int, depth: int = 1, levels: int = 1,
+                 usage: int = 0):
+        vk = dev.vk
+        self.dev, self.kind, self.width, self.height, self.depth, self.levels = dev, kind, width, height, depth, levels
+        self.layers = 6 if kind == "cube" else 1
+        image_type = vk.VK_IMAGE_TYPE_3D if kind == "volume" else vk.VK_IMAGE_TYPE_2D
+        self.handle = vk.vkCreateImage(dev.device, vk.VkImageCreateInfo(
+            flags=vk.VK_IMAGE_CREATE_CUBE_COMPATIBLE_BIT if kind == "cube" else 0,
+            imageType=image_type, format=dev.format, extent=vk.VkExtent3D(width, height, depth),
+            mipLevels=levels, arrayLayers=self.layers, samples=vk.VK_SAMPLE_COUNT_1_BIT,
+            tiling=vk.VK_IMAGE_TILING_OPTIMAL, usage=usage, sharingMode=vk.VK_SHARING_MODE_EXCLUSIVE,
+            initialLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED), None)
+        req = vk.vkGetImageMemoryRequirements(dev.device, self.handle)
+        self.memory = dev.allocate(req, host=False)
+        vk.vkBindImageMemory(dev.device, self.handle, self.memory, 0)
+        dev.submit(lambda cmd: vk.vkCmdPipelineBarrier(
+            cmd, vk.VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, vk.VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, None, 0, None, 1,
+            [vk.VkImageMemoryBarrier(
+                srcAccessMask=0, dstAccessMask=vk.VK_ACCESS_MEMORY_READ_BIT | vk.VK_ACCESS_MEMORY_WRITE_BIT,
+                oldLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED, newLayout=vk.VK_IMAGE_LAYOUT_GENERAL,
+                srcQueueFamilyIndex=vk.VK_QUEUE_FAMILY_IGNORED, dstQueueFamilyIndex=vk.VK_QUEUE_FAMILY_IGNORED,
+                image=self.handle, subresourceRange=self.range())]))
+
+    def range(self, base_level: int = 0):
+        vk = self.dev.vk
+        return vk.VkImageSubresourceRange(aspectMask=vk.VK_IMAGE_ASPECT_COLOR_BIT, baseMipLevel=base_level,
+                                          levelCount=self.levels - base_level, baseArrayLayer=0,
+                                          layerCount=self.layers)
+
+    def view(self, base_level: int = 0):
+        vk = self.dev.vk
+        view_type = {"2d": vk.VK_IMAGE_VIEW_TYPE_2D, "cube": vk.VK_IMAGE_VIEW_TYPE_CUBE,
+                     "volume": vk.VK_IMAGE_VIEW_TYPE_3D}[self.kind]
+        return vk.vkCreateImageView(self.dev.device, vk.VkImageViewCreateInfo(
+            image=self.handle, viewType=view_type, format=self.dev.format,
+            components=vk.VkComponentMapping(*[vk.VK_COMPONENT_SWIZZLE_IDENTITY] * 4),
+            subresourceRange=self.range(base_level)), None)
+
+    def upload(self, levels: list[np.ndarray]):
+        """Level data as ``Texture`` lays it out (cube: (6, h, w, 4); volume: (d, h, w, 4))."""
+        vk, dev = self.dev.vk, self.dev
+        blobs = [np.ascontiguousarray(a, dtype=F32).tobytes() for a in levels]
+        staging = _Buffer(dev, sum(len(b) for b in blobs), vk.VK_BUFFER_USAGE_TRANSFER_SRC_BIT)
+        regions, offset = [], 0
+        for lvl, (a, blob) in enumerate(zip(levels, blobs)):
+            staging.write(blob, offset)
+            if self.kind == "volume":
+                d, h, w = a.shape[:3]
+            else:
+                h, w = a.shape[-3:-1]
+                d = 1
+            regions.append(vk.VkBufferImageCopy(
+                bufferOffset=offset, bufferRowLength=0, bufferImageHeight=0,
+                imageSubresource=vk.VkImageSubresourceLayers(vk.VK_IMAGE_ASPECT_COLOR_BIT, lvl, 0, self.layers),
+                imageOffset=vk.VkOffset3D(0, 0, 0), imageExtent=vk.VkExtent3D(w, h, d)))
+            offset += len(blob)
+        dev.submit(lambda cmd: (
+            vk.vkCmdCopyBufferToImage(cmd, staging.handle, self.handle, vk.VK_IMAGE_LAYOUT_GENERAL,
+                                      len(regions), regions),
+            dev.barrier(cmd)))
+        staging.release()
+
+    def release(self):
+        vk = self.dev.vk
+        vk.vkDestroyImage(self.dev.device, self.handle, None)
+        vk.vkFreeMemory(self.dev.device, self.memory, None)
+
+
+class _Device:
+    """Instance, lavapipe (or the first) device, one queue, one command buffer."""
+
+    def __init__(self):
+        vk = self.vk = _vk()
+        self.validation_errors: list[str] = []
+        self._messenger = None
+        layers, extensions = [], []
+        want_validation = os.environ.get("XLATE_VK_VALIDATION", "") not in ("", "0")
+        try:
+            have_layers = {p.layerName for p in vk.vkEnumerateInstanceLayerProperties()}
+            if want_validation and "VK_LAYER_KHRONOS_validation" in have_layers:
+                layers.append("VK_LAYER_KHRONOS_validation")
+                extensions.append("VK_EXT_debug_utils")
+            app = vk.VkApplicationInfo(pApplicationName="xlate-verify", applicationVersion=1, pEngineName="xlate",
+                                       engineVersion=1, apiVersion=vk.VK_MAKE_VERSION(1, 2, 0))
+            self.instance = vk.vkCreateInstance(vk.VkInstanceCreateInfo(
+                pApplicationInfo=app, enabledLayerCount=len(layers), ppEnabledLayerNames=layers,
+                enabledExtensionCount=len(extensions), ppEnabledExtensionNames=extensions), None)
+        except Exception as exc:  # noqa: BLE001
+            raise VulkanUnavailable(f"no Vulkan instance (libvulkan.so.1 / ICD missing?): "
+                                    f"{type(exc).__name__}: {exc}") from exc
+        if layers:
+            self._install_messenger()
+        devices = vk.vkEnumeratePhysicalDevices(self.instance)
+        if not devices:
+            raise VulkanUnavailable("no Vulkan device (install mesa-vulkan-drivers for lavapipe)")
+        names = [vk.vkGetPhysicalDeviceProperties(d).deviceName for d in devices]
+        pick = next((i for i, n in enumerate(names) if "llvmpipe" in n), 0)
+        self.physical = devices[pick]
+        self.name = names[pick]
+        props = vk.vkGetPhysicalDeviceProperties(self.physical)
+        if props.apiVersion < vk.VK_MAKE_VERSION(1, 2, 0):
+            raise VulkanUnavailable(f"{self.name}: Vulkan {props.apiVersion >> 22}.{(props.apiVersion >> 12) & 1023}"
+                                    " < 1.2")
+        families = vk.vkGetPhysicalDeviceQueueFamilyProperties(self.physical)
+        self.family = next(i for i, f in enumerate(families) if f.queueFlags & vk.VK_QUEUE_GRAPHICS_BIT)
+        dev_exts = {e.extensionName for e in vk.vkEnumerateDeviceExtensionProperties(self.physical, None)}
+        self.custom_border = "VK_EXT_custom_border_color" in dev_exts
+        enable = ["VK_EXT_custom_border_color"] if self.custom_border else []
+        features = vk.VkPhysicalDeviceFeatures(independentBlend=vk.VK_TRUE,
+                                               shaderClipDistance=vk.VK_TRUE,
+                                               largePoints=vk.VK_TRUE,
+                                               fillModeNonSolid=vk.VK_FALSE)
+        chain = vk.VkPhysicalDeviceVulkan12Features(samplerMirrorClampToEdge=vk.VK_TRUE)
+        if self.custom_border:
+            chain = vk.VkPhysicalDeviceCustomBorderColorFeaturesEXT(
+                pNext=chain, customBorderColors=vk.VK_TRUE, customBorderColorWithoutFormat=vk.VK_TRUE)
+        queue_info = vk.VkDeviceQueueCreateInfo(queueFamilyIndex=self.family, queueCount=1, pQueuePriorities=[1.0])
+        self.device = vk.vkCreateDevice(self.physical, vk.VkDeviceCreateInfo(
+            pNext=chain, queueCreateInfoCount=1, pQueueCreateInfos=[queue_info],
+            enabledExtensionCount=len(enable), ppEnabledExtensionNames=enable, pEnabledFeatures=features), None)
+        self.queue = vk.vkGetDeviceQueue(self.device, self.family, 0)
+        self.memory_types = vk.vkGetPhysicalDeviceMemoryProperties(self.physical)
+        self.pool = vk.vkCreateCommandPool(self.device, vk.VkCommandPoolCreateInfo(
+            flags=vk.VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT, queueFamilyIndex=self.family), None)
+        self.cmd = vk.vkAllocateCommandBuffers(self.device, vk.VkCommandBufferAllocateInfo(
+            commandPool=self.pool, level=vk.VK_COMMAND_BUFFER_LEVEL_PRIMARY, commandBufferCount=1))[0]
+        self.fence = vk.vkCreateFence(self.device, vk.VkFenceCreateInfo(), None)
+        self.format = vk.VK_FORMAT_R32G32B32A32_SFLOAT
+
+    def _install_messenger(self):
+        vk = self.vk
+
+        def callback(severity, types, data, user):
+            if severity & vk.VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT:
+                self.validation_errors.append(vk.ffi.string(data.pMessage).decode(errors="replace"))
+            return 0
+
+        create = vk.vkGetInstanceProcAddr(self.instance, "vkCreateDebugUtilsMessengerEXT")
+        self._messenger = create(self.instance, vk.VkDebugUtilsMessengerCreateInfoEXT(
+            messageSeverity=vk.VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT
+            | vk.VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT,
+            messageType=vk.VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT
+            | vk.VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT,
+            pfnUserCallback=callback), None)
+
+    @property
+    def validating(self) -> bool:
+        return self._messenger is not None
+
+    def allocate(self, req, host: bool):
+        vk = self.vk
+        want = (vk.VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | vk.VK_MEMORY_PROPERTY_HOST_COHERENT_BIT if host
+                else vk.VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)
+        for i in range(self.memory_types.memoryTypeCount):
+            if req.memoryTypeBits & (1 << i) and (self.memory_types.memoryTypes[i].propertyFlags & want) == want:
+                return vk.vkAllocateMemory(self.device, vk.VkMemoryAllocateInfo(
+                    allocationSize=req.size, memoryTypeIndex=i), None)
+        raise RuntimeError("no suitable Vulkan memory type")
+
+    def barrier(self, cmd):
+        """Everything before is visible to everything after (the runner is not about speed)."""
+        vk = self.vk
+        acc = vk.VK_ACCESS_MEMORY_READ_BIT | vk.VK_ACCESS_MEMORY_WRITE_BIT
+        vk.vkCmdPipelineBarrier(cmd, vk.VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, vk.VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0,
+                                1, [vk.VkMemoryBarrier(srcAccessMask=acc, dstAccessMask=acc)], 0, None, 0, None)
+
+    def submit(self, record):
+        """Record with ``record(cmd)``, submit, wait."""
+        vk = self.vk
+        vk.vkResetCommandBuffer(self.cmd, 0)
+        vk.vkBeginCommandBuffer(self.cmd, vk.VkCommandBufferBeginInfo(
+            flags=vk.VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT))
+        record(self.cmd)
+        vk.vkEndCommandBuffer(self.cmd)
+        vk.vkQueueSubmit(self.queue, 1, [vk.VkSubmitInfo(commandBufferCount=1, pCommandBuffers=[self.cmd])],
+                         self.fence)
+        vk.vkWaitForFences(self.device, 1, [self.fence], vk.VK_TRUE, 60 * 10**9)
+        vk.vkResetFences(self.device, 1, [self.fence])
+
+
+_DEVICE: _Device | None = None
+_DEVICE_ERROR: str | None = None
+
+
+def device() -> _Device:
+    """The process's Vulkan device (raises ``VulkanUnavailable``)."""
+    global _DEVICE, _DEVICE_ERROR
+    if _DEVICE is not None:
+        return _DEVICE
+    if _DEVICE_ERROR is not None:
+        raise VulkanUnavailable(_DEVICE_ERROR)
+    try:
+        _DEVICE = _Device()
+    except VulkanUnavailable as exc:
+        _DEVICE_ERROR = str(exc)
+        raise
+    except Exception as exc:  # noqa: BLE001 - any failure means "no Vulkan here"
+        _DEVICE_ERROR = f"no Vulkan device: {type(exc).__name__}: {exc}"
+        raise VulkanUnavailable(_DEVICE_ERROR) from exc
+    return _DEVICE
+
+
+# --------------------------------------------------------------------------
+# Render targets
+# --------------------------------------------------------------------------
+
+
+class RenderTargets:
+    """``count`` RGBA32F images of one size.  In memory the image lies in D3D
+    order (row 0 = top) when the shaders were translated with flip_y (the
+    Vulkan default), upside down otherwise; ``read`` returns D3D order
+    either way (``flip_y`` is set by the last draw)."""
+
+    def __init__(self, width: int, height: int, count: int = 1):
+        dev = self.dev = device()
+        vk = dev.vk
+        self.width, self.height, self.count = width, height, count
+        usage = (vk.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | vk.VK_IMAGE_USAGE_TRANSFER_SRC_BIT
+                 | vk.VK_IMAGE_USAGE_TRANSFER_DST_BIT)
+        self.images = [_Image(dev, "2d", width, height, usage=usage) for _ in range(count)]
+        self.views = [img.view() for img in self.images]
+        self.flip_y = True
+        self._framebuffers: dict[Any, Any] = {}
+        self._readback = _Buffer(dev, width * height * 16, vk.VK_BUFFER_USAGE_TRANSFER_DST_BIT)
+
+    def framebuffer(self, render_pass):
+        vk = self.dev.vk
+        fb = self._framebuffers.get(render_pass)
+        if fb is None:
+            fb = vk.vkCreateFramebuffer(self.dev.device, vk.VkFramebufferCreateInfo(
+                renderPass=render_pass, attachmentCount=self.count, pAttachments=self.views,
+                width=self.width, height=self.height, layers=1), None)
+            self._framebuffers[render_pass] = fb
+        return fb
+
+    def clear(self, colours=None):
+        """One RGBA for all targets, or a list with one per target."""
+        vk, dev = self.dev.vk, self.dev
+        if colours is None:
+            colours = (0.0, 0.0, 0.0, 0.0)
+        if np.ndim(colours) == 1:
+            colours = [colours] * self.count
+
+        def record(cmd):
+            for img, c in zip(self.images, colours):
+                vk.vkCmdClearColorImage(cmd, img.handle, vk.VK_IMAGE_LAYOUT_GENERAL,
+                                        vk.VkClearColorValue(float32=[float(v) for v in c]), 1, [img.range()])
+            dev.barrier(cmd)
+
+        dev.submit(record)
+
+    def read(self, index: int = 0, rect: tuple[int, int, int, int] | None = None) -> np.ndarray:
+        """Target ``index`` in D3D order; ``rect`` = (left, top, right, bottom)
+        in D3D pixels (exclusive) reads only that part."""
+        vk, dev = self.dev.vk, self.dev
+        img = self.images[index]
+
+        def record(cmd):
+            dev.barrier(cmd)
+            vk.vkCmdCopyImageToBuffer(cmd, img.handle, vk.VK_IMAGE_LAYOUT_GENERAL, self._readback.handle, 1, [
+                vk.VkBufferImageCopy(bufferOffset=0, bufferRowLength=0, bufferImageHeight=0,
+                                     imageSubresource=vk.VkImageSubresourceLayers(vk.VK_IMAGE_ASPECT_COLOR_BIT,
+                                                                                  0, 0, 1),
+                                     imageOffset=vk.VkOffset3D(0, 0, 0),
+                                     imageExtent=vk.VkExtent3D(self.width, self.height, 1))])
+            dev.barrier(cmd)
+
+        dev.submit(record)
+        full = np.frombuffer(self._readback.mapped, F32, self.width * self.height * 4)
+        full = full.reshape(self.height, self.width, 4)
+        if not self.flip_y:
+            full = full[::-1]
+        left, top, right, bottom = rect or (0, 0, self.width, self.height)
+        return full[top:bottom, left:right].copy()
+
+    def release(self):
+        vk = self.dev.vk
+        for fb in self._framebuffers.values():
+            vk.vkDestroyFramebuffer(self.dev.device, fb, None)
+        for v in self.views:
+            vk.vkDestroyImageView(self.dev.device, v, None)
+        for img in self.images:
+            img.release()
+        self._readback.release()
+        self.images, self.views, self._framebuffers = [], [], {}
+
+
+# --------------------------------------------------------------------------
+# Shaders: SPIR-V, or Vulkan GLSL (compiled here), and the pass-through VS
+# --------------------------------------------------------------------------
+
+
+class _Shader:
+    """A translation, or (code, reflection); code is SPIR-V bytes or Vulkan GLSL."""
+
+    def __init__(self, t):
+        if isinstance(t, tuple):
+            self.code, self.reflection = t
+        else:
+            self.code, self.reflection = t.code, t.reflection
+        if isinstance(self.code, str) and not self.code.lstrip().startswith("#version 450"):
+            raise TypeError("the Vulkan runner needs SPIR-V (target 'spirv') or Vulkan GLSL (target 'vulkan')")
+
+    @property
+    def is_glsl(self) -> bool:
+        return isinstance(self.code, str)
+
+
+def passthrough_vs(ps_refl: dict) -> tuple[str, dict]:
+    """A Vulkan GLSL vertex shader for a PS alone: attribute ``xl_position``
+    (location 0, D3D clip space) and one attribute per varying the PS reads,
+    written to the PS's location; the io fix-ups of the PS's options
+    (half pixel through the viewport block at set 0 binding 3, clip_z,
+    flip_y).  Returns (GLSL, reflection-like dict)."""
+    opts = ps_refl.get("options", {})
+    lines = ["#version 450", "layout(location = 0) in vec4 xl_position;"]
+    inputs = [{"usage": "position", "usage_index": 0, "glsl": "xl_position", "location": 0}]
+    body = []
+    loc = 1
+    for inp in ps_refl["inputs"]:
+        name = inp["glsl"]
+        if name.startswith("gl_"):
+            continue
+        a = f"xl_a_{name}"
+        lines.append(f"layout(location = {loc}) in vec4 {a};")
+        inputs.append({"usage": inp["usage"], "usage_index": inp["usage_index"], "glsl": a, "location": loc})
+        loc += 1
+        cen = "centroid " if inp.get("centroid") else ""
+        lines.append(f"layout(location = {inp['location']}) {cen}out vec4 {name};")
+        body.append(f"    {name} = {a};")
+    viewport = None
+    if opts.get("half_pixel", True):
+        viewport = {"glsl": "xl_viewport", "set": SET_VERTEX, "binding": BINDING_VIEWPORT, "offset": 0}
+        lines.append(f"layout(set = {SET_VERTEX}, binding = {BINDING_VIEWPORT}, std140) uniform xl_vp_block "
+                     "{ vec4 xl_viewport; };")
+    lines.append("void main()\n{")
+    lines.extend(body)
+    lines.append("    vec4 p = xl_position;")
+    if viewport:
+        k = repr(float(opts.get("half_pixel_scale", HALF_PIXEL_BIAS)))
+        lines.append(f"    p.x += p.w * {k} * xl_viewport.x;\n    p.y -= p.w * {k} * xl_viewport.y;")
+    if opts.get("clip_z", False):
+        lines.append("    p.z = p.z * 2.0 - p.w;")
+    if opts.get("flip_y", True):
+        lines.append("    p.y = -p.y;")
+    lines.append("    gl_Position = p;\n}")
+    refl = {"stage": "vertex", "target": "vulkan", "inputs": inputs,
+            "outputs": [{"usage": "position", "usage_index": 0, "glsl": "gl_Position"}],
+            "constants": [], "samplers": [], "draw_state": None, "viewport": viewport, "options": dict(opts)}
+    return "\n".join(lines) + "\n", refl
+
+
+def _vs_render_state(code: str, refl: dict, state: RenderState, points: bool) -> str:
+    """Clip distances and the point size clamp after the VS's main (Vulkan GLSL;
+    the values live in the runner's block at set 0, binding 21)."""
+    from .gl import _wrap_main
+
+    decls, after = "", ""
+    opts = refl.get("options", {})
+    members = ["vec4 xl_point_size;"]
+    if state.clip_planes:
+        members.append(f"vec4 xl_clip_planes[{len(state.clip_planes)}];")
+        after += "    vec4 p = gl_Position;\n"
+        if opts.get("flip_y", True):
+            after += "    p.y = -p.y;\n"
+        if refl.get("viewport") and opts.get("half_pixel", True):
+            vp = refl["viewport"]["glsl"]
+            k = repr(float(opts.get("half_pixel_scale", HALF_PIXEL_BIAS)))
+            after += f"    p.x -= p.w * {k} * {vp}.x;\n    p.y += p.w * {k} * {vp}.y;\n"
+        if opts.get("clip_z"):
+            after += "    p.z = (p.z + p.w) * 0.5;\n"
+        decls += f"out float gl_ClipDistance[{len(state.clip_planes)}];\n"
+        for k in range(len(state.clip_planes)):
+            after += f"    gl_ClipDistance[{k}] = dot(xl_clip_planes[{k}], p);\n"
+    if points:
+        writes = any(o["glsl"] == "gl_PointSize" for o in refl["outputs"])
+        size = "gl_PointSize" if writes else "xl_point_size.x"
+        after += f"    gl_PointSize = clamp({size}, xl_point_size.y, xl_point_size.z);\n"
+    if not after:
+        return code
+    decls = (f"layout(set = {SET_VERTEX}, binding = {BINDING_RENDER_STATE}, std140) uniform xl_render_state_block "
+             "{\n    " + "\n    ".join(members) + "\n};\n") + decls
+    return _wrap_main(code, decls, "", after)
+
+
+def _render_state_block(state: RenderState) -> bytes:
+    size = np.zeros(4, F32)
+    size[:3] = (state.point_size, state.point_size_min, min(state.point_size_max, 8192.0))
+    planes = np.asarray(state.clip_planes, F32).reshape(-1, 4)
+    return size.tobytes() + planes.tobytes()
+
+
+def _needs_wrappers(state: RenderState, vs_refl: dict, points: bool) -> list[str]:
+    why = []
+    if state.alpha_func is not None and state.alpha_func.replace(" ", "_") != "always":
+        why.append("alpha test")
+    if state.clip_planes:
+        why.append("user clip planes")
+    if state.shade_mode == "flat":
+        why.append("flat shading")
+    if points and state.point_sprite:
+        why.append("point sprites")
+    if points:
+        writes = any(o["glsl"] == "gl_PointSize" for o in vs_refl["outputs"])
+        if not writes or (state.point_size_min, state.point_size_max) != (1.0, RenderState().point_size_max):
+            why.append("point size state")
+    return why
+
+
+# --------------------------------------------------------------------------
+# The runner
+# --------------------------------------------------------------------------
+
+_TOPOLOGY = {"TRIANGLES": "VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST",
+             "TRIANGLE_STRIP": "VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP",
+             "TRIANGLE_FAN": "VK_PRIMITIVE_TOPOLOGY_TRIANGLE_FAN", "POINTS": "VK_PRIMITIVE_TOPOLOGY_POINT_LIST",
+             "LINES": "VK_PRIMITIVE_TOPOLOGY_LINE_LIST", "LINE_STRIP": "VK_PRIMITIVE_TOPOLOGY_LINE_STRIP"}
+_VERTEX_FORMATS = {1: "VK_FORMAT_R32_SFLOAT", 2: "VK_FORMAT_R32G32_SFLOAT", 3: "VK_FORMAT_R32G32B32_SFLOAT",
+                   4: "VK_FORMAT_R32G32B32A32_SFLOAT"}
+_ADDRESS = {"wrap": "VK_SAMPLER_ADDRESS_MODE_REPEAT", "mirror": "VK_SAMPLER_ADDRESS_MODE_MIRRORED_REPEAT",
+            "clamp": "VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE", "border": "VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER",
+            "mirroronce": "VK_SAMPLER_ADDRESS_MODE_MIRROR_CLAMP_TO_EDGE"}
+_STANDARD_BORDERS = {(0.0, 0.0, 0.0, 0.0): "VK_BORDER_COLOR_FLOAT_TRANSPARENT_BLACK",
+                     (0.0, 0.0, 0.0, 1.0): "VK_BORDER_COLOR_FLOAT_OPAQUE_BLACK",
+                     (1.0, 1.0, 1.0, 1.0): "VK_BORDER_COLOR_FLOAT_OPAQUE_WHITE"}
+_UNBOUND = (0.0, 0.0, 0.0, 1.0)  # what D3D9 (and GL) read from an unbound sampler
+
+
+def _unbound_texture(kind: str) -> Texture:
+    if kind == "cube":
+        level = np.broadcast_to(np.asarray(_UNBOUND, F32), (6, 1, 1, 4))
+    elif kind == "volume":
+        level = np.broadcast_to(np.asarray(_UNBOUND, F32), (1, 1, 1, 4))
+    else:
+        level = np.broadcast_to(np.asarray(_UNBOUND, F32), (1, 1, 4))
+    return Texture(kind if kind != "1d" else "2d", [np.array(level)])
+
+
+class _DrawResources:
+    """Objects made for one draw, destroyed after it."""
+
+    def __init__(self, dev: _Device):
+        self.dev = dev
+        self.buffers: list[_Buffer] = []
+        self.images: list[_Image] = []
+        self.views: list = []
+        self.samplers: list = []
+        self.pool = None
+
+    def release(self):
+        vk, d = self.dev.vk, self.dev.device
+        if self.pool is not None:
+            vk.vkDestroyDescriptorPool(d, self.pool, None)
+        for s in self.samplers:
+            vk.vkDestroySampler(d, s, None)
+        for v in self.views:
+            vk.vkDestroyImageView(d, v, None)
+        for i in self.images:
+            i.release()
+        for b in self.buffers:
+            b.release()
+
+
+class VKRunner:
+    """Builds pipelines from translations and draws with them (see the module
+    docstring).  Shader modules, set layouts, render passes and pipelines
+    are cached."""
+
+    def __init__(self):
+        self.dev = device()
+        self.vk = self.dev.vk
+        self.modules: dict[bytes, Any] = {}
+        self.spirv: dict[tuple[str, str], bytes] = {}
+        self.set_layouts: dict[tuple, Any] = {}
+        self.pipeline_layouts: dict[tuple, Any] = {}
+        self.render_passes: dict[int, Any] = {}
+        self.pipelines: dict[tuple, Any] = {}
+
+    # -- objects ------------------------------------------------------------
+
+    def compile(self, code: str, stage: str) -> bytes:
+        """Vulkan GLSL -> SPIR-V (glslang, cached)."""
+        from ..backends.spirv import compile_glsl
+
+        key = (code, stage)
+        if key not in self.spirv:
+            self.spirv[key] = compile_glsl(code, stage)
+        return self.spirv[key]
+
+    def module(self, spirv: bytes):
+        vk = self.vk
+        mod = self.modules.get(spirv)
+        if mod is None:
+            mod = vk.vkCreateShaderModule(self.dev.device, vk.VkShaderModuleCreateInfo(
+                codeSize=len(spirv), pCode=spirv), None)
+            self.modules[spirv] = mod
+        return mod
+
+    def render_pass(self, count: int):
+        vk = self.vk
+        rp = self.render_passes.get(count)
+        if rp is None:
+            general = vk.VK_IMAGE_LAYOUT_GENERAL
+            attachments = [vk.VkAttachmentDescription(
+                format=self.dev.format, samples=vk.VK_SAMPLE_COUNT_1_BIT, loadOp=vk.VK_ATTACHMENT_LOAD_OP_LOAD,
+                storeOp=vk.VK_ATTACHMENT_STORE_OP_STORE, stencilLoadOp=vk.VK_ATTACHMENT_LOAD_OP_DONT_CARE,
+                stencilStoreOp=vk.VK_ATTACHMENT_STORE_OP_DONT_CARE, initialLayout=general, finalLayout=general)
+                for _ in range(count)]
+            refs = [vk.VkAttachmentReference(attachment=i, layout=general) for i in range(count)]
+            subpass = vk.VkSubpassDescription(pipelineBindPoint=vk.VK_PIPELINE_BIND_POINT_GRAPHICS,
+                                              colorAttachmentCount=count, pColorAttachments=refs)
+            rp = vk.vkCreateRenderPass(self.dev.device, vk.VkRenderPassCreateInfo(
+                attachmentCount=count, pAttachments=attachments, subpassCount=1, pSubpasses=[subpass]), None)
+            self.render_passes[count] = rp
+        return rp
+
+    @staticmethod
+    def _bindings(refl: dict, set_index: int) -> tuple[tuple[int, str], ...]:
+        """(binding, "uniform" | "sampler") of one stage, from the reflection."""
+        out = {}
+        for c in refl.get("constants", ()):
+            out[c["binding"]] = "uniform"
+        vp = refl.get("viewport")
+        if vp:
+            out[vp.get("binding", BINDING_VIEWPORT)] = "uniform"
+        for u in (refl.get("draw_state") or {}).get("uniforms", ()):
+            out[u.get("binding", BINDING_DRAW_STATE)] = "uniform"
+        for s in refl.get("samplers", ()):
+            out[s.get("binding", BINDING_SAMPLER0 + s["register"])] = "sampler"
+        for c in list(refl.get("constants", ())) + list(refl.get("samplers", ())) + ([vp] if vp else []):
+            if c.get("set", set_index) != set_index:
+                raise ValueError(f"{refl.get('stage')} binding {c} not in set {set_index}")
+        if refl.get("xl_render_state"):
+            out[BINDING_RENDER_STATE] = "uniform"
+        return tuple(sorted(out.items()))
+
+    def set_layout(self, bindings: tuple, stage_bit: int):
+        vk = self.vk
+        key = (bindings, stage_bit)
+        layout = self.set_layouts.get(key)
+        if layout is None:
+            descs = [vk.VkDescriptorSetLayoutBinding(
+                binding=b, descriptorType=(vk.VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER if kind == "uniform"
+                                           else vk.VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER),
+                descriptorCount=1, stageFlags=stage_bit) for b, kind in bindings]
+            layout = vk.vkCreateDescriptorSetLayout(self.dev.device, vk.VkDescriptorSetLayoutCreateInfo(
+                bindingCount=len(descs), pBindings=descs or None), None)
+            self.set_layouts[key] = layout
+        return layout
+
+    def pipeline_layout(self, vs_bindings: tuple, ps_bindings: tuple):
+        vk = self.vk
+        key = (vs_bindings, ps_bindings)
+        pl = self.pipeline_layouts.get(key)
+        if pl is None:
+            layouts = [self.set_layout(vs_bindings, vk.VK_SHADER_STAGE_VERTEX_BIT),
+                       self.set_layout(ps_bindings, vk.VK_SHADER_STAGE_FRAGMENT_BIT)]
+            pl = vk.vkCreatePipelineLayout(self.dev.device, vk.VkPipelineLayoutCreateInfo(
+                setLayoutCount=2, pSetLayouts=layouts), None)
+            self.pipeline_layouts[key] = pl
+        return pl
+
+    def pipeline(self, vs_spirv: bytes, ps_spirv: bytes, layout, render_pass, attributes: tuple, topology: str,
+                 cull: str, front_face: str, write_masks: tuple[int, ...]):
+        """``attributes``: (location, components or 0 for a constant (0, 0, 0, 1)) per VS input."""
+        vk = self.vk
+        key = (vs_spirv, ps_spirv, layout, render_pass, attributes, topology, cull, front_face, write_masks)
+        pipe = self.pipelines.get(key)
+        if pipe is not None:
+            return pipe
+        stages = [vk.VkPipelineShaderStageCreateInfo(stage=vk.VK_SHADER_STAGE_VERTEX_BIT,
+                                                     module=self.module(vs_spirv), pName="main"),
+                  vk.VkPipelineShaderStageCreateInfo(stage=vk.VK_SHADER_STAGE_FRAGMENT_BIT,
+                                                     module=self.module(ps_spirv), pName="main")]
+        vbind = [vk.VkVertexInputBindingDescription(binding=i, stride=4 * k, inputRate=vk.VK_VERTEX_INPUT_RATE_VERTEX)
+                 for i, (_, k) in enumerate(attributes)]
+        vattr = [vk.VkVertexInputAttributeDescription(location=loc, binding=i,
+                                                      format=getattr(vk, _VERTEX_FORMATS[k or 4]), offset=0)
+                 for i, (loc, k) in enumerate(attributes)]
+        vertex_input = vk.VkPipelineVertexInputStateCreateInfo(
+            vertexBindingDescriptionCount=len(vbind), pVertexBindingDescriptions=vbind or None,
+            vertexAttributeDescriptionCount=len(vattr), pVertexAttributeDescriptions=vattr or None)
+        assembly = vk.VkPipelineInputAssemblyStateCreateInfo(topology=getattr(vk, topology),
+                                                             primitiveRestartEnable=vk.VK_FALSE)
+        viewport = vk.VkPipelineViewportStateCreateInfo(viewportCount=1, scissorCount=1)
+        cull_mode = {"none": vk.VK_CULL_MODE_NONE, "front": vk.VK_CULL_MODE_FRONT_BIT,
+                     "back": vk.VK_CULL_MODE_BACK_BIT}[cull]
+        raster = vk.VkPipelineRasterizationStateCreateInfo(
+            depthClampEnable=vk.VK_FALSE, rasterizerDiscardEnable=vk.VK_FALSE, polygonMode=vk.VK_POLYGON_MODE_FILL,
+            cullMode=cull_mode, frontFace=getattr(vk, front_face), depthBiasEnable=vk.VK_FALSE, lineWidth=1.0)
+        multisample = vk.VkPipelineMultisampleStateCreateInfo(rasterizationSamples=vk.VK_SAMPLE_COUNT_1_BIT)
+        blend = vk.VkPipelineColorBlendStateCreateInfo(
+            logicOpEnable=vk.VK_FALSE, attachmentCount=len(write_masks),
+            pAttachments=[vk.VkPipelineColorBlendAttachmentState(blendEnable=vk.VK_FALSE, colorWriteMask=m)
+                          for m in write_masks],
+            blendConstants=[0.0, 0.0, 0.0, 0.0])
+        dynamic = vk.VkPipelineDynamicStateCreateInfo(
+            dynamicStateCount=2, pDynamicStates=[vk.VK_DYNAMIC_STATE_VIEWPORT, vk.VK_DYNAMIC_STATE_SCISSOR])
+        info = vk.VkGraphicsPipelineCreateInfo(
+            stageCount=2, pStages=stages, pVertexInputState=vertex_input, pInputAssemblyState=assembly,
+            pViewportState=viewport, pRasterizationState=raster, pMultisampleState=multisample,
+            pColorBlendState=blend, pDynamicState=dynamic, layout=layout, renderPass=render_pass, subpass=0)
+        pipe = vk.vkCreateGraphicsPipelines(self.dev.device, None, 1, [info], None)[0]
+        self.pipelines[key] = pipe
+        return pipe
+
+    # -- per-draw data ------------------------------------------------------
+
+    @staticmethod
+    def _uniform_blocks(refl: dict, consts: ReferenceConstants, stages: Mapping[int, TextureStage],
+                        viewport_value, render_state: bytes | None) -> dict[int, bytes]:
+        """binding -> the block's bytes (raw register files, 16 bytes a register)."""
+        out: dict[int, bytes] = {}
+        ends: dict[str, int] = {}
+        for c in refl.get("constants", ()):
+            ends[c["file"]] = max(ends.get(c["file"], 0), c["first"] + c["count"])
+            if c.get("offset", 16 * c["first"]) != 16 * c["first"]:  # register k at byte 16k (reflection.md)
+                raise ValueError(f"unexpected offset in {c}")
+        files = {c["file"]: c["binding"] for c in refl.get("constants", ())}
+        for file, binding in files.items():
+            end = ends[file]
+            if file == "float":
+                out[binding] = consts.floats_table(end).astype(F32).tobytes()
+            elif file == "int":
+                out[binding] = consts.ints_table(end).astype(np.int32).tobytes()
+            else:
+                regs = np.zeros((end, 4), np.uint32)
+                regs[:, 0] = consts.bools_table(end)
+                out[binding] = regs.tobytes()
+        vp = refl.get("viewport")
+        if vp:
+            out[vp.get("binding", BINDING_VIEWPORT)] = np.asarray(viewport_value, F32).tobytes()
+        ds = (refl.get("draw_state") or {}).get("uniforms", ())
+        if ds:
+            count = max(8, 1 + max(u["stage"] for u in ds))
+            block = np.zeros((count, 8), F32)
+            for m in range(count):
+                st = stages.get(m, TextureStage())
+                block[m, :4] = st.bump_env_mat
+                block[m, 4:6] = (st.bump_env_lscale, st.bump_env_loffset)
+            for u in ds:  # the reflection's offsets are the layout above
+                first = u["state"][0]
+                want = 32 * u["stage"] + {"D3DTSS_BUMPENVMAT00": 0, "D3DTSS_BUMPENVLSCALE": 16,
+                                          "D3DTSS_BUMPENVLOFFSET": 20}[first]
+                if u.get("offset", want) != want:
+                    raise NotImplementedError(f"draw-state uniform at an unexpected offset: {u}")
+            out[ds[0].get("binding", BINDING_DRAW_STATE)] = block.tobytes()
+        if render_state is not None:
+            out[BINDING_RENDER_STATE] = render_state
+        return out
+
+    def _make_sampler(self, s: SamplerState, levels: int):
+        vk = self.vk
+        lin = lambda f: f in ("linear", "anisotropic")  # noqa: E731
+        border = tuple(float(c) for c in s.border_color)
+        chain, border_enum = None, vk.VK_BORDER_COLOR_FLOAT_TRANSPARENT_BLACK
+        if "border" in (s.address_u, s.address_v, s.address_w):
+            if border in _STANDARD_BORDERS:
+                border_enum = getattr(vk, _STANDARD_BORDERS[border])
+            elif self.dev.custom_border:
+                border_enum = vk.VK_BORDER_COLOR_FLOAT_CUSTOM_EXT
+                chain = vk.VkSamplerCustomBorderColorCreateInfoEXT(
+                    customBorderColor=vk.VkClearColorValue(float32=list(border)), format=self.dev.format)
+            else:
+                raise NotImplementedError(f"border colour {border} needs VK_EXT_custom_border_color")
+        no_mip = s.mip_filter == "none"
+        return vk.vkCreateSampler(self.dev.device, vk.VkSamplerCreateInfo(
+            pNext=chain,
+            magFilter=vk.VK_FILTER_LINEAR if lin(s.mag_filter) else vk.VK_FILTER_NEAREST,
+            minFilter=vk.VK_FILTER_LINEAR if lin(s.min_filter) else vk.VK_FILTER_NEAREST,
+            mipmapMode=vk.VK_SAMPLER_MIPMAP_MODE_LINEAR if lin(s.mip_filter) else vk.VK_SAMPLER_MIPMAP_MODE_NEAREST,
+            addressModeU=getattr(vk, _ADDRESS[s.address_u]), addressModeV=getattr(vk, _ADDRESS[s.address_v]),
+            addressModeW=getattr(vk, _ADDRESS[s.address_w]), mipLodBias=float(s.mip_lod_bias),
+            anisotropyEnable=vk.VK_FALSE, maxAnisotropy=1.0, compareEnable=vk.VK_FALSE,
+            compareOp=vk.VK_COMPARE_OP_ALWAYS, minLod=0.0,
+            # MIP none: the base level only (maxLod 0.25 keeps the min/mag decision, as the spec advises)
+            maxLod=0.25 if no_mip else float(levels), borderColor=border_enum,
+            unnormalizedCoordinates=vk.VK_FALSE), None)
+
+    def _texture(self, tex: Texture, kind: str, res: _DrawResources):
+        """(view, sampler) of a texture for a sampler of ``kind``."""
+        vk = self.vk
+        if tex.kind != kind and not (kind == "2d" and tex.kind == "1d"):
+            raise ValueError(f"sampler is {kind}, texture is {tex.kind}")
+        kind = "2d" if tex.kind == "1d" else tex.kind
+        first = np.asarray(tex.levels[0])
+        if kind == "volume":
+            d, h, w = first.shape[:3]
+        else:
+            h, w = first.shape[-3:-1]
+            d = 1
+        levels = [np.asarray(a, F32) for a in tex.levels]
+        if tex.kind == "1d":
+            levels = [a.reshape(1, -1, 4) if a.ndim == 2 else a for a in levels]
+        img = _Image(self.dev, kind, w, h, d, len(levels),
+                     usage=vk.VK_IMAGE_USAGE_SAMPLED_BIT | vk.VK_IMAGE_USAGE_TRANSFER_DST_BIT)
+        res.images.append(img)
+        img.upload(levels)
+        base = min(int(tex.sampler.max_mip_level), len(levels) - 1)
+        view = img.view(base)
+        res.views.append(view)
+        sampler = self._make_sampler(tex.sampler, len(levels) - base)
+        res.samplers.append(sampler)
+        return view, sampler
+
+    def _descriptor_writes(self, dset, refl: dict, blocks: dict[int, bytes], textures: Mapping[int, Texture],
+                           res: _DrawResources) -> list:
+        vk = self.vk
+        writes = []
+        for binding, data in sorted(blocks.items()):
+            buf = _Buffer(self.dev, len(data), vk.VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT)
+            buf.write(data)
+            res.buffers.append(buf)
+            writes.append(vk.VkWriteDescriptorSet(
+                dstSet=dset, dstBinding=binding, dstArrayElement=0, descriptorCount=1,
+                descriptorType=vk.VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
+                pBufferInfo=[vk.VkDescriptorBufferInfo(buffer=buf.handle, offset=0, range=buf.size)]))
+        for s in refl.get("samplers", ()):
+            tex = textures.get(s["register"])
+            if tex is None:
+                tex = _unbound_texture(s["type"])
+            view, sampler = self._texture(tex, s["type"], res)
+            writes.append(vk.VkWriteDescriptorSet(
+                dstSet=dset, dstBinding=s.get("binding", BINDING_SAMPLER0 + s["register"]), dstArrayElement=0,
+                descriptorCount=1, descriptorType=vk.VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+                pImageInfo=[vk.VkDescriptorImageInfo(sampler=sampler, imageView=view,
+                                                     imageLayout=vk.VK_IMAGE_LAYOUT_GENERAL)]))
+        return writes
+
+    def _vertex_buffers(self, vs_refl: dict, vertices: Mapping[Any, Any], res: _DrawResources):
+        """(attributes key, buffers, vertex count) for the VS inputs; inputs
+        without data read (0, 0, 0, 1) from a stride-0 buffer, as GL's default
+        attribute value."""
+        vk = self.vk
+        data = {usage_key(k): np.asarray(v, F32) for k, v in vertices.items()}
+        counts = {len(v) for v in data.values()}
+        if len(counts) > 1:
+            raise ValueError(f"vertex attributes of different lengths: {sorted(counts)}")
+        attributes, buffers = [], []
+        for inp in vs_refl["inputs"]:
+            if inp.get("location") is None or inp["glsl"].startswith("gl_"):
+                continue
+            v = data.get((inp["usage"], inp["usage_index"]))
+            if v is None:
+                v, k = np.asarray(_UNBOUND, F32), 0
+            else:
+                if v.ndim == 1:
+                    v = v[:, None]
+                if v.shape[1] > 4:
+                    raise ValueError(f"{inp['usage']}{inp['usage_index']}: more than 4 components")
+                k = v.shape[1]
+            buf = _Buffer(self.dev, v.nbytes, vk.VK_BUFFER_USAGE_VERTEX_BUFFER_BIT)
+            buf.write(np.ascontiguousarray(v).tobytes())
+            res.buffers.append(buf)
+            buffers.append(buf.handle)
+            attributes.append((inp["location"], k))
+        return tuple(attributes), buffers, (counts.pop() if counts else 0)
+
+    # -- draws --------------------------------------------------------------
+
+    def _prepare_shaders(self, vs, ps, state: RenderState, points: bool):
+        """(vs SPIR-V, vs reflection, ps SPIR-V, ps reflection, render-state block or None)."""
+        ps = _Shader(ps)
+        if vs is None:
+            vs = _Shader(passthrough_vs(ps.reflection))
+        else:
+            vs = _Shader(vs)
+        vs_refl, ps_refl = vs.reflection, ps.reflection
+        vs_code, ps_code = vs.code, ps.code
+        why = _needs_wrappers(state, vs_refl, points)
+        block = None
+        if why:
+            if not (vs.is_glsl and ps.is_glsl):
+                raise NotImplementedError(f"{', '.join(why)} needs code around the shaders: give the Vulkan runner "
+                                          "'vulkan' GLSL translations for this render state, not SPIR-V")
+            if state.shade_mode == "flat":
+                vs_code, ps_code = _flat_colours(vs_code), _flat_colours(ps_code)
+            if points and state.point_sprite:
+                ps_code = _point_sprite(ps_code, ps_refl, not bool(ps_refl.get("options", {}).get("flip_y", True)))
+            if state.alpha_func is not None and state.alpha_func.replace(" ", "_") != "always":
+                ps_code = _alpha_test(ps_code, ps_refl, state.alpha_func, state.alpha_ref)
+            new = _vs_render_state(vs_code, vs_refl, state, points)
+            if new != vs_code:
+                vs_code = new
+                vs_refl = dict(vs_refl, xl_render_state=True)
+                block = _render_state_block(state)
+        if isinstance(vs_code, str):
+            vs_code = self.compile(vs_code, "vertex")
+        if isinstance(ps_code, str):
+            ps_code = self.compile(ps_code, "fragment")
+        return vs_code, vs_refl, ps_code, ps_refl, block
+
+    def draw(self, vs, ps, draw: Draw, targets: RenderTargets | None = None, read: bool = True) -> DrawResult:
+        vk, dev = self.vk, self.dev
+        state = draw.state
+        mode = _primitive(draw.primitive)
+        vs_spirv, vs_refl, ps_spirv, ps_refl, rs_block = self._prepare_shaders(vs, ps, state, mode == "POINTS")
+        fresh = targets is None
+        if fresh:
+            targets = RenderTargets(draw.size[0], draw.size[1], draw.targets)
+        width, height = targets.width, targets.height
+        flip_y = bool(ps_refl.get("options", {}).get("flip_y", True))
+        targets.flip_y = flip_y
+        if draw.clear is not None or fresh:
+            targets.clear(draw.clear)
+        written = {o["usage_index"] for o in ps_refl["outputs"] if o["usage"] == "color"} or {0}
+        write_masks = tuple(0xF if i in written else 0 for i in range(targets.count))
+
+        # D3D-front triangles are clockwise in the D3D image; with flip_y the
+        # framebuffer (y down) is the D3D image, so they are clockwise there too.
+        ff = (ps_refl.get("front_face") or {}).get("vulkan") or (
+            "VK_FRONT_FACE_CLOCKWISE" if flip_y else "VK_FRONT_FACE_COUNTER_CLOCKWISE")
+        cull = "none" if state.cull == "none" else ("front" if state.cull == "cw" else "back")
+
+        vs_bind = self._bindings(vs_refl, SET_VERTEX)
+        ps_bind = self._bindings(ps_refl, SET_FRAGMENT)
+        layout = self.pipeline_layout(vs_bind, ps_bind)
+        render_pass = self.render_pass(targets.count)
+        res = _DrawResources(dev)
+        try:
+            attributes, vbuffers, n = self._vertex_buffers(vs_refl, draw.vertices, res)
+            if draw.count is not None:
+                n = draw.count
+            pipe = self.pipeline(vs_spirv, ps_spirv, layout, render_pass, attributes, _TOPOLOGY[mode], cull, ff,
+                                 write_masks)
+            vx, vy, vw, vh = draw.viewport or (0, 0, width, height)
+            vp_value = (1.0 / vw, 1.0 / vh, float(height), 0.0)
+            vs_consts = draw.vs_constants if draw.vs_constants is not None else draw.constants
+            blocks = [self._uniform_blocks(vs_refl, vs_consts, {}, vp_value, rs_block),
+                      self._uniform_blocks(ps_refl, draw.constants, draw.texture_stages, vp_value, None)]
+            n_uniform = sum(len(b) for b in blocks)
+            n_sampler = len(vs_refl.get("samplers", ())) + len(ps_refl.get("samplers", ()))
+            sizes = [vk.VkDescriptorPoolSize(type=vk.VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
+                                             descriptorCount=max(n_uniform, 1)),
+                     vk.VkDescriptorPoolSize(type=vk.VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+                                             descriptorCount=max(n_sampler, 1))]
+            res.pool = vk.vkCreateDescriptorPool(dev.device, vk.VkDescriptorPoolCreateInfo(
+                maxSets=2, poolSizeCount=2, pPoolSizes=sizes), None)
+            sets = vk.vkAllocateDescriptorSets(dev.device, vk.VkDescriptorSetAllocateInfo(
+                descriptorPool=res.pool, descriptorSetCount=2,
+                pSetLayouts=[self.set_layout(vs_bind, vk.VK_SHADER_STAGE_VERTEX_BIT),
+                             self.set_layout(ps_bind, vk.VK_SHADER_STAGE_FRAGMENT_BIT)]))
+            writes = (self._descriptor_writes(sets[0], vs_refl, blocks[0], draw.vs_textures, res)
+                      + self._descriptor_writes(sets[1], ps_refl, blocks[1], draw.textures, res))
+            if writes:
+                vk.vkUpdateDescriptorSets(dev.device, len(writes), writes, 0, None)
+            # flip_y on: the framebuffer is the D3D image (y down), D3D's
+            # viewport as is; off: upside down, as GL
+            y = vy if flip_y else height - vy - vh
+            framebuffer = targets.framebuffer(render_pass)
+
+            def record(cmd):
+                dev.barrier(cmd)
+                vk.vkCmdBeginRenderPass(cmd, vk.VkRenderPassBeginInfo(
+                    renderPass=render_pass, framebuffer=framebuffer,
+                    renderArea=vk.VkRect2D(vk.VkOffset2D(0, 0), vk.VkExtent2D(width, height)),
+                    clearValueCount=0, pClearValues=None), vk.VK_SUBPASS_CONTENTS_INLINE)
+                vk.vkCmdBindPipeline(cmd, vk.VK_PIPELINE_BIND_POINT_GRAPHICS, pipe)
+                vk.vkCmdSetViewport(cmd, 0, 1, [vk.VkViewport(float(vx), float(y), float(vw), float(vh), 0.0, 1.0)])
+                vk.vkCmdSetScissor(cmd, 0, 1, [vk.VkRect2D(vk.VkOffset2D(0, 0), vk.VkExtent2D(width, height))])
+                vk.vkCmdBindDescriptorSets(cmd, vk.VK_PIPELINE_BIND_POINT_GRAPHICS, layout, 0, 2, sets, 0, None)
+                if vbuffers:
+                    vk.vkCmdBindVertexBuffers(cmd, 0, len(vbuffers), vbuffers, [0] * len(vbuffers))
+                if n:
+                    vk.vkCmdDraw(cmd, n, 1, 0, 0)
+                vk.vkCmdEndRenderPass(cmd)
+                dev.barrier(cmd)
+
+            errors_before = len(dev.validation_errors)
+            dev.submit(record)
+            if len(dev.validation_errors) > errors_before:
+                raise RuntimeError("Vulkan validation errors:\n" + "\n".join(dev.validation_errors[errors_before:]))
+        finally:
+            res.release()
+        colors = [targets.read(i) for i in range(targets.count)] if read else []
+        return DrawResult(colors, targets)
+
+
+_RUNNER: VKRunner | None = None
+
+
+def runner() -> VKRunner:
+    """The process's runner (creates the device on first use; raises
+    ``VulkanUnavailable`` when there is no Vulkan)."""
+    global _RUNNER
+    if _RUNNER is None:
+        _RUNNER = VKRunner()
+    return _RUNNER
