@@ -24,6 +24,7 @@ Examples:
   xlate asm shader.asm -o shader.bin      assemble text into bytecode
   xlate info shader.bin --json            version, instruction counts, registers, CTAB
   xlate translate shader.bin -t glsl330   GLSL (or SPIR-V with -t spirv -o out.spv)
+  xlate verify shader.bin --seeds 4       run it on llvmpipe against the reference
 """
 
 
@@ -226,6 +227,70 @@ def translate_command(file, target, output, reflect_path, annotate, clip_z, half
             click.echo(text, nl=False, err=not output)
         else:
             Path(reflect_path).write_text(text, encoding="utf-8")
+
+
+def _read_shader(path: str) -> bytes:
+    """A shader blob, or assembly text (assembled first)."""
+    from .bytecode import decode
+
+    try:
+        data = _read_bytes(path)
+    except OSError as exc:
+        _fail(path, exc)
+    try:
+        decode(data)
+        return data
+    except XlateError as exc:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            text = None
+        if text is None or "\0" in text:
+            _fail(path, exc)
+        from .bytecode.asm import assemble_bytes
+
+        try:
+            return assemble_bytes(text, source="<stdin>" if path == "-" else path)
+        except XlateError as asm_exc:
+            click.echo(f"xlate: {asm_exc}", err=True)  # names the file, line and column
+            sys.exit(1)
+
+
+@main.command(name="verify")
+@click.argument("file")
+@click.option("--pair", "pair", metavar="OTHER", help="Link FILE with this shader (a VS with a PS, either order) and draw them together.")
+@click.option("-t", "--target", default="glsl330", show_default=True,
+              type=click.Choice(["glsl120", "glsl330", "glsl450", "essl100", "essl300"]), help="GL dialect to run.")
+@click.option("--seeds", default=1, show_default=True, type=click.IntRange(1, 1000), help="Number of random input sets.")
+@click.option("--seed", default=0, show_default=True, type=int, help="First input seed.")
+def verify_command(file: str, pair: str | None, target: str, seeds: int, seed: int) -> None:
+    """Run a shader on the reference interpreter and on OpenGL (Mesa
+    llvmpipe) with the same random inputs, and compare.
+
+    A vertex shader runs alone (transform feedback), a pixel shader with a
+    pass-through vertex shader.  Prints PASS with counts, or FAIL with the
+    first bad vertex/pixel, reference and driver values, the tolerance and
+    the last instruction that wrote the wrong component.  Exit status 0 on
+    PASS, 1 otherwise.  FILE may be a blob or assembly text.
+    """
+    from .verify import differential as D
+
+    data = _read_shader(file)
+    if pair:
+        other = _read_shader(pair)
+        from .bytecode import decode
+
+        first_vs = decode(data).version.is_vertex
+        vs, ps = (data, other) if first_vs else (other, data)
+        names = (file, pair) if first_vs else (pair, file)
+        verdict = D.check_pair(vs, ps, seeds=seeds, seed=seed, target=target, name=f"{names[0]} + {names[1]}")
+    else:
+        verdict = D.check_shader(data, seeds=seeds, seed=seed, target=target, name=file)
+    if verdict.status == "skip":
+        click.echo(f"xlate: cannot verify {file}: {verdict.message}", err=True)
+        sys.exit(1)
+    click.echo(verdict.report())
+    sys.exit(0 if verdict.ok else 1)
 
 
 if __name__ == "__main__":  # pragma: no cover
