@@ -28,3 +28,17 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         terminalreporter.section("corpus summary")
         for line in sorted(lines):
             terminalreporter.write_line(line)
+
+
+# --------------------------------------------------------------------------
+# Full IR validation in every translation (xlate/passes/__init__.py)
+#
+# ``translate`` checks only the invariants the input can break unless
+# ``Options.validate`` is set; the tests want every pass bug caught, so the
+# whole suite (and its xdist workers, which import this file too) runs with
+# XLATE_VALIDATE=1.
+# --------------------------------------------------------------------------
+
+import os as _os
+
+_os.environ.setdefault("XLATE_VALIDATE", "1")

@@ -12,6 +12,7 @@ decode -> lift -> run_passes -> backend.  Options are ``Options`` fields
 
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass, field
 
 from .options import Options
@@ -33,10 +34,20 @@ def translate(data: bytes, target: str = "glsl330", **options) -> Translation:
 
     tgt = get_target(target)
     opts = resolve_options(tgt, Options.from_kwargs(**options))
-    shader = decode(data)
-    program = lift(shader)
-    run_passes(program, opts)
-    code, reflection = generate(program, tgt, opts)
+    # The IR is a large graph of small acyclic objects: the cyclic garbage
+    # collector finds nothing in it but would rescan it again and again while
+    # it grows (superlinear on big shaders), so it waits until we are done.
+    collecting = gc.isenabled()
+    if collecting:
+        gc.disable()
+    try:
+        shader = decode(data)
+        program = lift(shader)
+        run_passes(program, opts)
+        code, reflection = generate(program, tgt, opts)
+    finally:
+        if collecting:
+            gc.enable()
     diagnostics = list(shader.diagnostics)
     diagnostics.extend(str(d) for d in program.notes.get("diagnostics", ()))
     return Translation(code, reflection, tgt.name, diagnostics)

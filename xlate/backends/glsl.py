@@ -117,71 +117,103 @@ class Emitter:
 
     def function(self, fn) -> list[str]:
         body = fn.body
-        self.pos = {id(op): i for i, op in enumerate(body)}
+        n = len(body)
+        CALL, STORE, CONST, LOAD = Code.CALL, Code.STORE, Code.CONST, Code.LOAD
         uses: dict[int, list[int]] = {}
+        stores: dict[int, list[int]] = {}
+        # next_barrier[i] / next_call[i]: the first control op / CALL after
+        # position i (n when none): "nothing in between" is a lookup
+        next_barrier = [n] * (n + 1)
+        next_call = [n] * (n + 1)
         for i, op in enumerate(body):
             for a in op.args:
-                uses.setdefault(id(a), []).append(i)
-        self.uses = uses
-        barriers = [i for i, op in enumerate(body) if op.code in CONTROL]
-        calls = [i for i, op in enumerate(body) if op.code is Code.CALL]
-        stores: dict[int, list[int]] = {}
-        for i, op in enumerate(body):
-            if op.code is Code.STORE and op.var is not None:
+                k = id(a)
+                u = uses.get(k)
+                if u is None:
+                    uses[k] = [i]
+                else:
+                    u.append(i)
+            if op.code is STORE and op.var is not None:
                 stores.setdefault(id(op.var), []).append(i)
+        nb = nc = n
+        for i in range(n - 1, -1, -1):
+            next_barrier[i] = nb
+            next_call[i] = nc
+            code = body[i].code
+            if code in CONTROL:
+                nb = i
+                if code is CALL:
+                    nc = i
+        self.uses = uses
 
         def clear(lo: int, hi: int, positions: list[int]) -> bool:
             k = bisect.bisect_right(positions, lo)
             return k >= len(positions) or positions[k] >= hi
 
         # Decide, in body order, which values are inlined into their user.
-        self.inline: set[int] = set()
-        self.reads: dict[int, set[int]] = {}  # id(value) -> ids of writable vars it (with inlined args) reads
-        self.depth: dict[int, int] = {}
+        inline: set[int] = set()
+        reads_of: dict[int, frozenset] = {}  # id(value) -> ids of writable vars it (with inlined args) reads
+        depth_of: dict[int, int] = {}
+        self.inline = inline
+        self.reads = reads_of
+        self.depth = depth_of
+        empty: frozenset = frozenset()
         for i, op in enumerate(body):
-            if not op.is_value:
+            if op.type is None:
                 continue
-            reads: set[int] = set()
+            reads = empty
             depth = 0
-            if op.code is Code.LOAD and op.var is not None and op.var.storage in WRITABLE:
-                reads.add(id(op.var))
+            if op.code is LOAD and op.var is not None and op.var.storage in WRITABLE:
+                reads = frozenset((id(op.var),))
             for a in op.args:
-                if id(a) in self.inline:
-                    reads |= self.reads[id(a)]
-                    depth = max(depth, self.depth[id(a)] + 1)
-            self.reads[id(op)] = reads
-            self.depth[id(op)] = depth
-            users = uses.get(id(op), [])
-            if op.code is Code.CONST:
-                self.inline.add(id(op))
+                k = id(a)
+                if k in inline:
+                    r = reads_of[k]
+                    if r:
+                        reads = reads | r if reads else r
+                    d = depth_of[k] + 1
+                    if d > depth:
+                        depth = d
+            k = id(op)
+            reads_of[k] = reads
+            depth_of[k] = depth
+            if op.code is CONST:
+                inline.add(k)
                 continue
-            if len(users) != 1 or depth >= MAX_INLINE_DEPTH:
+            users = uses.get(k)
+            if users is None or len(users) != 1 or depth >= MAX_INLINE_DEPTH:
                 continue
             u = users[0]
-            if body[u].code is Code.CALL or not clear(i, u, barriers):
+            if body[u].code is CALL or next_barrier[i] < u:
                 continue
-            if reads and (not clear(i, u, calls) or any(not clear(i, u, stores.get(v, [])) for v in reads)):
+            if reads and (next_call[i] < u or any(not clear(i, u, stores.get(v, ())) for v in reads)):
                 continue
-            self.inline.add(id(op))
+            inline.add(k)
 
         self.names: dict[int, str] = {}
         self.exprs: dict[int, Expr] = {}
         lines: list[str] = []
         depth = 1
+        indent = "    "
         self.annotated: set[int] = set()
+        annotate = self.annotate
+        statement = self.statement
+        append = lines.append
         for op in body:
             code = op.code
-            if op.is_value and (id(op) in self.inline or not uses.get(id(op))):
+            if op.type is not None and (id(op) in inline or id(op) not in uses):
                 continue
-            if code in (Code.ELSE, Code.ENDIF, Code.ENDLOOP):
+            if code is Code.ELSE or code is Code.ENDIF or code is Code.ENDLOOP:
                 depth -= 1
-            stmt = self.statement(op)
-            if self.annotate:
+                indent = "    " * depth
+            stmt = statement(op)
+            if annotate:
                 for origin in self.origins(op):
-                    lines.append("    " * depth + "// " + self.instruction_text(origin))
-            lines.append("    " * depth + stmt)
-            if code in (Code.IF, Code.ELSE, Code.LOOP):
+                    append(indent + "// " + self.instruction_text(origin))
+            append(indent + stmt)
+            if code is Code.IF or code is Code.ELSE or code is Code.LOOP:
                 depth += 1
+                indent = "    " * depth
         return lines
 
     def origins(self, op: Op) -> list[int]:

@@ -23,7 +23,28 @@ def to_f32(value: float) -> float:
         return math.copysign(math.inf, value)
 
 
+_FLOAT_CACHE: dict[tuple, str] = {}
+
+
 def float_literal(value, *, bits_builtins: bool) -> str:
+    # Memoised on (value, flag) for nonzero non-NaN values (0.0 == -0.0 and
+    # NaN != NaN would make those bad keys); equal values print alike.
+    if value and value == value:
+        key = (value, bits_builtins)
+        try:
+            return _FLOAT_CACHE[key]
+        except KeyError:
+            pass
+        except TypeError:  # an unhashable value: no memo
+            return _float_literal(value, bits_builtins)
+        text = _float_literal(value, bits_builtins)
+        if len(_FLOAT_CACHE) < 65536:
+            _FLOAT_CACHE[key] = text
+        return text
+    return _float_literal(value, bits_builtins)
+
+
+def _float_literal(value, bits_builtins: bool) -> str:
     v = to_f32(float(value))
     if math.isnan(v) or math.isinf(v):
         if bits_builtins:

@@ -38,9 +38,12 @@ def environment() -> jinja2.Environment:
 
 def render_shader(*, target, stage, program, layout, extensions, helpers, functions) -> str:
     header = f"xlate: {program.version.name} {stage} shader for {target.name}"
+    by_kind: dict[str, list] = {}  # decls grouped by kind, in order (a filter per kind costs more)
+    for d in layout.decls:
+        by_kind.setdefault(d.kind, []).append(d)
     text = environment().get_template("glsl/shader.glsl.j2").render(
         target=target, stage=stage, header=header, extensions=extensions, decls=layout.decls,
-        blocks=layout.blocks, helpers=helpers, functions=functions,
+        by_kind=by_kind, blocks=layout.blocks, helpers=helpers, functions=functions,
     )
     # one blank line at most between sections, and a single final newline
     lines = text.splitlines()

@@ -425,6 +425,12 @@ class _Builder:
             sampler, sampler_swizzle, len(inst.srcs),
         )
         rtype = None if inst.opcode in _NO_RESULT else (B4 if inst.opcode in _BOOL_RESULT else F4)
+        if rtype is None and inst.predicate is not None:
+            # A predicated effect (texkill): it happens only where the first
+            # predicate component is true, as a predicated break does.
+            cond = self._predicate_x(inst.predicate)
+            self._conditional(cond, lambda: self.emit(Code.D3D_OP, rtype, args, (info,)))
+            return
         result = self.emit(Code.D3D_OP, rtype, args, (info,))
         if rtype is None or dst is None:
             return

@@ -148,11 +148,11 @@ def check_structure(fn: Function, program: Program | None = None, *, error=None)
 
 def call_graph(program: Program) -> nx.DiGraph:
     graph = nx.DiGraph()
-    for name in program.functions:
-        graph.add_node(name)
+    graph.add_nodes_from(program.functions)
+    CALL = Code.CALL
     for fn in program.functions.values():
         for op in fn.body:
-            if op.code is Code.CALL:
+            if op.code is CALL:
                 graph.add_edge(fn.name, op.imm[0], op=op)
     return graph
 
@@ -160,6 +160,8 @@ def call_graph(program: Program) -> nx.DiGraph:
 def check_calls(program: Program) -> nx.DiGraph:
     """Every CALL names an existing label; no recursion.  Returns the call graph."""
     graph = call_graph(program)
+    if not graph.number_of_edges():  # no CALL at all (most shaders): nothing to check
+        return graph
     for caller, callee, data in graph.edges(data=True):
         if callee not in program.functions:
             raise _error(program, data["op"], f"call to label {callee} which is never defined")
@@ -175,6 +177,8 @@ def check_calls(program: Program) -> nx.DiGraph:
 def call_order(program: Program) -> list[str]:
     """Functions callees-first, the order a GLSL file must define them."""
     graph = check_calls(program)
+    if not graph.number_of_edges():
+        return ["main"]
     reachable = nx.descendants(graph, "main") | {"main"}
     order = list(reversed(list(nx.topological_sort(graph.subgraph(reachable)))))
     return order

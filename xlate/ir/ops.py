@@ -20,6 +20,10 @@ from .types import Type
 
 
 class Code(enum.Enum):
+    # Members are singletons: hash by identity (C speed; Enum's own hashes
+    # the name in Python, and sets/dicts keyed by these are in every hot loop).
+    __hash__ = object.__hash__
+
     # --- values -----------------------------------------------------------
     CONST = "const"  # imm: component values (float/int/bool), one per component
     LOAD = "load"  # var; imm (element,) for arrays; args (dynamic index,) optional
@@ -118,6 +122,10 @@ class SampleKind(enum.Enum):
     args: (coord,) for PLAIN; (coord, bias f1) BIAS; (coord, lod f1) LOD;
     (coord, ddx, ddy) GRAD.  Projection is lowered to a divide before SAMPLE.
     """
+    # Members are singletons: hash by identity (C speed; Enum's own hashes
+    # the name in Python, and sets/dicts keyed by these are in every hot loop).
+    __hash__ = object.__hash__
+
 
     PLAIN = "plain"
     BIAS = "bias"

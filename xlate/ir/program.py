@@ -13,6 +13,10 @@ from .types import Type
 
 
 class Storage(enum.Enum):
+    # Members are singletons: hash by identity (C speed; Enum's own hashes
+    # the name in Python, and sets/dicts keyed by these are in every hot loop).
+    __hash__ = object.__hash__
+
     TEMP = "temp"  # r#, ps_1_x t# written by texture ops: private, starts at 0
     ADDRESS = "address"  # a0: private ivec4
     LOOP_COUNTER = "loop_counter"  # aL: private int
@@ -118,11 +122,26 @@ class Program:
         return [v for v in self.variables if v.storage is storage]
 
     def new_local(self, name: str, type: Type, length: int | None = None) -> Variable:
-        existing = {v.name for v in self.variables}
+        existing = self._variable_names()
         base, n = name, 0
         while name in existing:
             n += 1
             name = f"{base}{n}"
         var = Variable(name, Storage.LOCAL, type, length)
         self.variables.append(var)
+        existing.add(name)
+        self.__dict__["_names_key"] = (id(self.variables), len(self.variables), id(var))
         return var
+
+    def _variable_names(self) -> set[str]:
+        """The names in ``variables``, kept between ``new_local`` calls while
+        the list is the same one, as long, with the same last variable (so
+        lifting a shader with thousands of loops is not quadratic); rebuilt
+        whenever anything else changed it (nothing renames a variable)."""
+        variables = self.variables
+        key = (id(variables), len(variables), id(variables[-1]) if variables else 0)
+        names = self.__dict__.get("_names")
+        if names is None or self.__dict__.get("_names_key") != key:
+            names = self.__dict__["_names"] = {v.name for v in variables}
+            self.__dict__["_names_key"] = key
+        return names

@@ -7,6 +7,10 @@ from dataclasses import dataclass
 
 
 class Scalar(enum.Enum):
+    # Members are singletons: hash by identity (C speed; Enum's own hashes
+    # the name in Python, and sets/dicts keyed by these are in every hot loop).
+    __hash__ = object.__hash__
+
     FLOAT = "f"
     INT = "i"
     BOOL = "b"

@@ -142,9 +142,17 @@ def _facts(cond: Op):
 # -- the checks -----------------------------------------------------------------
 
 
-def validate(program: Program) -> None:
-    """Raise on the first broken invariant (see the module docstring)."""
+def validate(program: Program, *, full: bool = True) -> None:
+    """Raise on the first broken invariant (see the module docstring).
+
+    ``full=False`` checks only what the input can break, in the same order:
+    D3D ops no pass lowers, then the call graph.  The other rules can only
+    be broken by a bug in a pass (``Options.validate`` turns them on).
+    """
     _check_d3d(program)
+    if not full:
+        check_calls(program)
+        return
     known_vars = {id(v) for v in program.variables}
     seen: set[int] = set()
     for fn in program.functions.values():

@@ -28,7 +28,12 @@ Model
 
 Bit sets are Python ints: one bit per (definition, slot) for reaching
 definitions, one bit per slot for liveness; each block is visited a few
-times in reverse postorder until nothing changes.
+times until nothing changes.
+
+Cost: liveness (all ``cleanup`` needs) is computed when the analysis is
+built, with per-op read/kill masks and per-block summaries, on a block list
+of its own (no networkx); reaching definitions and the networkx CFG
+(``graph``) are computed on first use only.
 """
 
 from __future__ import annotations
@@ -95,30 +100,53 @@ class RegisterAnalysis:
     def __init__(self, program: Program, fn: Function):
         self.program = program
         self.fn = fn
-        self.graph: nx.DiGraph = build_cfg(fn)
-        self.uses = value_uses(fn)
-        self._slots: dict[tuple[int, int], int] = {}
-        self._slot_key: list[tuple[Variable, int | None, int]] = []  # var, element, component
-        self._files: dict[tuple, list[Variable]] = defaultdict(list)
         known = list(program.variables)
         seen = {id(v) for v in known}
         for op in fn.body:
-            if op.var is not None and id(op.var) not in seen:
-                seen.add(id(op.var))
-                known.append(op.var)
+            var = op.var
+            if var is not None and id(var) not in seen:
+                seen.add(id(var))
+                known.append(var)
+        self._known = known
+        self._files: dict[tuple, list[Variable]] = defaultdict(list)
         for var in known:
             if var.register is not None and var.length is None:
                 self._files[(var.storage, var.register[0])].append(var)
         self._clobbered = [v for v in known if v.storage in CALL_CLOBBERS]
+        self._graph: nx.DiGraph | None = None
+        self._uses: dict[int, list[Op]] | None = None
+        self._reach_done = False
+        self._liveness()
+
+    @property
+    def graph(self) -> nx.DiGraph:
+        """The function's CFG (``ir.cfg.build_cfg``), built on first use."""
+        if self._graph is None:
+            self._graph = build_cfg(self.fn)
+        return self._graph
+
+    @property
+    def uses(self) -> dict[int, list[Op]]:
+        if self._uses is None:
+            self._uses = value_uses(self.fn)
+        return self._uses
+
+    def _reaching_ready(self) -> None:
+        """Reaching definitions and def-use chains, computed on first use."""
+        if self._reach_done:
+            return
+        self._reach_done = True
+        self._slots: dict[tuple[int, int], int] = {}
+        self._slot_key: list[tuple[Variable, int | None, int]] = []  # var, element, component
+        graph = self.graph
         # reverse postorder: predecessors first (but for back edges), so the
         # fixpoint settles in a few sweeps; unreachable blocks go last
-        self._order = list(reversed(list(nx.dfs_postorder_nodes(self.graph, ENTRY))))
+        self._order = list(reversed(list(nx.dfs_postorder_nodes(graph, ENTRY))))
         reached = set(self._order)
-        self._order += [n for n in self.graph.nodes if n not in reached]
+        self._order += [n for n in graph.nodes if n not in reached]
         # effects of each op, computed once: (reads, writes) as slot lists
-        self._effects = {id(op): self._op_effects(op) for op in fn.body}
+        self._effects = {id(op): self._op_effects(op) for op in self.fn.body}
         self._reaching()
-        self._liveness()
 
     # -- slots ----------------------------------------------------------------
 
@@ -273,6 +301,7 @@ class RegisterAnalysis:
         """STOREs (and CALLs, and ``ENTRY_DEF``) whose value ``load`` may read,
         for one component or (None) any component of ``var`` (default: the
         load's variable).  Unreachable loads get the empty set."""
+        self._reaching_ready()
         var = var or load.var
         table = self._reach.get(id(load), {})
         comps = range(var.type.width) if component is None else (component,)
@@ -283,61 +312,177 @@ class RegisterAnalysis:
 
     def loads_reached(self, definition: Op) -> list[Op]:
         """Def-use chain: the LOADs a STORE (or CALL) may be read by."""
+        self._reaching_ready()
         return list(self._def_uses.get(id(definition), []))
 
     # -- liveness -------------------------------------------------------------
+    #
+    # Slots for liveness: every variable an op touches gets a contiguous
+    # range of bits, ``width`` per element (small arrays) or ``width`` in all;
+    # each op becomes a (kill, read) pair of masks.
 
-    def _exit_live(self) -> int:
-        live = 0
-        storages = {Storage.OUTPUT} if self.fn.name == "main" else CALL_CLOBBERS
-        for n, (var, _, _) in enumerate(self._slot_key):
-            if var.storage in storages:
-                live |= 1 << n
-        return live
+    def _live_slots(self, var: Variable) -> tuple[int, int, int]:
+        """(first bit, width, elements) of ``var``'s liveness slots."""
+        found = self._live_base.get(id(var))
+        if found is None:
+            width = var.type.width
+            elements = var.length if self._precise(var) else 1
+            found = (self._live_next, width, elements)
+            self._live_base[id(var)] = found
+            self._live_order[id(var)] = len(self._live_vars)
+            self._live_vars.append(var)
+            self._live_next += width * elements
+        return found
 
-    def _transfer_back(self, op: Op, live: int) -> int:
-        reads, writes = self._effects[id(op)]
-        for slot, kills in writes:
-            if kills:
-                live &= ~(1 << slot)
-        for slot in reads:
-            live |= 1 << slot
-        return live
+    def _live_mask(self, var: Variable, comps: int, element: int | None) -> int:
+        """Bits of components ``comps`` (a mask) of ``var``: one element, or
+        all of them (``element`` None, or a variable with one slot set)."""
+        base, width, elements = self._live_slots(var)
+        comps &= (1 << width) - 1
+        if elements == 1:
+            return comps << base
+        if element is not None:
+            if 0 <= element < elements:
+                return comps << (base + element * width)
+            # outside the array: a slot of its own, as ``slot`` would make
+            key = (id(var), element)
+            extra = self._live_extra.get(key)
+            if extra is None:
+                extra = self._live_extra[key] = self._live_next
+                self._live_next += width
+            return comps << extra
+        rep = self._replicate.get((width, elements))
+        if rep is None:
+            rep = self._replicate[(width, elements)] = sum(1 << (e * width) for e in range(elements))
+        return (comps * rep) << base
+
+    def _live_effects(self, op: Op, load_comps: dict[int, int]) -> tuple[int, int, int]:
+        """(kill, read, written) masks of one op (same rules as ``_op_effects``)."""
+        code = op.code
+        if code is Code.LOAD:
+            comps = load_comps.get(id(op), 0)
+            if not comps:
+                return 0, 0, 0
+            element = self._element(op)
+            read = 0
+            for v in self._targets(op):
+                read |= self._live_mask(v, comps, element if self._precise(v) else None)
+            return 0, read, 0
+        if code is Code.STORE or code is Code.D3D_STORE:
+            targets = self._targets(op)
+            index = self._index(op)
+            kills = len(targets) == 1 and index is None and (op.var.length is None or self._precise(op.var))
+            if code is Code.D3D_STORE and op.imm[0].predicated:
+                kills = False
+            mask = store_mask(op)
+            element = self._element(op)
+            written = 0
+            for v in targets:
+                written |= self._live_mask(v, mask, element if self._precise(v) else None)
+            return (written if kills else 0), 0, written
+        if code is Code.CALL:
+            slots = 0
+            for v in self._clobbered:
+                slots |= self._live_mask(v, (1 << v.type.width) - 1, None)
+            return 0, slots, slots
+        return 0, 0, 0
 
     def _liveness(self) -> None:
-        exit_live = self._exit_live()
-        live_in = {n: 0 for n in self.graph.nodes}
-        live_in[EXIT] = exit_live
-        live_out: dict = {}
-        order = list(reversed(self._order))
+        self._live_base: dict[int, tuple[int, int, int]] = {}
+        self._live_vars: list[Variable] = []
+        self._live_order: dict[int, int] = {}
+        self._live_next = 0
+        self._live_extra: dict[tuple[int, int], int] = {}
+        self._replicate: dict[tuple[int, int], int] = {}
+        body = self.fn.body
+        # components of each LOAD that matter (``used_components``, as masks)
+        load_comps: dict[int, int] = {}
+        for op in body:
+            if op.args:
+                swz = op.code is Code.SWIZZLE
+                for a in op.args:
+                    if a.code is Code.LOAD:
+                        if swz:
+                            m = load_comps.get(id(a), 0)
+                            for c in op.imm:
+                                m |= 1 << c
+                            load_comps[id(a)] = m
+                        else:
+                            load_comps[id(a)] = 0xF
+        blocks, succs = _blocks(body)
+        # per op (kill, read, written); per block the backward summary
+        effects: list[list[tuple[Op, int, int, int]]] = []
+        gen_kill: list[tuple[int, int]] = []
+        live_effects = self._live_effects
+        for ops in blocks:
+            eff = []
+            for op in ops:
+                code = op.code
+                if code is Code.LOAD or code is Code.STORE or code is Code.CALL or code is Code.D3D_STORE:
+                    k, r, w = live_effects(op, load_comps)
+                    eff.append((op, k, r, w))
+                else:
+                    eff.append((op, 0, 0, 0))
+            g = k_all = 0
+            for _, k, r, _w in reversed(eff):
+                g = (g & ~k) | r
+                k_all |= k
+            effects.append(eff)
+            gen_kill.append((g, k_all))
+        # live at the exit: main's outputs; in a subroutine everything the
+        # caller may read
+        storages = {Storage.OUTPUT} if self.fn.name == "main" else CALL_CLOBBERS
+        exit_live = 0
+        for v in self._live_vars:
+            if v.storage in storages:
+                exit_live |= self._live_mask(v, (1 << v.type.width) - 1, None)
+        for (vid, _), first in self._live_extra.items():
+            v = self._live_vars[self._live_order[vid]]
+            if v.storage in storages:
+                exit_live |= ((1 << v.type.width) - 1) << first
+        n = len(blocks)
+        live_in = [0] * n
         changed = True
         while changed:
             changed = False
-            for node in order:
-                if node == EXIT:
-                    continue
+            for b in range(n - 1, -1, -1):
                 cur = 0
-                for succ in self.graph.successors(node):
-                    cur |= live_in[succ]
-                live_out[node] = cur
-                for op in reversed(self._block_ops(node)):
-                    cur = self._transfer_back(op, cur)
-                if cur != live_in[node]:
-                    live_in[node] = cur
+                for s in succs[b]:
+                    cur |= exit_live if s < 0 else live_in[s]
+                g, k = gen_kill[b]
+                cur = (cur & ~k) | g
+                if cur != live_in[b]:
+                    live_in[b] = cur
                     changed = True
         self._live_after: dict[int, int] = {}
-        for node in order:
-            cur = live_out.get(node, 0)
-            for op in reversed(self._block_ops(node)):
-                self._live_after[id(op)] = cur
-                cur = self._transfer_back(op, cur)
+        self._written: dict[int, int] = {}
+        live_after = self._live_after
+        written = self._written
+        for b in range(n):
+            cur = 0
+            for s in succs[b]:
+                cur |= exit_live if s < 0 else live_in[s]
+            for op, k, r, w in reversed(effects[b]):
+                live_after[id(op)] = cur
+                if w:
+                    written[id(op)] = w
+                cur = (cur & ~k) | r
 
     def live_after(self, op: Op, var: Variable | None = None) -> set[int]:
         """Components of ``var`` (default ``op.var``) that may still be read
         after ``op``.  Ops in unreachable code see nothing live."""
         var = var or op.var
         bits = self._live_after.get(id(op), 0)
-        return {c for n, (v, _, c) in enumerate(self._slot_key) if v is var and bits >> n & 1}
+        found = self._live_base.get(id(var))
+        if found is None:
+            return set()
+        base, width, elements = found
+        out = set()
+        for e in range(elements):
+            for c in range(width):
+                if bits >> (base + e * width + c) & 1:
+                    out.add(c)
+        return out
 
     def is_dead_store(self, store: Op) -> bool:
         """True when no slot a STORE writes can be read afterwards.
@@ -347,7 +492,71 @@ class RegisterAnalysis:
         if store.var.storage not in PRIVATE:
             return False
         bits = self._live_after.get(id(store), 0)
-        return not any(bits >> slot & 1 for slot, _ in self._effects[id(store)][1])
+        return not bits & self._written.get(id(store), 0)
+
+
+def _blocks(body: list[Op]) -> tuple[list[list[Op]], list[list[int]]]:
+    """The basic blocks of ``ir.cfg.build_cfg`` (same split, same edges) as
+    op lists and successor lists; -1 is the exit.  No networkx: this is on
+    the cleanup pass's hot path."""
+    blocks: list[list[Op]] = [[]]
+    succs: list[list[int]] = [[]]
+    current = 0
+    stack: list[list] = []  # ["if", head, then_end, has_else] / ["loop", header, breaks]
+
+    def new_block() -> int:
+        blocks.append([])
+        succs.append([])
+        return len(blocks) - 1
+
+    for op in body:
+        code = op.code
+        if code is Code.IF:
+            blocks[current].append(op)
+            stack.append(["if", current, None, False])
+            nb = new_block()
+            succs[current].append(nb)
+            current = nb
+        elif code is Code.ELSE:
+            frame = stack[-1]
+            frame[2] = current
+            frame[3] = True
+            nb = new_block()
+            succs[frame[1]].append(nb)
+            current = nb
+        elif code is Code.ENDIF:
+            frame = stack.pop()
+            join = new_block()
+            succs[frame[2] if frame[3] else frame[1]].append(join)
+            succs[current].append(join)
+            current = join
+        elif code is Code.LOOP:
+            header = new_block()
+            succs[current].append(header)
+            stack.append(["loop", header, []])
+            current = header
+        elif code is Code.ENDLOOP:
+            frame = stack.pop()
+            succs[current].append(frame[1])  # back edge
+            after = new_block()
+            for b in frame[2]:
+                succs[b].append(after)
+            current = after
+        elif code is Code.BREAK:
+            blocks[current].append(op)
+            for frame in reversed(stack):
+                if frame[0] == "loop":
+                    frame[2].append(current)
+                    break
+            current = new_block()
+        elif code is Code.RETURN:
+            blocks[current].append(op)
+            succs[current].append(-1)
+            current = new_block()
+        else:
+            blocks[current].append(op)
+    succs[current].append(-1)
+    return blocks, succs
 
 
 def analyze(program: Program, fn: Function) -> RegisterAnalysis:

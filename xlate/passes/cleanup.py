@@ -21,8 +21,6 @@ constants pass has run.
 
 from __future__ import annotations
 
-from collections import Counter
-
 import numpy as np
 
 from ..ir.ops import Code, Op
@@ -54,31 +52,40 @@ def run(program: Program, options: Options) -> None:
 def fold_static_branches(body: list[Op]) -> list[Op]:
     """Drop the branch of an ``IF CONST`` that never runs, and its markers."""
     out: list[Op] = []
-    frames: list[dict] = []  # per open IF: const (None when dynamic), in_else, active when opened
-
-    def active() -> bool:
-        return all(f["live"] for f in frames)
+    # per open IF: [const (None when dynamic), active when opened, live]
+    frames: list[list] = []
+    dead = 0  # open frames whose current branch is not live: active() is dead == 0
+    append = out.append
+    IF, ELSE, ENDIF, CONST = Code.IF, Code.ELSE, Code.ENDIF, Code.CONST
 
     for op in body:
         code = op.code
-        if code is Code.IF:
+        if code is IF:
             cond = op.args[0]
-            const = bool(cond.imm[0]) if cond.code is Code.CONST else None
-            outer = active()
-            frames.append({"const": const, "outer": outer, "live": const is not False})
+            const = bool(cond.imm[0]) if cond.code is CONST else None
+            outer = dead == 0
+            live = const is not False
+            frames.append([const, outer, live])
+            if not live:
+                dead += 1
             if const is None and outer:
-                out.append(op)
-        elif code is Code.ELSE:
+                append(op)
+        elif code is ELSE:
             f = frames[-1]
-            f["live"] = f["const"] is not True
-            if f["const"] is None and f["outer"]:
-                out.append(op)
-        elif code is Code.ENDIF:
+            live = f[0] is not True
+            if live != f[2]:
+                dead += -1 if live else 1
+                f[2] = live
+            if f[0] is None and f[1]:
+                append(op)
+        elif code is ENDIF:
             f = frames.pop()
-            if f["const"] is None and f["outer"]:
-                out.append(op)
-        elif active():
-            out.append(op)
+            if not f[2]:
+                dead -= 1
+            if f[0] is None and f[1]:
+                append(op)
+        elif dead == 0:
+            append(op)
     return out
 
 
@@ -205,18 +212,25 @@ def _fold(rw: Rewriter, op: Op) -> Op:
 def remove_unused_values(fn: Function) -> bool:
     """Drop value ops nobody uses (values have no effects).  One backward walk
     suffices: uses come after definitions."""
-    counts = Counter(id(a) for op in fn.body for a in op.args)
+    counts: dict[int, int] = {}
+    get = counts.get
+    for op in fn.body:
+        for a in op.args:
+            k = id(a)
+            counts[k] = get(k, 0) + 1
     keep = []
     changed = False
     for op in reversed(fn.body):
-        if op.is_value and counts[id(op)] == 0:
+        if op.type is not None and not get(id(op), 0):
             changed = True
             for a in op.args:
-                counts[id(a)] -= 1
+                k = id(a)
+                counts[k] = get(k, 0) - 1
             continue
         keep.append(op)
-    keep.reverse()
-    fn.body = keep
+    if changed:
+        keep.reverse()
+        fn.body = keep
     return changed
 
 

@@ -52,17 +52,21 @@ def rewrite(program: Program, handlers: dict[Code, Handler]) -> None:
     without a handler are kept.  Arguments are remapped before the handler
     sees the op, so it always reads current values.
     """
+    get = handlers.get
     for fn in program.functions.values():
         rw = Rewriter(program, fn)
+        out = rw.out
+        remap = rw.map
         for op in fn.body:
-            if op.args:
-                op.args = tuple(rw.map.get(id(a), a) for a in op.args)
-            handler = handlers.get(op.code)
+            args = op.args
+            if args and remap:
+                op.args = tuple([remap.get(id(a), a) for a in args])
+            handler = get(op.code)
             if handler is None:
-                rw.keep(op)
+                out.append(op)
                 continue
             rw.origin = op.origin
             result = handler(rw, op)
-            if op.is_value and result is not None and result is not op:
-                rw.replace(op, result)
-        fn.body = rw.out
+            if result is not None and result is not op and op.type is not None:
+                remap[id(op)] = result
+        fn.body = out
