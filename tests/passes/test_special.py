@@ -76,10 +76,18 @@ def test_pow(base, exponent, expected):
     assert list(scalar("pow", base, exponent)) == [np.float32(expected)] * 4
 
 
-def test_pow_guard_is_a_select():
+def test_pow_guards_are_selects():
+    # y == 0 -> 1; else a zero base -> 0 / +inf (GLSL leaves pow(0, y <= 0)
+    # undefined); else pow(|x|, y).
     program = lower(vs("pow r0, c0.x, c1.x"), only="special")
-    (select,) = ops_of(program, Code.SELECT)
-    assert select.args[2].code is Code.FPOW and select.args[2].args[0].code is Code.FABS
+    selects = ops_of(program, Code.SELECT)
+    assert len(selects) == 3
+    (power,) = [s for s in selects if s.args[2].code is Code.FPOW]
+    assert power.args[2].args[0].code is Code.FABS
+
+
+def test_pow_of_zero_with_negative_exponent_is_infinite():
+    assert list(scalar("pow", 0.0, -0.5)) == [np.float32("inf")] * 4
 
 
 @pytest.mark.parametrize("v, expected", [

@@ -28,30 +28,12 @@ from xlate.verify import differential as D
 SEED = int(os.environ.get("XLATE_DIFF_SEED", "0"))
 CHUNKS = 8
 
-POW0 = ("translator bug: pow(0, y < 0).  The translation emits `y == 0 ? 1 : pow(abs(x), y)`; GLSL's pow is "
-        "undefined for x == 0, y < 0 and llvmpipe returns 0, where D3D9 (docs, semantics 2.5, the reference) "
-        "gives +inf.  Minimal: ps_3_0 / def c0, 0, -0.5, 1, 0 / dcl_texcoord0 v0 / max r0.x, -v0_abs.x, c0.x / "
-        "pow r1.x, r0.x, c0.y / min oC0, r1.x, c0.z: reference 1, driver 0")
-POW0_NAN = POW0 + ("; here pow(0, c4.x < 0) = +inf feeds a loop that adds +inf and -inf, so the reference "
-                   "is NaN and the driver finite")
-LOG_INF = ("translator bug: log(+inf).  The translation special-cases log(0) = -FLT_MAX but leaves "
-           "log2(+inf) = +inf, where the reference clamps the IEEE result to FLT_MAX (semantics 7.1, as the "
-           "translation does for rcp); frc of it is then NaN.  An RGBE decode of random texels overflows to "
-           "+inf.  Minimal: ps_3_0 / def c0, 3e38, 0, 0, 1 / dcl_texcoord0 v0 / mad r0.x, v0_abs.x, c0.x, c0.x / "
-           "log r0.z, r0.x / mov oC0, r0: reference 3.4e38, driver inf")
 SW_CUT = ("translator limitation by design (it says so in a diagnostic): a dynamically indexed c# file of a _sw "
           "shader keeps only the registers its CTAB allocates (86 here) and reads past them give 0; skinning with "
           "random bone indices reads past them, where the reference (8192 registers) reads the random "
           "constants")
 
 KNOWN_MISMATCHES: dict[str, str] = {
-    "fxc-wine:dxdecompiler/HDRLighting__HDRLighting.PointLight.ps_3_0.bin": POW0_NAN,
-    "fxc-wine:dxdecompiler/HDRLighting__HDRLighting.PointLight.ps_3_0+Gpp.bin": POW0_NAN,
-    "fxc-wine:dxdecompiler/HDRLighting__HDRLighting.PointLight.ps_3_0+Gfp.bin": POW0_NAN,
-    "fxc-wine:dxdecompiler/HDRLighting__HDRLighting.PointLight.ps_3_0+Zi.bin": POW0_NAN,
-    "fxc-wine:dxdecompiler/HDRLighting__HDRLighting.PointLight.ps_3_sw.bin": POW0_NAN,
-    "fxc-wine:dxdecompiler/StateManager__reflective01.VS.vs_2_0+Zpr.bin": POW0,
-    "fxc-wine:dxdecompiler/HDRFormats__HDRFormats.fxobj07.ps_2_0.bin": LOG_INF,
     "fxc-wine:dxdecompiler/MultiAnimation__MultiAnimation.VertSkinning.vs_2_sw.bin": SW_CUT,
     "fxc-wine:dxdecompiler/MultiAnimation__MultiAnimation.VertSkinning.vs_3_sw.bin": SW_CUT,
     "fxc-wine:dxdecompiler/SkinnedMesh__skinnedmesh.VShade.vs_2_sw.bin": SW_CUT,

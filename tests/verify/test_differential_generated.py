@@ -31,16 +31,6 @@ SEED = int(os.environ.get("XLATE_DIFF_SEED", "0"))
 PROGRAMS_PER_VERSION = 340
 
 
-def _predicated_texkill(program, verdict) -> bool:
-    has = any(i.opcode == Opcode.TEXKILL and i.predicate is not None for i in program.shader.instructions)
-    only_kills = bool(verdict.bad_by_output) and all(k.endswith(":texkill") for k in verdict.bad_by_output)
-    return has and verdict.status == "fail" and only_kills
-
-
-def _packed_relative_outputs(program, verdict) -> bool:
-    return verdict.status == "error" and "packs 2 semantics" in verdict.message
-
-
 def _non_affine_derivative(program, verdict) -> bool:
     if verdict.status != "fail" or not program.version.is_pixel:
         return False
@@ -51,18 +41,6 @@ def _non_affine_derivative(program, verdict) -> bool:
 
 
 KNOWN_GENERATED = {
-    "predicated texkill": (
-        _predicated_texkill,
-        "translator bug: a predicated texkill loses its predicate.  `(p0.x) texkill t0` becomes "
-        "`if (any(lessThan(t0, vec4(0.0)))) discard;` without the p0.x test.  Minimal: ps_2_x / "
-        "def c0, 1, 0, 0, 0 / dcl t0 / setp_gt p0, c0.y, c0.x / (p0.x) texkill t0 / mov oC0, c0: the "
-        "reference keeps every pixel (p0.x false), the driver discards those with a negative t0 component"),
-    "packed outputs written relatively": (
-        _packed_relative_outputs,
-        "translator limitation: vs_3_0 with two semantics packed in one output register (dcl_texcoord o1.xy, "
-        "dcl_texcoord1 o1.zw) and a relative output write o[aL] fails to translate (UnsupportedError from the "
-        "io pass: 'output o1 packs 2 semantics; the io pass splits them unless the register is indexed "
-        "dynamically')"),
     "derivative of a clamped value": (
         _non_affine_derivative,
         "generator bug (xlate/verify/generate.py, av_sat): _sat keeps the AFFINE flag even when the interval "

@@ -11,8 +11,10 @@ Vertex shaders
 - An output register carrying two semantics (vs_3_0 ``dcl_texcoord0 o5.xy``
   + ``dcl_texcoord1 o5.zw``), or a vec4 register carrying PSIZE, becomes a
   LOCAL copied out at every exit of main into one OUTPUT per semantic (the
-  whole vec4, components in place; PSIZE takes .x).  Not done when the
-  output file is indexed dynamically (the relative pass owns it then).
+  whole vec4, components in place; PSIZE takes .x).  io runs after the
+  relative pass, so a file indexed dynamically has already been turned into
+  a local array copied into these registers at the same exits; io's copies
+  and the position fix-up come after those copies.
 - A VS that never writes POSITION0 gets one, set to 0 (D3D requires oPos;
   GLSL 1.20 / ES 1.00 refuse to link without gl_Position).
 - At every exit of main (end, and each RETURN in main) the POSITION0 output
@@ -76,8 +78,6 @@ class _IO:
         self.viewport: Variable | None = None
         self.prologue: list[Op] = []
         self.epilogue: list = []  # callables emitting ops into a list
-        rel = program.notes.get("relative_registers", set())
-        self.relative = {int(r) for r in rel}
         self.notes = {"clip_z": self.clip_z, "flip_y": self.flip_y, "half_pixel": self.half_pixel,
                       "half_pixel_scale": self.half_pixel_scale if self.half_pixel else 0.0,
                       "viewport": False, "front_face": None}
@@ -145,10 +145,9 @@ class _IO:
         v = self.p.version
         if v.major < 3:
             self.sm2_colours()
-        outputs_relative = int(RegisterType.TEXCRDOUT) in self.relative
         for var in list(self.p.variables_of(Storage.OUTPUT)):
             psize_vec = var.type.width > 1 and any(s.usage is U.PSIZE for _, s in var.semantics)
-            if (len(var.semantics) > 1 or psize_vec) and not outputs_relative:
+            if len(var.semantics) > 1 or psize_vec:
                 self.split_output(var)
         pos = next((v for v in self.p.variables_of(Storage.OUTPUT)
                     if v.semantic is not None and v.semantic.usage is U.POSITION and v.semantic.index == 0
@@ -234,13 +233,12 @@ class _IO:
     # -- pixel shaders ------------------------------------------------------
 
     def pixel(self) -> None:
-        inputs_relative = int(RegisterType.INPUT) in self.relative
         for var in list(self.p.variables_of(Storage.INPUT)):
             if var.builtin == "vpos":
                 self.vpos(var)
             elif var.builtin == "vface":
                 self.vface(var)
-            elif len(var.semantics) > 1 and not inputs_relative:
+            elif len(var.semantics) > 1:
                 self.split_input(var)
         if not self.flip_y:
             def negate(rw, op):

@@ -49,8 +49,10 @@ def _rsq(rw: Rewriter, op: Op, ctx: Context) -> Op:
 
 def _log(rw: Rewriter, op: Op, ctx: Context) -> Op:
     # log and logp (no 4-component vs_1_1 form for logp, unlike expp).
+    # log2 clamped to +-FLT_MAX like rcp (§7.1): log(+inf) = FLT_MAX.
     x = fop(rw, Code.FABS, _scalar(rw, op.args[0]))
-    return splat(rw, select(rw, _is_zero(rw, x), fconst(rw, -FLT_MAX, 1), fop(rw, Code.FLOG2, x)))
+    clamped = fop(rw, Code.FCLAMP, fop(rw, Code.FLOG2, x), fconst(rw, -FLT_MAX, 1), fconst(rw, FLT_MAX, 1))
+    return splat(rw, select(rw, _is_zero(rw, x), fconst(rw, -FLT_MAX, 1), clamped))
 
 
 def _exp(rw: Rewriter, op: Op, ctx: Context) -> Op:
@@ -72,9 +74,13 @@ def _expp(rw: Rewriter, op: Op, ctx: Context) -> Op:
 
 def _pow(rw: Rewriter, op: Op, ctx: Context) -> Op:
     # |s0|^s1, and 1 whenever s1 == 0 (even for a 0 or NaN base; §2.5).
+    # GLSL leaves pow(0, y <= 0) undefined (llvmpipe gives 0), so a zero
+    # base is spelled out: 0 for y > 0, +inf for y < 0 (§2.5).
     base = fop(rw, Code.FABS, _scalar(rw, op.args[0]))
     exponent = _scalar(rw, op.args[1])
-    power = fop(rw, Code.FPOW, base, exponent)
+    negative = compare(rw, Code.FLT, exponent, fconst(rw, 0.0, 1))
+    at_zero = select(rw, negative, fconst(rw, float("inf"), 1), fconst(rw, 0.0, 1))
+    power = select(rw, _is_zero(rw, base), at_zero, fop(rw, Code.FPOW, base, exponent))
     return splat(rw, select(rw, _is_zero(rw, exponent), fconst(rw, 1.0, 1), power))
 
 
