@@ -29,7 +29,7 @@ import pytest
 from xlate.bytecode import decode
 from xlate.bytecode.tables import DeclUsage, Opcode, RegisterType
 from xlate.verify import run_shader
-from xlate.verify.cases import compare_probe, constants_of, probe_pixels, textures_of, vertex_inputs
+from xlate.verify.cases import ProbeTally, compare_probe, constants_of, probe_pixels, textures_of, vertex_inputs
 from xlate.verify.cases import load_cases as _load_cases
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "peer-corpus" / "vkd3d"
@@ -305,41 +305,16 @@ def test_vkd3d_cases(record_property):
     start = time.perf_counter()
     cases = load_cases()
     by_id = {c["id"]: c for c in cases}
-    counts = dict(passed=0, failed=0, todo_failed=0, todo_passed=0, skipped=0, known=0)
-    unexpected, fixed, todo_outcomes = [], [], []
+    tally = ProbeTally(KNOWN_FAILURES)
     for case in cases:
         if not case.get("runnable_on_d3d9_runner", True):
-            counts["skipped"] += 1
+            tally.counts["skipped"] += 1
             continue
-        try:
-            results = run_case(case, by_id)
-        except Exception as e:  # decode/interpretation failure: the whole case fails
-            results = [(p, False, f"{type(e).__name__}: {e}") for p in case["probes"]]
-        case_failed = False
-        for probe, ok, detail in results:
-            if probe["todo"] or case.get("draw_todo_d3d9"):
-                counts["todo_passed" if ok else "todo_failed"] += 1
-                todo_outcomes.append(f"{case['id']}@{probe['line']}:{'pass' if ok else 'fail'}")
-                continue
-            if ok:
-                counts["passed"] += 1
-            else:
-                counts["failed"] += 1
-                case_failed = True
-                if case["id"] not in KNOWN_FAILURES:
-                    unexpected.append(f"{case['id']} (line {probe['line']}): {detail}")
-        if case["id"] in KNOWN_FAILURES:
-            counts["known"] += 1
-            if not case_failed:
-                fixed.append(case["id"])
+        tally.run(case, lambda c: run_case(c, by_id))
     elapsed = time.perf_counter() - start
-    summary = (
-        f"vkd3d reference: {counts['passed']} probes passed, {counts['failed']} failed "
-        f"({len(unexpected)} unexpected), todo: {counts['todo_failed']} failed as expected, "
-        f"{counts['todo_passed']} passed; {counts['skipped']} cases skipped; {elapsed:.1f}s"
-    )
+    summary = (f"vkd3d reference: {tally.text()}; {tally.counts['skipped']} cases skipped; "
+               f"{elapsed:.1f}s")
     print(summary)
-    print("todo probes (expected to fail on d3d9):", " ".join(todo_outcomes))
+    print("todo probes (expected to fail on d3d9):", " ".join(tally.todo_outcomes))
     record_property("corpus_summary", summary)
-    assert not unexpected, "unexpected failures:\n" + "\n".join(unexpected)
-    assert not fixed, f"known failures now pass (remove them from KNOWN_FAILURES): {fixed}"
+    tally.check()

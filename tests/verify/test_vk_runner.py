@@ -21,7 +21,7 @@ import pytest
 from xlate import translate
 from xlate.bytecode.asm import assemble_bytes
 from xlate.verify import ReferenceConstants, SamplerState, Texture
-from xlate.verify.cases import compare_probe, constants_of, load_cases, probe_pixels, textures_of, vertex_inputs
+from xlate.verify.cases import ProbeTally, TargetSession, constants_of, load_cases, textures_of, vertex_inputs
 from xlate.verify.gl import Draw, RenderState
 
 F32 = np.float32
@@ -276,16 +276,6 @@ def make_draw(case) -> Draw:
                 state=render_state(case), count=case["draw"]["vertex_count"])
 
 
-def wanted_content(case):
-    """Per target: (clear colour, ids of the draws since the clear)."""
-    out = []
-    for rt in case["render_targets"] or [case["render_target"]]:
-        clear = rt.get("clear")
-        colour = tuple(clear["effective_rgba"]) if clear else (0.0, 0.0, 0.0, 0.0)
-        out.append((colour, tuple(rt.get("prior_draws_since_clear", []))))
-    return out
-
-
 @lru_cache(maxsize=None)
 def translated(name: str, target: str):
     return translate((CORPUS / name).read_bytes(), target)
@@ -302,64 +292,6 @@ def needs_glsl(case) -> bool:
     return bool(_needs_wrappers(render_state(case), vs.reflection, points))
 
 
-class Session:
-    """Persistent render targets and what they hold (as test_vkd3d_llvmpipe.py)."""
-
-    def __init__(self, vkr, by_id):
-        self.vkr, self.by_id = vkr, by_id
-        self.targets = None
-        self.content = None
-        self.replays = 0
-        self.glsl_cases = 0
-
-    def _draw(self, case):
-        target = "vulkan" if needs_glsl(case) else "spirv"
-        vs, ps = translated(case["vs_file_used"], target), translated(case["ps"], target)
-        self.vkr.draw(vs, ps, make_draw(case), targets=self.targets, read=False)
-
-    def run(self, case):
-        from xlate.verify.vk import RenderTargets
-
-        want = wanted_content(case)
-        rt = case["render_target"]
-        if self.targets is None or self.targets.count != len(want) or (self.targets.width, self.targets.height) != (
-                rt["width"], rt["height"]):
-            if self.targets is not None:
-                self.targets.release()
-            self.targets = RenderTargets(rt["width"], rt["height"], len(want))
-            self.content = None
-        if self.content != want:
-            self.replays += 1
-            self.content = None
-            self.targets.clear([c for c, _ in want])
-            for prior in max((p for _, p in want), key=len):
-                if prior in self.by_id:
-                    try:
-                        self._draw(self.by_id[prior])
-                    except Exception:  # noqa: BLE001 - its own case reports it
-                        pass
-        self.glsl_cases += needs_glsl(case)
-        try:
-            self._draw(case)
-        except Exception:
-            self.content = None
-            raise
-        self.content = [(c, p + (case["id"],)) for c, p in want]
-
-    def probe(self, case):
-        out, reads = [], {}
-        for probe in case["probes"]:
-            pixels = probe_pixels(probe, limit=None)
-            rtv = probe.get("rtv", 0)
-            if rtv not in reads:
-                reads[rtv] = self.targets.read(rtv)
-            xy = np.asarray(pixels)
-            got = reads[rtv][xy[:, 1], xy[:, 0]]
-            ok, detail = compare_probe(probe, pixels, got)
-            out.append((probe, ok, detail))
-        return out
-
-
 @pytest.mark.skipif(not CASES.exists(), reason=f"peer corpus not found at {CORPUS}")
 def test_vkd3d_lavapipe(vkr, record_property):
     """Runnable cases (a sample of the test files unless XLATE_VK_CASES=all), target spirv
@@ -372,56 +304,41 @@ def test_vkd3d_lavapipe(vkr, record_property):
     start = time.perf_counter()
     cases = load_cases(CASES)
     by_id = {c["id"]: c for c in cases}
-    session = Session(vkr, by_id)
+    glsl_cases = 0
+
+    def draw(case, targets):
+        target = "vulkan" if needs_glsl(case) else "spirv"
+        vs, ps = translated(case["vs_file_used"], target), translated(case["ps"], target)
+        vkr.draw(vs, ps, make_draw(case), targets=targets, read=False)
+
+    from xlate.verify.vk import RenderTargets
+
+    session = TargetSession(by_id, RenderTargets, draw)
     pipelines_before = len(vkr.pipelines)
-    counts = dict(cases=0, passed=0, failed=0, todo_failed=0, todo_passed=0, skipped=0, known=0)
-    unexpected, fixed, todo_outcomes = [], [], []
+    tally = ProbeTally(KNOWN_FAILURES)
     runnable = [c for c in cases if c.get("runnable_on_d3d9_runner", True)]
-    counts["skipped"] = len(cases) - len(runnable)
+    tally.counts["skipped"] = len(cases) - len(runnable)
     files = list(dict.fromkeys(c["source_file"] for c in runnable))
     chosen = set(files[::stride])  # whole test files, so their draws run in order without replays
+    ran = 0
     for case in runnable:
         if case["source_file"] not in chosen:
             continue
-        counts["cases"] += 1
-        try:
-            session.run(case)
-            results = session.probe(case)
-        except Exception as e:  # translation, pipeline or draw failure: the whole case fails
-            results = [(p, False, f"{type(e).__name__}: {str(e)[:300]}") for p in case["probes"]]
-        case_failed = False
-        for probe, ok, detail in results:
-            if probe["todo"] or case.get("draw_todo_d3d9"):
-                counts["todo_passed" if ok else "todo_failed"] += 1
-                todo_outcomes.append(f"{case['id']}@{probe['line']}:{'pass' if ok else 'fail'}")
-                continue
-            if ok:
-                counts["passed"] += 1
-            else:
-                counts["failed"] += 1
-                case_failed = True
-                if case["id"] not in KNOWN_FAILURES:
-                    unexpected.append(f"{case['id']} (line {probe['line']}): {detail}")
-        if case["id"] in KNOWN_FAILURES:
-            counts["known"] += 1
-            if not case_failed:
-                fixed.append(case["id"])
-    if session.targets is not None:
-        session.targets.release()
+        ran += 1
+        glsl_cases += needs_glsl(case)
+        tally.run(case, lambda c: (session.run(c), session.probe(c))[1])
+    session.close()
     elapsed = time.perf_counter() - start
     summary = (
-        f"vkd3d on lavapipe (spirv): {counts['cases']} of {len(runnable)} runnable cases "
-        f"({session.glsl_cases} through vulkan GLSL for render state), {counts['passed']} probes passed, "
-        f"{counts['failed']} failed ({len(unexpected)} unexpected, "
-        f"{counts['known']} known-failure cases), todo: {counts['todo_failed']} failed as expected, "
-        f"{counts['todo_passed']} passed; {counts['skipped']} cases not runnable; "
+        f"vkd3d on lavapipe (spirv): {ran} of {len(runnable)} runnable cases "
+        f"({glsl_cases} through vulkan GLSL for render state), {tally.text()}; "
+        f"{tally.counts['skipped']} cases not runnable; "
         f"{len(vkr.pipelines) - pipelines_before} pipelines, {session.replays} target rebuilds; {elapsed:.1f}s"
     )
     print(summary)
-    print("todo probes (expected to fail on d3d9):", " ".join(todo_outcomes))
+    print("todo probes (expected to fail on d3d9):", " ".join(tally.todo_outcomes))
     record_property("corpus_summary", summary)
-    assert not unexpected, f"{len(unexpected)} unexpected failures:\n" + "\n".join(unexpected)
-    assert not fixed, f"known failures now pass (remove them from KNOWN_FAILURES): {fixed}"
+    tally.check()
 
 
 # --------------------------------------------------------------------------

@@ -32,7 +32,7 @@ import numpy as np
 import pytest
 
 from xlate import translate
-from xlate.verify.cases import compare_probe, constants_of, load_cases, probe_pixels, textures_of, vertex_inputs
+from xlate.verify.cases import ProbeTally, TargetSession, constants_of, load_cases, textures_of, vertex_inputs
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "peer-corpus" / "vkd3d"
 CASES = CORPUS / "cases.jsonl"
@@ -121,124 +121,37 @@ def make_draw(case):
     )
 
 
-def wanted_content(case):
-    """Per target: (clear colour, ids of the draws since the clear)."""
-    out = []
-    for rt in case["render_targets"] or [case["render_target"]]:
-        clear = rt.get("clear")
-        colour = tuple(clear["effective_rgba"]) if clear else (0.0, 0.0, 0.0, 0.0)
-        out.append((colour, tuple(rt.get("prior_draws_since_clear", []))))
-    return out
-
-
-class Session:
-    """Persistent render targets and what they hold."""
-
-    def __init__(self, gl, by_id, config="default"):
-        self.gl, self.by_id, self.config = gl, by_id, config
-        self.targets = None
-        self.content = None
-        self.replays = 0
-
-    def _draw(self, case):
-        vs, ps = translated(case["vs_file_used"], self.config), translated(case["ps"], self.config)
-        self.gl.draw(vs, ps, make_draw(case), targets=self.targets, read=False)
-
-    def run(self, case):
-        """Draw the case into targets holding its expected prior content."""
-        from xlate.verify.gl import RenderTargets
-
-        want = wanted_content(case)
-        rt = case["render_target"]
-        if self.targets is None or self.targets.count != len(want) or (self.targets.width, self.targets.height) != (
-                rt["width"], rt["height"]):
-            if self.targets is not None:
-                self.targets.release()
-            self.targets = RenderTargets(rt["width"], rt["height"], len(want))
-            self.content = None
-        if self.content != want:
-            self.replays += 1
-            self.content = None
-            self.targets.clear([c for c, _ in want])
-            # Targets cleared at different times: replay the longest history
-            # (a simplification; the corpus's one MRT case has equal ones).
-            for prior in max((p for _, p in want), key=len):
-                if prior in self.by_id:
-                    try:
-                        self._draw(self.by_id[prior])
-                    except Exception:  # noqa: BLE001 - its own case reports it
-                        pass
-        try:
-            self._draw(case)
-        except Exception:
-            self.content = None
-            raise
-        self.content = [(c, p + (case["id"],)) for c, p in want]
-
-    def probe(self, case):
-        out = []
-        reads = {}
-        for probe in case["probes"]:
-            pixels = probe_pixels(probe, limit=None)
-            rtv = probe.get("rtv", 0)
-            if rtv not in reads:
-                reads[rtv] = self.targets.read(rtv)
-            img = reads[rtv]
-            xy = np.asarray(pixels)
-            got = img[xy[:, 1], xy[:, 0]]
-            ok, detail = compare_probe(probe, pixels, got)
-            out.append((probe, ok, detail))
-        return out
-
-
 @pytest.mark.parametrize("config", sorted(CONFIGS))
 def test_vkd3d_llvmpipe(gl, config, record_property):
+    from xlate.verify.gl import RenderTargets
+
     start = time.perf_counter()
-    known = {**KNOWN_FAILURES, **KNOWN_FAILURES_BY_CONFIG[config]}
     cases = load_cases(CASES)
     by_id = {c["id"]: c for c in cases}
-    session = Session(gl, by_id, config)
+
+    def draw(case, targets):
+        vs, ps = translated(case["vs_file_used"], config), translated(case["ps"], config)
+        gl.draw(vs, ps, make_draw(case), targets=targets, read=False)
+
+    session = TargetSession(by_id, RenderTargets, draw)
     programs_before = len(gl.programs)
-    counts = dict(passed=0, failed=0, todo_failed=0, todo_passed=0, skipped=0, known=0)
-    unexpected, fixed, todo_outcomes, skipped = [], [], [], []
+    tally = ProbeTally({**KNOWN_FAILURES, **KNOWN_FAILURES_BY_CONFIG[config]})
+    skipped = []
     for case in cases:
         if not case.get("runnable_on_d3d9_runner", True):
-            counts["skipped"] += 1
+            tally.counts["skipped"] += 1
             skipped.append(f"{case['id']}: not runnable on vkd3d's d3d9 runner")
             continue
-        try:
-            session.run(case)
-            results = session.probe(case)
-        except Exception as e:  # translation, compile or draw failure: the whole case fails
-            results = [(p, False, f"{type(e).__name__}: {str(e)[:300]}") for p in case["probes"]]
-        case_failed = False
-        for probe, ok, detail in results:
-            if probe["todo"] or case.get("draw_todo_d3d9"):
-                counts["todo_passed" if ok else "todo_failed"] += 1
-                todo_outcomes.append(f"{case['id']}@{probe['line']}:{'pass' if ok else 'fail'}")
-                continue
-            if ok:
-                counts["passed"] += 1
-            else:
-                counts["failed"] += 1
-                case_failed = True
-                if case["id"] not in known:
-                    unexpected.append(f"{case['id']} (line {probe['line']}): {detail}")
-        if case["id"] in known:
-            counts["known"] += 1
-            if not case_failed:
-                fixed.append(case["id"])
+        tally.run(case, lambda c: (session.run(c), session.probe(c))[1])
+    session.close()
     elapsed = time.perf_counter() - start
     summary = (
-        f"vkd3d on llvmpipe ({TARGET}, {config}): {counts['passed']} probes passed, {counts['failed']} failed "
-        f"({len(unexpected)} unexpected, {counts['known']} known-failure cases), todo: {counts['todo_failed']} "
-        f"failed as expected, {counts['todo_passed']} passed; {counts['skipped']} cases skipped; "
+        f"vkd3d on llvmpipe ({TARGET}, {config}): {tally.text()}; {tally.counts['skipped']} cases skipped; "
         f"{len(gl.programs) - programs_before} programs, {session.replays} target rebuilds; {elapsed:.1f}s"
     )
     print(summary)
-    print("todo probes (expected to fail on d3d9):", " ".join(todo_outcomes))
+    print("todo probes (expected to fail on d3d9):", " ".join(tally.todo_outcomes))
     if skipped:
         print("skipped:", "; ".join(skipped))
     record_property("corpus_summary", summary)
-    assert not unexpected, f"{len(unexpected)} unexpected failures:\n" + "\n".join(unexpected)
-    assert not fixed, f"known failures now pass (remove them from KNOWN_FAILURES): {fixed}"
+    tally.check()

@@ -13,6 +13,8 @@ tests/verify/test_vkd3d_llvmpipe.py).
 * ``probe_pixels(probe)`` -> the (x, y) pixels a probe checks.
 * ``ulp_distance(a, b)`` sign-magnitude ULPs (vkd3d's compare_float);
   ``compare_probe(probe, pixels, got)`` -> (passed, detail).
+* ``TargetSession``: a device's render targets holding each case's prior
+  draws; ``ProbeTally``: probe outcomes against a known-failures table.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ F32 = np.float32
 
 __all__ = [
     "load_cases", "constants_of", "textures_of", "vertex_inputs", "ulp_distance", "probe_pixels",
-    "compare_probe", "RECT_SAMPLE_LIMIT", "RECT_STRIDE",
+    "compare_probe", "RECT_SAMPLE_LIMIT", "RECT_STRIDE", "wanted_content", "TargetSession", "ProbeTally",
 ]
 
 
@@ -144,3 +146,128 @@ def compare_probe(probe, pixels, got: np.ndarray) -> tuple[bool, str]:
         return False, (f"pixel {tuple(pixels[i])}: got {got[i].tolist()}, want {want.tolist()} (ulps {ulps}); "
                        f"{len(bad)}/{len(pixels)} pixels differ")
     return True, ""
+
+
+# --------------------------------------------------------------------------
+# Running the draws on a device, and counting what the probes say
+# --------------------------------------------------------------------------
+
+
+def wanted_content(case) -> list[tuple[tuple, tuple]]:
+    """Per render target: (clear colour, ids of the draws since the clear)."""
+    out = []
+    for rt in case["render_targets"] or [case["render_target"]]:
+        clear = rt.get("clear")
+        colour = tuple(clear["effective_rgba"]) if clear else (0.0, 0.0, 0.0, 0.0)
+        out.append((colour, tuple(rt.get("prior_draws_since_clear", []))))
+    return out
+
+
+class TargetSession:
+    """Persistent render targets and what they hold, for a runner (GL or
+    Vulkan) that draws into them: a case whose pixels it does not write
+    (discard, alpha test, clip planes) must find the draws before it since
+    the last clear, so those are replayed when the targets hold anything
+    else.  ``make_targets(w, h, count)`` builds the runner's RenderTargets;
+    ``draw(case, targets)`` draws one case."""
+
+    def __init__(self, by_id: dict, make_targets, draw):
+        self.by_id, self.make_targets, self.draw = by_id, make_targets, draw
+        self.targets = None
+        self.content = None
+        self.replays = 0
+
+    def run(self, case) -> None:
+        """Draw the case into targets holding its expected prior content."""
+        want = wanted_content(case)
+        rt = case["render_target"]
+        t = self.targets
+        if t is None or t.count != len(want) or (t.width, t.height) != (rt["width"], rt["height"]):
+            if t is not None:
+                t.release()
+            self.targets = self.make_targets(rt["width"], rt["height"], len(want))
+            self.content = None
+        if self.content != want:
+            self.replays += 1
+            self.content = None
+            self.targets.clear([c for c, _ in want])
+            # Targets cleared at different times: replay the longest history
+            # (a simplification; the corpus's one MRT case has equal ones).
+            for prior in max((p for _, p in want), key=len):
+                if prior in self.by_id:
+                    try:
+                        self.draw(self.by_id[prior], self.targets)
+                    except Exception:  # noqa: BLE001 - its own case reports it
+                        pass
+        try:
+            self.draw(case, self.targets)
+        except Exception:
+            self.content = None
+            raise
+        self.content = [(c, p + (case["id"],)) for c, p in want]
+
+    def probe(self, case) -> list[tuple[dict, bool, str]]:
+        out, reads = [], {}
+        for probe in case["probes"]:
+            pixels = probe_pixels(probe, limit=None)
+            rtv = probe.get("rtv", 0)
+            if rtv not in reads:
+                reads[rtv] = self.targets.read(rtv)
+            xy = np.asarray(pixels)
+            got = reads[rtv][xy[:, 1], xy[:, 0]]
+            ok, detail = compare_probe(probe, pixels, got)
+            out.append((probe, ok, detail))
+        return out
+
+    def close(self) -> None:
+        if self.targets is not None:
+            self.targets.release()
+            self.targets = None
+
+
+class ProbeTally:
+    """Probe outcomes of a run of cases against a table of known failures.
+
+    todo probes (vkd3d expects its own bytecode to be wrong there) are
+    reported, never counted as failures; a known-failure case that passes is
+    listed in ``fixed`` so the table stays true."""
+
+    def __init__(self, known: dict[str, str]):
+        self.known = known
+        self.counts = dict(passed=0, failed=0, todo_failed=0, todo_passed=0, skipped=0, known=0)
+        self.unexpected: list[str] = []
+        self.fixed: list[str] = []
+        self.todo_outcomes: list[str] = []
+
+    def run(self, case, results_of) -> None:
+        """Record one case; ``results_of(case)`` gives [(probe, ok, detail)]
+        and any exception from it fails every probe of the case."""
+        try:
+            results = results_of(case)
+        except Exception as e:  # noqa: BLE001 - translation, compile or draw failure
+            results = [(p, False, f"{type(e).__name__}: {str(e)[:300]}") for p in case["probes"]]
+        failed = False
+        for probe, ok, detail in results:
+            if probe["todo"] or case.get("draw_todo_d3d9"):
+                self.counts["todo_passed" if ok else "todo_failed"] += 1
+                self.todo_outcomes.append(f"{case['id']}@{probe['line']}:{'pass' if ok else 'fail'}")
+                continue
+            self.counts["passed" if ok else "failed"] += 1
+            if not ok:
+                failed = True
+                if case["id"] not in self.known:
+                    self.unexpected.append(f"{case['id']} (line {probe['line']}): {detail}")
+        if case["id"] in self.known:
+            self.counts["known"] += 1
+            if not failed:
+                self.fixed.append(case["id"])
+
+    def text(self) -> str:
+        c = self.counts
+        return (f"{c['passed']} probes passed, {c['failed']} failed ({len(self.unexpected)} unexpected, "
+                f"{c['known']} known-failure cases), todo: {c['todo_failed']} failed as expected, "
+                f"{c['todo_passed']} passed")
+
+    def check(self) -> None:
+        assert not self.unexpected, f"{len(self.unexpected)} unexpected failures:\n" + "\n".join(self.unexpected)
+        assert not self.fixed, f"known failures now pass (remove them from KNOWN_FAILURES): {self.fixed}"
