@@ -23,7 +23,6 @@ import os
 
 import pytest
 
-from xlate.bytecode.tables import Opcode
 from xlate.verify import differential as D
 from xlate.verify.generate import VERSIONS, generate_seed
 
@@ -31,24 +30,9 @@ SEED = int(os.environ.get("XLATE_DIFF_SEED", "0"))
 PROGRAMS_PER_VERSION = 340
 
 
-def _non_affine_derivative(program, verdict) -> bool:
-    if verdict.status != "fail" or not program.version.is_pixel:
-        return False
-    if not any(i.opcode in (Opcode.DSX, Opcode.DSY) for i in program.shader.instructions):
-        return False
-    seed = verdict.seeds[0]
-    return D.check_generated(program, seed, derivatives="fine").ok
-
-
-KNOWN_GENERATED = {
-    "derivative of a clamped value": (
-        _non_affine_derivative,
-        "generator bug (xlate/verify/generate.py, av_sat): _sat keeps the AFFINE flag even when the interval "
-        "straddles 0 or 1, so dsx/dsy may read a value that is clamped in part of a quad; coarse (reference) "
-        "and fine (llvmpipe) derivatives then differ.  Matched when the program passes against the reference "
-        "run with fine derivatives.  Example: ps_3_0 seed 278 (m3x2_sat r3.xy ... m3x2 r4.y, -r3.yxxy ... "
-        "dsx r1, -r4.y)"),
-}
+# name -> (matcher(program, verdict), reason): bugs a campaign keeps finding,
+# listed until fixed.  Empty: every generated program matches.
+KNOWN_GENERATED: dict = {}
 
 
 @pytest.fixture(scope="module")

@@ -479,6 +479,10 @@ def av_dot(xs, ys):
 def av_sat(a):
     lo, hi = min(max(a[0], 0.0), 1.0), min(max(a[1], 0.0), 1.0)
     fl = a[4] & ~(SPECIAL | HALF)
+    if lo != hi and not (a[0] >= 0.0 and a[1] <= 1.0):
+        # The clamp may bite inside a 2x2 quad: the value is no longer affine
+        # in the pixel position, so coarse and fine derivatives of it differ.
+        fl &= ~AFFINE
     if lo == hi and (a[4] & SPECIAL or _exact(a)):
         return (lo, hi, 0, 0.0, fl)
     return (lo, hi, a[2], a[3], fl)
