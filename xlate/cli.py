@@ -159,12 +159,16 @@ Targets (-t):
 \b
 Stage-interface options (defaults are what a D3D9-on-GL/Vulkan layer needs;
 'auto' lets the target decide):
-  --clip-z/--no-clip-z       z' = 2z - w on the VS position (D3D 0..w to GL
+  --clip-z auto|on|off       z' = 2z - w on the VS position (D3D 0..w to GL
                              -w..w).  auto: on for GL targets, off for Vulkan.
   --half-pixel/--no-half-pixel
-                             move the VS position by half a pixel (D3D9 pixel
-                             centres), reading the 'viewport' uniform.  On.
-  --flip-y/--no-flip-y       negate the VS position's y so the image lies in
+                             move the VS position to D3D9's pixel centres,
+                             reading the 'viewport' uniform.  On, by 63/128
+                             pixel (as wined3d and DXVK) so D3D's top-left rule
+                             decides edges through pixel centres.
+  --half-pixel-exact         move by exactly 1/2 pixel instead: exact
+                             interpolation, driver's tie rule on such edges.
+  --flip-y auto|on|off       negate the VS position's y so the image lies in
                              memory as D3D's (also decides vPos.y and dsy).
                              auto: off for GL, on for Vulkan.
   --no-fixed-outputs         vs_1_x/2_x: declare only the outputs written, not
