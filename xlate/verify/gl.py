@@ -424,23 +424,18 @@ def _vs_wrapper(code: str, refl: dict, state: RenderState, points: bool) -> str:
     return _wrap_main(code, decls, "", after)
 
 
-def passthrough_vs(ps_refl: dict, target: str | None = None) -> tuple[str, dict]:
-    """A vertex shader for a PS alone, in the PS's dialect: attribute
-    ``xl_position`` (D3D clip space) and one attribute per varying the PS
-    reads.  Applies the io fix-ups of the PS's options (clip_z, half_pixel,
-    flip_y).  Returns (code, reflection-like dict with inputs/outputs)."""
-    target = target or ps_refl.get("target", "glsl330")
-    version = {"glsl120": "#version 120", "glsl330": "#version 330", "glsl450": "#version 450",
-               "essl100": "#version 100", "essl300": "#version 300 es"}.get(target)
-    if version is None:
-        raise NotImplementedError(f"pass-through VS for target {target}")
-    old = target in ("glsl120", "essl100")
+def passthrough_parts(ps_refl: dict, declare_attr, declare_out, *, clip_z: bool, flip_y: bool):
+    """What every pass-through VS is made of, whatever its dialect: one
+    attribute per varying the PS reads (``xl_position`` first, D3D clip
+    space), the copies into the varyings, and the io pass's position
+    fix-ups as the PS's resolved options say (``clip_z``/``flip_y`` are the
+    target's defaults when the options do not say), so that positions move
+    exactly as a translated VS moves them.  ``declare_attr(name, location)``
+    and ``declare_out(input)`` spell the declarations.  Returns (declaration
+    lines, main-body lines, reflection inputs, whether the viewport uniform
+    ``xl_viewport`` is read)."""
     opts = ps_refl.get("options", {})
-    lines = [version]
-    if target.startswith("essl"):
-        lines.append("precision highp float;")
-    attr = "attribute vec4 {n};" if old else "layout(location = {loc}) in vec4 {n};"
-    lines.append(attr.format(n="xl_position", loc=0))
+    decls = [declare_attr("xl_position", 0)]
     inputs = [{"usage": "position", "usage_index": 0, "glsl": "xl_position", "location": 0}]
     body = []
     loc = 1
@@ -449,35 +444,57 @@ def passthrough_vs(ps_refl: dict, target: str | None = None) -> tuple[str, dict]
         if name.startswith("gl_"):
             continue
         a = f"xl_a_{name}"
-        lines.append(attr.format(n=a, loc=loc))
+        decls.append(declare_attr(a, loc))
         inputs.append({"usage": inp["usage"], "usage_index": inp["usage_index"], "glsl": a, "location": loc})
         loc += 1
+        decls.append(declare_out(inp))
+        body.append(f"    {name} = {a};")
+    body.append("    vec4 p = xl_position;")
+    viewport = bool(opts.get("half_pixel", True))
+    if viewport:
+        k = repr(float(opts.get("half_pixel_scale", HALF_PIXEL_BIAS)))  # the io pass's shift
+        body.append(f"    p.x += p.w * {k} * xl_viewport.x;\n    p.y -= p.w * {k} * xl_viewport.y;")
+    if opts.get("clip_z", clip_z):
+        body.append("    p.z = p.z * 2.0 - p.w;")
+    if opts.get("flip_y", flip_y):
+        body.append("    p.y = -p.y;")
+    body.append("    gl_Position = p;")
+    return decls, body, inputs, viewport
+
+
+def passthrough_reflection(target: str, inputs: list, viewport, opts: dict) -> dict:
+    return {"stage": "vertex", "target": target, "inputs": inputs,
+            "outputs": [{"usage": "position", "usage_index": 0, "glsl": "gl_Position"}],
+            "constants": [], "samplers": [], "draw_state": None, "viewport": viewport, "options": dict(opts)}
+
+
+def passthrough_vs(ps_refl: dict, target: str | None = None) -> tuple[str, dict]:
+    """A vertex shader for a PS alone, in the PS's GL dialect (see
+    ``passthrough_parts``).  Returns (code, reflection-like dict)."""
+    target = target or ps_refl.get("target", "glsl330")
+    version = {"glsl120": "#version 120", "glsl330": "#version 330", "glsl450": "#version 450",
+               "essl100": "#version 100", "essl300": "#version 300 es"}.get(target)
+    if version is None:
+        raise NotImplementedError(f"pass-through VS for target {target}")
+    old = target in ("glsl120", "essl100")
+
+    def attr(name, loc):
+        return f"attribute vec4 {name};" if old else f"layout(location = {loc}) in vec4 {name};"
+
+    def out(inp):
         cen = "centroid " if inp.get("centroid") and target != "essl100" else ""
         if old:
-            lines.append(f"{cen}varying vec4 {name};")
-        else:
-            lay = f"layout(location = {inp['location']}) " if target == "glsl450" and inp.get("location") is not None else ""
-            lines.append(f"{lay}{cen}out vec4 {name};")
-        body.append(f"    {name} = {a};")
-    vp = None
-    if opts.get("half_pixel", True):
-        vp = "xl_viewport"
+            return f"{cen}varying vec4 {inp['glsl']};"
+        lay = f"layout(location = {inp['location']}) " if target == "glsl450" and inp.get("location") is not None else ""
+        return f"{lay}{cen}out vec4 {inp['glsl']};"
+
+    decls, body, inputs, viewport = passthrough_parts(ps_refl, attr, out, clip_z=True, flip_y=False)
+    lines = [version] + (["precision highp float;"] if target.startswith("essl") else []) + decls
+    if viewport:
         lines.append("uniform vec4 xl_viewport;")
-    lines.append("void main()\n{")
-    lines.extend(body)
-    lines.append("    vec4 p = xl_position;")
-    if vp:
-        k = repr(float(opts.get("half_pixel_scale", HALF_PIXEL_BIAS)))  # the io pass's shift
-        lines.append(f"    p.x += p.w * {k} * {vp}.x;\n    p.y -= p.w * {k} * {vp}.y;")
-    if opts.get("clip_z", True):
-        lines.append("    p.z = p.z * 2.0 - p.w;")
-    if opts.get("flip_y"):
-        lines.append("    p.y = -p.y;")
-    lines.append("    gl_Position = p;\n}")
-    refl = {"stage": "vertex", "target": target, "inputs": inputs,
-            "outputs": [{"usage": "position", "usage_index": 0, "glsl": "gl_Position"}],
-            "constants": [], "samplers": [], "draw_state": None,
-            "viewport": {"glsl": vp} if vp else None, "options": dict(opts)}
+    lines += ["void main()\n{", *body, "}"]
+    refl = passthrough_reflection(target, inputs, {"glsl": "xl_viewport"} if viewport else None,
+                                  ps_refl.get("options", {}))
     return "\n".join(lines) + "\n", refl
 
 

@@ -56,7 +56,8 @@ from typing import Any, Mapping
 import numpy as np
 
 from ..passes.io import HALF_PIXEL_BIAS
-from .gl import Draw, DrawResult, RenderState, _alpha_test, _flat_colours, _point_sprite, _primitive, usage_key
+from .gl import (Draw, DrawResult, RenderState, _alpha_test, _flat_colours, _point_sprite, _primitive,
+                 passthrough_parts, passthrough_reflection, usage_key)
 from .reference import ReferenceConstants
 from .reference_sm1 import TextureStage
 from .textures import SamplerState, Texture
@@ -427,46 +428,27 @@ class _Shader:
 
 
 def passthrough_vs(ps_refl: dict) -> tuple[str, dict]:
-    """A Vulkan GLSL vertex shader for a PS alone: attribute ``xl_position``
-    (location 0, D3D clip space) and one attribute per varying the PS reads,
-    written to the PS's location; the io fix-ups of the PS's options
-    (half pixel through the viewport block at set 0 binding 3, clip_z,
-    flip_y).  Returns (GLSL, reflection-like dict)."""
-    opts = ps_refl.get("options", {})
-    lines = ["#version 450", "layout(location = 0) in vec4 xl_position;"]
-    inputs = [{"usage": "position", "usage_index": 0, "glsl": "xl_position", "location": 0}]
-    body = []
-    loc = 1
-    for inp in ps_refl["inputs"]:
-        name = inp["glsl"]
-        if name.startswith("gl_"):
-            continue
-        a = f"xl_a_{name}"
-        lines.append(f"layout(location = {loc}) in vec4 {a};")
-        inputs.append({"usage": inp["usage"], "usage_index": inp["usage_index"], "glsl": a, "location": loc})
-        loc += 1
+    """A Vulkan GLSL vertex shader for a PS alone (``gl.passthrough_parts``:
+    the same attributes, copies and io fix-ups as on GL), each varying at the
+    PS's location, the viewport in its block at set 0 binding 3.  Returns
+    (GLSL, reflection-like dict)."""
+
+    def attr(name, loc):
+        return f"layout(location = {loc}) in vec4 {name};"
+
+    def out(inp):
         cen = "centroid " if inp.get("centroid") else ""
-        lines.append(f"layout(location = {inp['location']}) {cen}out vec4 {name};")
-        body.append(f"    {name} = {a};")
+        return f"layout(location = {inp['location']}) {cen}out vec4 {inp['glsl']};"
+
+    decls, body, inputs, has_viewport = passthrough_parts(ps_refl, attr, out, clip_z=False, flip_y=True)
+    lines = ["#version 450", *decls]
     viewport = None
-    if opts.get("half_pixel", True):
+    if has_viewport:
         viewport = {"glsl": "xl_viewport", "set": SET_VERTEX, "binding": BINDING_VIEWPORT, "offset": 0}
         lines.append(f"layout(set = {SET_VERTEX}, binding = {BINDING_VIEWPORT}, std140) uniform xl_vp_block "
                      "{ vec4 xl_viewport; };")
-    lines.append("void main()\n{")
-    lines.extend(body)
-    lines.append("    vec4 p = xl_position;")
-    if viewport:
-        k = repr(float(opts.get("half_pixel_scale", HALF_PIXEL_BIAS)))
-        lines.append(f"    p.x += p.w * {k} * xl_viewport.x;\n    p.y -= p.w * {k} * xl_viewport.y;")
-    if opts.get("clip_z", False):
-        lines.append("    p.z = p.z * 2.0 - p.w;")
-    if opts.get("flip_y", True):
-        lines.append("    p.y = -p.y;")
-    lines.append("    gl_Position = p;\n}")
-    refl = {"stage": "vertex", "target": "vulkan", "inputs": inputs,
-            "outputs": [{"usage": "position", "usage_index": 0, "glsl": "gl_Position"}],
-            "constants": [], "samplers": [], "draw_state": None, "viewport": viewport, "options": dict(opts)}
+    lines += ["void main()\n{", *body, "}"]
+    refl = passthrough_reflection("vulkan", inputs, viewport, ps_refl.get("options", {}))
     return "\n".join(lines) + "\n", refl
 
 
