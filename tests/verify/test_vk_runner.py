@@ -346,42 +346,12 @@ def test_vkd3d_lavapipe(vkr, record_property):
 # --------------------------------------------------------------------------
 
 GENERATED_SEEDS = 6  # per pixel-shader version
-_SHIFTS: dict = {}
-
-
-def _pixel_shift(vkr, width: int, height: int) -> tuple[float, float]:
-    """How far the pass-through VS moves D3D pixel centres (the 63/128-pixel
-    io shift), measured as differential._pixel_offset does for GL: after it
-    the inputs interpolate exactly at D3D's centres."""
-    from xlate.verify.differential import _quads
-
-    if (width, height) in _SHIFTS:
-        return _SHIFTS[(width, height)]
-    t = tr("ps_3_0\ndcl_texcoord0 v0\nmov oC0, v0\n")
-    corners = np.array([(x, y) for y in range(0, height, 2) for x in range(0, width, 2)], np.float64)
-    xs, ys = np.meshgrid(np.arange(width), np.arange(height))
-    shift = (0.0, 0.0)
-    for attempt in range(2):
-        quad, offs = _quads(width, height, True, corners, shift)
-        vals = np.zeros((len(quad), 4), F32)
-        vals[:, :2] = np.repeat(corners, 6, axis=0) + offs
-        img = draw(vkr, None, t, vertices={("position", 0): quad, ("texcoord", 0): vals},
-                   size=(width, height)).colors[0].astype(np.float64)
-        ex, ey = img[..., 0] - xs, img[..., 1] - ys
-        if attempt == 0:
-            shift = (round(float(np.median(ex)) * 4096) / 4096, round(float(np.median(ey)) * 4096) / 4096)
-        else:
-            assert not np.any(ex) and not np.any(ey), f"interpolation not exact after a shift of {shift}"
-    _SHIFTS[(width, height)] = shift
-    return shift
-
-
 def run_generated_ps(vkr, prog, seed: int):
     """(reference result, inputs, lavapipe colours) of a generated pixel
     shader, or None when the program reads POSITION (the pass-through VS's
     own position)."""
     from xlate.bytecode import encode
-    from xlate.verify.differential import SENTINEL, _generated_inputs, _gl_key, _quads
+    from xlate.verify.differential import SENTINEL, _generated_inputs, _gl_key, _pixel_offset, _quads
     from xlate.verify.generate import QUAD_GRID_WIDTH
 
     shader = prog.shader
@@ -390,7 +360,7 @@ def run_generated_ps(vkr, prog, seed: int):
     inputs = _generated_inputs(prog, shader, refl, seed)
     width, height = QUAD_GRID_WIDTH, inputs.n // QUAD_GRID_WIDTH
     corners = inputs.pixel_coords[0::4].astype(np.float64)
-    pos, offs = _quads(width, height, inputs.front_facing, corners, _pixel_shift(vkr, width, height))
+    pos, offs = _quads(width, height, inputs.front_facing, corners, _pixel_offset("spirv", width, height, runner=vkr))
     verts = {("position", 0): pos}
     for key, (A, B, C) in inputs.affine.items():
         gk = _gl_key(key, shader, refl)

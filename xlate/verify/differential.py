@@ -853,20 +853,23 @@ def _quads(width: int, height: int, front: bool, corners: np.ndarray,
 _OFFSETS: dict = {}
 
 
-def _pixel_offset(target: str, width: int, height: int) -> tuple[float, float]:
-    """How far the runner's pass-through VS moves pixel centres from D3D's,
+def _pixel_offset(target: str, width: int, height: int, runner=None) -> tuple[float, float]:
+    """How far a runner's pass-through VS moves pixel centres from D3D's,
     in pixels: (0, 0) for an exact half-pixel fix-up (the runner may move by
     slightly less than half a pixel to keep edges off pixel centres).
     Measured once per (target, size): a PS outputs an input holding the
     screen position; the offset is rounded to 2**-12 pixel, then a second
     draw with ``_quads(shift=offset)`` must read every pixel's own
-    coordinates exactly."""
-    key = (target, width, height)
+    coordinates exactly.  ``runner``: the GL runner by default, or any
+    runner with the same ``draw`` (the Vulkan one)."""
+    from . import gl
+
+    runner = runner if runner is not None else gl.runner()
+    key = (type(runner).__name__, target, width, height)
     if key in _OFFSETS:
         return _OFFSETS[key]
     from ..api import translate
     from ..bytecode.asm import assemble_bytes
-    from . import gl
 
     t = translate(assemble_bytes("ps_3_0\ndcl_texcoord0 v0\nmov oC0, v0\n"), target)
     corners = np.array([(x, y) for y in range(0, height, 2) for x in range(0, width, 2)], np.float64)
@@ -876,8 +879,8 @@ def _pixel_offset(target: str, width: int, height: int) -> tuple[float, float]:
         quad, offs = _quads(width, height, True, corners, shift)
         vals = np.zeros((len(quad), 4), F32)
         vals[:, :2] = np.repeat(corners, 6, axis=0) + offs
-        res = gl.runner().draw(None, t, gl.Draw(vertices={("position", 0): quad, ("texcoord", 0): vals},
-                                                size=(width, height)))
+        res = runner.draw(None, t, gl.Draw(vertices={("position", 0): quad, ("texcoord", 0): vals},
+                                           size=(width, height)))
         res.targets.release()
         img = res.colors[0].astype(np.float64)
         ex, ey = img[..., 0] - xs, img[..., 1] - ys
