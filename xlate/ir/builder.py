@@ -269,11 +269,7 @@ class _Builder:
         if var.length is not None:
             element = CONST_FILE_BASE.get(rtype, 0) + index
             var.length = max(var.length, element + 1)
-            if relative is not None:
-                self.program.notes.setdefault("relative_arrays", set()).add(var.name)
             return self.emit(Code.LOAD, var.type, args, (element,), var)
-        if relative is not None:
-            self.program.notes.setdefault("relative_registers", set()).add(rtype)
         return self.emit(Code.LOAD, var.type, args, (), var)
 
     def src(self, s: SourceOperand) -> Op:
@@ -453,7 +449,6 @@ class _Builder:
             args.append(self.predicate(inst.predicate))
         if dst.relative is not None:
             args.append(self.rel_index(dst.relative))
-            self.program.notes.setdefault("relative_registers", set()).add(dst.type)
         element = CONST_FILE_BASE.get(dst.type, 0) + dst.index if var.length is not None else 0
         info = DstInfo(
             dst.write_mask, dst.saturate, dst.partial_precision, dst.shift, inst.opcode,
