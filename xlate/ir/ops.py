@@ -133,7 +133,7 @@ class SampleKind(enum.Enum):
     GRAD = "grad"
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Op:
     code: Code
     type: Type | None = None
