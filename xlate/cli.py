@@ -174,6 +174,9 @@ Stage-interface options (defaults are what a D3D9-on-GL/Vulkan layer needs;
   --no-fixed-outputs         vs_1_x/2_x: declare only the outputs written, not
                              every COLOR0-1/TEXCOORD0-7.
   --no-legacy-multiply       plain IEEE products instead of D3D9's 0*x = 0.
+  --infinities clamp|ieee    what rcp/rsq/log give at 0 (and log at +inf):
+                             clamp: +-FLT_MAX as documented (ATI); ieee: +-inf
+                             as NVIDIA drivers return.
 
 The reflection (--reflect) says what to bind: constants, samplers, varyings,
 the viewport uniform, DEF values (docs/reflection.md)."""
@@ -201,14 +204,15 @@ def _tri(value: str) -> bool | None:
 @click.option("--flip-y", "flip_y", type=click.Choice(["auto", "on", "off"]), default="auto", show_default=True)
 @click.option("--fixed-outputs/--no-fixed-outputs", default=True, show_default=True)
 @click.option("--legacy-multiply/--no-legacy-multiply", default=True, show_default=True)
+@click.option("--infinities", type=click.Choice(["clamp", "ieee"]), default="clamp", show_default=True)
 def translate_command(file, target, output, reflect_path, annotate, clip_z, half_pixel, half_pixel_exact, flip_y,
-                      fixed_outputs, legacy_multiply):
+                      fixed_outputs, legacy_multiply, infinities):
     from .api import translate
 
     try:
         result = translate(_read_bytes(file), target, annotate=annotate, clip_z=_tri(clip_z),
                            half_pixel=half_pixel, half_pixel_exact=half_pixel_exact, flip_y=_tri(flip_y), fixed_outputs=fixed_outputs,
-                           legacy_multiply=legacy_multiply)
+                           legacy_multiply=legacy_multiply, infinities=infinities)
     except (XlateError, OSError) as exc:
         _fail(file, exc)
     for d in result.diagnostics:

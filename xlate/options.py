@@ -11,12 +11,22 @@ from dataclasses import dataclass, field, fields, replace
 from .bytecode.tables import SamplerType
 
 
+INFINITIES = ("clamp", "ieee")
+
+
 @dataclass(frozen=True)
 class Options:
     # "Anything x 0 = 0" (D3D9 legacy multiply) for mul, mad, dp2add/dp3/dp4
     # and the matrix ops.  Costs a compare and select per product; turn it
     # off when the shaders are known not to rely on 0 * inf = 0.
     legacy_multiply: bool = True
+    # What rcp, rsq, log and logp give where IEEE arithmetic gives an
+    # infinity (rcp(+-0), rsq(0), log(0), log(+inf)).  "clamp": the IEEE
+    # result clamped to +-FLT_MAX, the docs' values and ATI's (semantics
+    # 7.1's recommendation; later products with 0 stay 0 even without the
+    # legacy multiply).  "ieee": +-inf as NVIDIA returns them (and as vkd3d's
+    # tests expect); keep legacy_multiply on then, or 0 * inf gives NaN.
+    infinities: str = "clamp"
     # Put each D3D instruction as a comment above the code it became.
     annotate: bool = False
     # Sampler types for shaders that do not declare them (ps_1_x, or
@@ -75,6 +85,10 @@ class Options:
     # lowers (UnsupportedError) and calls to missing labels or recursion
     # (StructureError).  No effect on the output.
     validate: bool = False
+
+    def __post_init__(self):
+        if self.infinities not in INFINITIES:
+            raise ValueError(f"infinities must be one of {', '.join(INFINITIES)}, not {self.infinities!r}")
 
     def with_(self, **changes) -> "Options":
         return replace(self, **changes)

@@ -38,11 +38,17 @@ CASES = CORPUS / "cases.jsonl"
 pytestmark = pytest.mark.skipif(not CASES.exists(), reason=f"peer corpus not found at {CORPUS}")
 
 # case id -> why the reference interpreter (or this harness) does not match.
-KNOWN_FAILURES: dict[str, str] = {
-    "rcp__d8": (
-        "rcp(±0): the reference returns ±FLT_MAX (D3D9_SEMANTICS §7.1 recommendation, ATI and the docs), "
-        "the test expects IEEE ±inf (NVIDIA)"
-    ),
+# Per ``infinities`` mode (Options.infinities, the reference's argument of
+# the same name): vkd3d's expectations were taken on drivers that return
+# IEEE infinities, so "ieee" must pass every case.
+KNOWN_FAILURES: dict[str, dict[str, str]] = {
+    "clamp": {
+        "rcp__d8": (
+            "rcp(±0): the reference returns ±FLT_MAX in the default mode (D3D9_SEMANTICS §7.1 "
+            "recommendation, ATI and the docs), the test expects IEEE ±inf (NVIDIA; infinities='ieee' passes)"
+        ),
+    },
+    "ieee": {},
 }
 
 F32 = np.float32
@@ -82,23 +88,23 @@ def quad_lanes(pixels: list[tuple[int, int]]) -> np.ndarray:
     return np.array(lanes, dtype=np.int64)
 
 
-def render(case, pixels: list[tuple[int, int]], rtv: int):
+def render(case, pixels: list[tuple[int, int]], rtv: int, infinities: str = "clamp"):
     """Colour of target ``rtv`` at ``pixels`` after this draw, and whether
     this draw wrote it: (colours (k, 4), written (k,))."""
     lanes = quad_lanes(pixels)
-    colours, written = shade(case, lanes, rtv)
+    colours, written = shade(case, lanes, rtv, infinities)
     index = {tuple(p): i for i, p in enumerate(lanes.tolist())}
     sel = np.array([index[tuple(p)] for p in pixels])
     return colours[sel], written[sel]
 
 
-def shade(case, lanes: np.ndarray, rtv: int):
+def shade(case, lanes: np.ndarray, rtv: int, infinities: str = "clamp"):
     """Run the draw on the pixel lanes: (colour (n, 4), written (n,))."""
     consts = constants_of(case)
     vs = load_shader(case["vs_file_used"])
     ps = load_shader(case["ps"])
     vinputs, nverts = vertex_inputs(case)
-    vres = run_shader(vs, vinputs, consts, {}, n=nverts)
+    vres = run_shader(vs, vinputs, consts, {}, n=nverts, infinities=infinities)
     pos = vres.output((DeclUsage.POSITION, 0)).astype(np.float64)
     vp = case["viewport"]
     w = pos[:, 3]
@@ -136,7 +142,7 @@ def shade(case, lanes: np.ndarray, rtv: int):
 
     res = run_shader(
         ps, pinputs, consts, textures_of(case), n=n,
-        pixel_coords=lanes.astype(F32), front_facing=front,
+        pixel_coords=lanes.astype(F32), front_facing=front, infinities=infinities,
     )
     written = covered & ~res.killed
     # User clip planes: clip distances interpolated, negative clips.
@@ -263,10 +269,10 @@ def alpha_test(rs, alpha: np.ndarray) -> np.ndarray:
     return _ALPHA[rs["alpha_func"]](a8, rs["d3d9_alpharef"])
 
 
-def target_colour(case, cases_by_id, pixels, rtv):
+def target_colour(case, cases_by_id, pixels, rtv, infinities="clamp"):
     """Final colour at pixels: this draw where it writes, otherwise the
     prior draws since the clear, otherwise the clear colour (or 0)."""
-    colour, written = render(case, pixels, rtv)
+    colour, written = render(case, pixels, rtv, infinities)
     if written.all():
         return colour
     rt = case["render_targets"][rtv] if rtv < len(case["render_targets"]) else case["render_target"]
@@ -276,7 +282,7 @@ def target_colour(case, cases_by_id, pixels, rtv):
         prior = cases_by_id.get(prior_id)
         if prior is None:
             continue
-        pc, pw = render(prior, pixels, rtv)
+        pc, pw = render(prior, pixels, rtv, infinities)
         base = np.where(pw[:, None], pc, base)
     return np.where(written[:, None], colour, base)
 
@@ -286,12 +292,12 @@ def target_colour(case, cases_by_id, pixels, rtv):
 # --------------------------------------------------------------------------
 
 
-def run_case(case, cases_by_id) -> list[tuple[dict, bool, str]]:
+def run_case(case, cases_by_id, infinities: str = "clamp") -> list[tuple[dict, bool, str]]:
     """(probe, passed, detail) for each probe of the case."""
     out = []
     for probe in case["probes"]:
         pixels = probe_pixels(probe)
-        got = target_colour(case, cases_by_id, pixels, probe.get("rtv", 0))
+        got = target_colour(case, cases_by_id, pixels, probe.get("rtv", 0), infinities)
         ok, detail = compare_probe(probe, pixels, got)
         out.append((probe, ok, detail))
     return out
@@ -301,18 +307,19 @@ def load_cases():
     return _load_cases(CASES)
 
 
-def test_vkd3d_cases(record_property):
+@pytest.mark.parametrize("infinities", sorted(KNOWN_FAILURES))
+def test_vkd3d_cases(record_property, infinities):
     start = time.perf_counter()
     cases = load_cases()
     by_id = {c["id"]: c for c in cases}
-    tally = ProbeTally(KNOWN_FAILURES)
+    tally = ProbeTally(KNOWN_FAILURES[infinities])
     for case in cases:
         if not case.get("runnable_on_d3d9_runner", True):
             tally.counts["skipped"] += 1
             continue
-        tally.run(case, lambda c: run_case(c, by_id))
+        tally.run(case, lambda c: run_case(c, by_id, infinities))
     elapsed = time.perf_counter() - start
-    summary = (f"vkd3d reference: {tally.text()}; {tally.counts['skipped']} cases skipped; "
+    summary = (f"vkd3d reference (infinities={infinities}): {tally.text()}; {tally.counts['skipped']} cases skipped; "
                f"{elapsed:.1f}s")
     print(summary)
     print("todo probes (expected to fail on d3d9):", " ".join(tally.todo_outcomes))

@@ -236,18 +236,13 @@ def test_render_state_needs_glsl(vkr):
 # vkd3d's D3D9 cases on lavapipe
 # --------------------------------------------------------------------------
 
+# The options vkd3d's expectations need (as test_vkd3d_llvmpipe's
+# "exact_ieee" configuration; flip_y is already Vulkan's default): an exact
+# half-pixel shift and IEEE infinities.  The default options' two known
+# differences (rcp__d8, shade-mode d1/d2) are covered on llvmpipe.
+VKD3D_OPTIONS = {"half_pixel_exact": True, "infinities": "ieee"}
 # case id -> why the SPIR-V translation on lavapipe does not match the probes
-KNOWN_FAILURES: dict[str, str] = {
-    "rcp__d8": (
-        "rcp(±0): xlate clamps to ±FLT_MAX (D3D9_SEMANTICS §7.1 recommendation, as the reference "
-        "interpreter), the test expects IEEE ±inf (NVIDIA)"
-    ),
-    **{f"shade-mode__d{k}": (
-        "the 63/128-pixel shift (Options.half_pixel_exact off) interpolates the colour 1/128 pixel off D3D's "
-        "pixel centre: 0.40000245 for 0.4 at (320, 0), beyond the probe's 4 ulps (as on llvmpipe's default "
-        "configuration)"
-    ) for k in (1, 2)},
-}
+KNOWN_FAILURES: dict[str, str] = {}
 # The spirv target runs glslangValidator and spirv-val per shader (~0.2 s
 # here), so by default the cases of every SAMPLE_STRIDE-th vkd3d test file
 # run (whole files, in order, so prior draws need no replays);
@@ -278,7 +273,7 @@ def make_draw(case) -> Draw:
 
 @lru_cache(maxsize=None)
 def translated(name: str, target: str):
-    return translate((CORPUS / name).read_bytes(), target)
+    return translate((CORPUS / name).read_bytes(), target, **VKD3D_OPTIONS)
 
 
 def needs_glsl(case) -> bool:
@@ -295,8 +290,8 @@ def needs_glsl(case) -> bool:
 @pytest.mark.skipif(not CASES.exists(), reason=f"peer corpus not found at {CORPUS}")
 def test_vkd3d_lavapipe(vkr, record_property):
     """Runnable cases (a sample of the test files unless XLATE_VK_CASES=all), target spirv
-    (vulkan GLSL for the render state that needs shader code), default
-    Vulkan options (flip_y on, clip_z off)."""
+    (vulkan GLSL for the render state that needs shader code), Vulkan's
+    default options (flip_y on, clip_z off) with VKD3D_OPTIONS."""
     import os
 
     choice = os.environ.get("XLATE_VK_CASES", str(SAMPLE_STRIDE))

@@ -37,34 +37,37 @@ from xlate.verify.cases import ProbeTally, TargetSession, constants_of, load_cas
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "peer-corpus" / "vkd3d"
 CASES = CORPUS / "cases.jsonl"
 TARGET = "glsl330"
-# Two stage-interface configurations.  "default": upright image, positions
-# moved by 63/128 pixel (D3D's top-left rule decides edges through pixel
-# centres; varyings are interpolated 1/128 pixel off D3D's centres).
-# "exact_flip_y": the image in D3D's row order (as wined3d renders offscreen)
-# and an exact half-pixel shift (exact interpolation; edges through pixel
-# centres are ties that llvmpipe's fill rule happens to decide as D3D does
-# when the memory is in D3D order).
-CONFIGS = {"default": {}, "exact_flip_y": {"flip_y": True, "half_pixel_exact": True}}
+# Two configurations.  "default": the default options: upright image,
+# positions moved by 63/128 pixel (D3D's top-left rule decides edges through
+# pixel centres; varyings are interpolated 1/128 pixel off D3D's centres),
+# rcp/rsq/log infinities clamped to ±FLT_MAX (semantics §7.1).
+# "exact_ieee": the options that match how vkd3d's expectations were taken:
+# the image in D3D's row order (as wined3d renders offscreen), an exact
+# half-pixel shift (exact interpolation; edges through pixel centres are
+# ties that llvmpipe's fill rule happens to decide as D3D does when the
+# memory is in D3D order) and IEEE infinities (NVIDIA-like drivers).  Every
+# non-todo case must pass there.
+CONFIGS = {
+    "default": {},
+    "exact_ieee": {"flip_y": True, "half_pixel_exact": True, "infinities": "ieee"},
+}
 
 pytestmark = pytest.mark.skipif(not CASES.exists(), reason=f"peer corpus not found at {CORPUS}")
 
-# case id -> why the translation run on llvmpipe does not match the probes.
-KNOWN_FAILURES: dict[str, str] = {
-    "rcp__d8": (
-        "rcp(±0): xlate clamps to ±FLT_MAX (D3D9_SEMANTICS §7.1 recommendation, as the reference "
-        "interpreter), the test expects IEEE ±inf (NVIDIA)"
-    ),
-}
-# Extra known failures of one configuration.
-KNOWN_FAILURES_BY_CONFIG: dict[str, dict[str, str]] = {
+# config -> case id -> why the translation run on llvmpipe does not match the probes.
+KNOWN_FAILURES: dict[str, dict[str, str]] = {
     "default": {
+        "rcp__d8": (
+            "rcp(±0): the default clamps to ±FLT_MAX (D3D9_SEMANTICS §7.1 recommendation, ATI and the "
+            "docs), the test expects IEEE ±inf (NVIDIA): exact_ieee (infinities='ieee') passes"
+        ),
         **{f"shade-mode__d{k}": (
             "the 63/128-pixel shift (Options.half_pixel_exact off) interpolates the colour 1/128 pixel off "
             "D3D's pixel centre: 0.40000245 for 0.4 at (320, 0), beyond the probe's 4 ulps; exact with "
-            "half_pixel_exact (the exact_flip_y configuration passes)"
+            "half_pixel_exact (the exact_ieee configuration passes)"
         ) for k in (1, 2)},
     },
-    "exact_flip_y": {},
+    "exact_ieee": {},
 }
 
 F32 = np.float32
@@ -135,7 +138,7 @@ def test_vkd3d_llvmpipe(gl, config, record_property):
 
     session = TargetSession(by_id, RenderTargets, draw)
     programs_before = len(gl.programs)
-    tally = ProbeTally({**KNOWN_FAILURES, **KNOWN_FAILURES_BY_CONFIG[config]})
+    tally = ProbeTally(KNOWN_FAILURES[config])
     skipped = []
     for case in cases:
         if not case.get("runnable_on_d3d9_runner", True):

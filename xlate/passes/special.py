@@ -6,7 +6,8 @@ replicate swizzle, where every choice agrees; for the rest, Windows drivers
 read the fourth swizzle slot (Wine's test_scalar_instructions: `rcp oD0, c0`
 gives 1/c0.w), as wined3d does — not .x as semantics §2.1 rule 3 suggests.  Edge values follow the docs (§2.2, §2.5, §7.1):
 rcp(+-0) = +-FLT_MAX (IEEE clamped), rsq(0) = FLT_MAX, log(0) = -FLT_MAX, log/rsq/pow of |x|,
-pow(x, 0) = 1 for every x, nrm of a zero xyz = 0.
+pow(x, 0) = 1 for every x, nrm of a zero xyz = 0.  ``Options.infinities = "ieee"`` gives
+NVIDIA's results instead (rcp(+-0) = +-inf, rsq(0) = +inf, log(0) = -inf, log(+inf) = +inf).
 """
 
 from __future__ import annotations
@@ -39,18 +40,29 @@ def _rcp(rw: Rewriter, op: Op, ctx: Context) -> Op:
     # (rsq and log keep an explicit zero test: GLSL leaves inversesqrt(0) and
     # log2(0) undefined, while 1/0 is IEEE infinity on every GL/Vulkan target.)
     x = _scalar(rw, op.args[0])
+    if _ieee(ctx):
+        return splat(rw, fop(rw, Code.FRCP, x))
     return splat(rw, fop(rw, Code.FCLAMP, fop(rw, Code.FRCP, x), fconst(rw, -FLT_MAX, 1), fconst(rw, FLT_MAX, 1)))
+
+
+def _ieee(ctx: Context) -> bool:
+    """``infinities="ieee"``: rcp/rsq/log give IEEE infinities (NVIDIA) instead of +-FLT_MAX."""
+    return ctx.options.infinities == "ieee"
 
 
 def _rsq(rw: Rewriter, op: Op, ctx: Context) -> Op:
     x = fop(rw, Code.FABS, _scalar(rw, op.args[0]))
-    return splat(rw, select(rw, _is_zero(rw, x), fconst(rw, FLT_MAX, 1), fop(rw, Code.FRSQ, x)))
+    at_zero = fconst(rw, float("inf") if _ieee(ctx) else FLT_MAX, 1)
+    return splat(rw, select(rw, _is_zero(rw, x), at_zero, fop(rw, Code.FRSQ, x)))
 
 
 def _log(rw: Rewriter, op: Op, ctx: Context) -> Op:
     # log and logp (no 4-component vs_1_1 form for logp, unlike expp).
     # log2 clamped to +-FLT_MAX like rcp (§7.1): log(+inf) = FLT_MAX.
+    # The zero test stays in IEEE mode too: GLSL leaves log2(0) undefined.
     x = fop(rw, Code.FABS, _scalar(rw, op.args[0]))
+    if _ieee(ctx):
+        return splat(rw, select(rw, _is_zero(rw, x), fconst(rw, float("-inf"), 1), fop(rw, Code.FLOG2, x)))
     clamped = fop(rw, Code.FCLAMP, fop(rw, Code.FLOG2, x), fconst(rw, -FLT_MAX, 1), fconst(rw, FLT_MAX, 1))
     return splat(rw, select(rw, _is_zero(rw, x), fconst(rw, -FLT_MAX, 1), clamped))
 

@@ -454,10 +454,13 @@ class Inputs:
     # pixel (dx, dy) from its top-left pixel (dx, dy in {0, 1}) reads
     # A[q] + B[q]*dx + C[q]*dy (``_quad_values``)
     affine: dict = field(default_factory=dict)
+    # the translation options that change what the reference computes
+    # (``reference_options``): legacy_multiply, infinities
+    semantics: dict = field(default_factory=dict)
 
     def run(self, shader: Shader, **options) -> Result:
         kw = dict(inputs=self.reference, constants=self.constants, textures=self.textures, n=self.n,
-                  texture_stages=self.texture_stages)
+                  texture_stages=self.texture_stages, **self.semantics)
         if self.pixel_coords is not None:
             kw["pixel_coords"] = self.pixel_coords
             kw["front_facing"] = np.full(self.n, bool(self.front_facing))
@@ -671,7 +674,7 @@ def _perturbed(inputs: Inputs, rng: np.random.Generator, sign: float, signs_cach
         floats = (floats.astype(np.float64) * (1.0 + sign * PERTURB * s)).astype(F32)
     consts = ReferenceConstants(floats=floats, ints=inputs.constants.ints, bools=inputs.constants.bools)
     return Inputs(ref, consts, inputs.textures, inputs.n, inputs.pixel_coords, inputs.front_facing,
-                  inputs.texture_stages, inputs.affine)
+                  inputs.texture_stages, inputs.affine, inputs.semantics)
 
 
 def _compare_components(shader: Shader, result: Result, name: str) -> np.ndarray:
@@ -1138,6 +1141,15 @@ def _run_gl(verdict: Verdict, fn, *args, **kwargs):
     return True
 
 
+REFERENCE_OPTIONS = ("legacy_multiply", "infinities")
+
+
+def reference_options(options: dict) -> dict:
+    """The translation options the reference interpreter must follow too
+    (what the shader computes, not how it is laid out)."""
+    return {k: options[k] for k in REFERENCE_OPTIONS if k in options}
+
+
 def check_shader(data, *, seeds: int = 1, seed: int = 0, target: str = "glsl330", name: str | None = None,
                  perturbations: int = 2, options: dict | None = None, keep_programs: bool = False) -> Verdict:
     """One vertex or pixel shader on the reference and on llvmpipe, for
@@ -1148,6 +1160,7 @@ def check_shader(data, *, seeds: int = 1, seed: int = 0, target: str = "glsl330"
     for s in range(seed, seed + seeds):
         verdict.seeds.append(s)
         inputs = make_inputs(shader, translation.reflection, s)
+        inputs.semantics = reference_options(options or {})
         fn = _check_vertex if shader.version.is_vertex else _check_pixel
         if not _run_gl(verdict, fn, verdict, translation, shader, inputs, s, perturbations=perturbations):
             break
@@ -1206,9 +1219,11 @@ def check_pair(vs_data, ps_data, *, seeds: int = 1, seed: int = 0, target: str =
     for s in range(seed, seed + seeds):
         verdict.seeds.append(s)
         vin = make_inputs(vshader, vt.reflection, s, n=vertices)
+        vin.semantics = reference_options(options or {})
         if not _run_gl(verdict, _check_vertex, verdict, vt, vshader, vin, s, perturbations=perturbations):
             break
         pin = make_inputs(pshader, pt.reflection, s + 7919)
+        pin.semantics = vin.semantics
         if not _run_gl(verdict, _check_pair_pixels, verdict, vt, pt, vshader, pshader, vin, pin, s, width, height,
                        perturbations):
             break
@@ -1262,7 +1277,8 @@ def _check_pair_pixels(verdict: Verdict, vt, pt, vshader: Shader, pshader: Shade
         ref_inputs[key] = np.repeat(vals, 4, axis=0)
     coords = np.repeat(px[lanes], 4, axis=0).astype(F32)
     n = 4 * len(lanes)
-    inputs = Inputs(ref_inputs, pin.constants, pin.textures, n, coords, True, pin.texture_stages)
+    inputs = Inputs(ref_inputs, pin.constants, pin.textures, n, coords, True, pin.texture_stages,
+                    semantics=pin.semantics)
     result, expects, killed, unstable_kill = reference_expectations(
         pshader, inputs, perturbations=perturbations, seed=seed, derivatives="fine")
     code, prefl, probed = _probe_shader(pt.code, pt.reflection)
@@ -1299,7 +1315,7 @@ def _check_pair_pixels(verdict: Verdict, vt, pt, vshader: Shader, pshader: Shade
     live = ~k & alive
     have = {f"oC{o['usage_index']}" for o in pt.reflection["outputs"] if o["usage"] == "color"}
     sub_inputs = Inputs({kk: np.asarray(v)[sel] for kk, v in ref_inputs.items()}, pin.constants, pin.textures,
-                        len(sel))
+                        len(sel), semantics=pin.semantics)
     for name, exp in expects.items():
         if name not in have:
             continue

@@ -73,7 +73,8 @@ Behaviour choices (documented here once):
   §2.9); NaN converts to 0 and values are clamped to the int32 range.
   vs_1_x ``mov a0`` floors (§2.9).
 * **rcp/rsq/log/logp** return the IEEE result clamped to ±FLT_MAX (§7.1
-  recommendation): rcp(±0) = ±FLT_MAX, rsq(0) = FLT_MAX, log(0) = −FLT_MAX.
+  recommendation): rcp(±0) = ±FLT_MAX, rsq(0) = FLT_MAX, log(0) = −FLT_MAX;
+  with ``infinities="ieee"`` (``Options.infinities``) the IEEE ±∞ instead.
   ``exp``/``pow`` are not clamped; pow(x, 0) = 1 for every x (§2.5).
 * **Loops** (§4.1): ``loop`` runs i#.x times whatever the step, aL = i#.y
   then += i#.z after each iteration, the enclosing aL is restored after
@@ -360,6 +361,7 @@ class Machine:
         n: int,
         *,
         legacy_multiply: bool,
+        infinities: str = "clamp",
         flush_denormals: bool,
         pixel_coords,
         front_facing,
@@ -372,6 +374,7 @@ class Machine:
         self.vertex = v.is_vertex
         self.n = n
         self.legacy_multiply = legacy_multiply
+        self.infinities = infinities
         self.flush_denormals = flush_denormals
         self.textures = dict(textures)
         if derivatives not in ("coarse", "fine"):
@@ -946,6 +949,7 @@ def run_shader(
     *,
     n: int,
     legacy_multiply: bool = True,
+    infinities: str = "clamp",
     flush_denormals: bool = True,
     pixel_coords=None,
     front_facing=None,
@@ -961,6 +965,7 @@ def run_shader(
         textures or {},
         n,
         legacy_multiply=legacy_multiply,
+        infinities=infinities,
         flush_denormals=flush_denormals,
         pixel_coords=pixel_coords,
         front_facing=front_facing,

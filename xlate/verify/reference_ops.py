@@ -56,8 +56,11 @@ def scalar(m, ins: Instruction, i: int = 0) -> np.ndarray:
     return m.read(ins.srcs[i])[:, 3]
 
 
-def clamp_fmax(x: np.ndarray) -> np.ndarray:
-    """§7.1: IEEE result clamped to ±FLT_MAX (NaN passes through)."""
+def clamp_fmax(m, x: np.ndarray) -> np.ndarray:
+    """§7.1: IEEE result clamped to ±FLT_MAX (NaN passes through), unless
+    the machine runs with ``infinities="ieee"`` (NVIDIA's ±∞)."""
+    if m.infinities == "ieee":
+        return x
     return np.clip(x, -FLT_MAX, FLT_MAX)
 
 
@@ -183,11 +186,11 @@ def op_nrm(m, ins):
 
 
 def op_rcp(m, ins):
-    m.write(ins, rep4(clamp_fmax(F32(1) / scalar(m, ins))))
+    m.write(ins, rep4(clamp_fmax(m, F32(1) / scalar(m, ins))))
 
 
 def op_rsq(m, ins):
-    m.write(ins, rep4(clamp_fmax(F32(1) / np.sqrt(np.abs(scalar(m, ins))))))
+    m.write(ins, rep4(clamp_fmax(m, F32(1) / np.sqrt(np.abs(scalar(m, ins))))))
 
 
 def op_exp(m, ins):
@@ -195,7 +198,7 @@ def op_exp(m, ins):
 
 
 def op_log(m, ins):
-    m.write(ins, rep4(clamp_fmax(np.log2(np.abs(scalar(m, ins))))))
+    m.write(ins, rep4(clamp_fmax(m, np.log2(np.abs(scalar(m, ins))))))
 
 
 def op_expp(m, ins):
