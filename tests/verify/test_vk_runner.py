@@ -1,6 +1,9 @@
 """The Vulkan runner (xlate.verify.vk) on Mesa lavapipe, target "spirv":
 hand-checked draws, vkd3d's D3D9 cases (peer-corpus/vkd3d/cases.jsonl) with
 their probes, and generated programs against the reference interpreter.
+Vertex shaders alone (``run_vertex``, transform feedback, target "vulkan"):
+hand-checked, generated vs_2_0/vs_2_x/vs_3_0 programs and corpus vertex
+shaders against the reference through ``xlate.verify.differential``.
 
 Needs the Debian packages mesa-vulkan-drivers and libvulkan1 and the pip
 package vulkan; every test skips with the reason when they are missing.
@@ -416,3 +419,160 @@ def test_generated_programs_match_reference(vkr):
           f"{skipped} skipped (read POSITION), {len(failures)} failures")
     assert not failures, "\n\n".join(failures[:5])
     assert checked >= 2 * GENERATED_SEEDS
+
+
+# --------------------------------------------------------------------------
+# Vertex shaders alone (run_vertex: VK_EXT_transform_feedback)
+# --------------------------------------------------------------------------
+
+VS_ALONE = """vs_3_0
+def c10, 0.5, 2, 0, 1
+dcl_position v0
+dcl_texcoord0 v1
+dcl_2d s0
+dcl_position o0
+dcl_texcoord0 o1
+dcl_color0 o2
+dcl_psize o3
+dp4 o0.x, v0, c0
+dp4 o0.y, v0, c1
+dp4 o0.z, v0, c2
+dp4 o0.w, v0, c3
+texldl o1, v1, s0
+mad o2, v0, c10.x, c4
+mov o3.x, c10.y
+"""
+
+
+@pytest.mark.parametrize("options", [{}, {"flip_y": False, "clip_z": True}])
+def test_run_vertex_hand_checked(vkr, options):
+    """Constants (a matrix in c0-c3, c4, a def), a texldl fetch with an
+    explicit level, the point size; ``position`` is D3D clip space whatever
+    fix-ups the translation applied to gl_Position."""
+    t = tr(VS_ALONE, "vulkan", **options)
+    level0 = np.zeros((2, 4, 4), F32)
+    for y in range(2):
+        for x in range(4):
+            level0[y, x] = (x, y, 10 + x, 1)
+    level1 = F32([[[100, 100, 0, 1], [101, 100, 0, 1]]])
+    tex = Texture("2d", [level0, level1], SamplerState(mip_filter="point"))
+    consts = ReferenceConstants(floats={0: (2, 0, 0, 0.5), 1: (0, 3, 0, 0), 2: (0, 0, 0.5, 0.25), 3: (0, 0, 0, 1),
+                                        4: (0.25, 0.5, 0.75, 1)})
+    pos = F32([[1, 2, 0.5, 1], [-1, 0.5, 1, 2]])
+    uv = F32([[0.375, 0.75, 0, 0], [0.625, 0.25, 0, 1]])
+    res = vkr.run_vertex(t, {("position", 0): pos, ("texcoord", 0): uv}, consts, {0: tex})
+    d3d = F32([[2.5, 6, 0.5, 1], [-1, 1.5, 1, 2]])
+    assert np.array_equal(res.position, d3d)
+    if options.get("flip_y", True):
+        assert np.array_equal(res.outputs["gl_Position"], F32([[2.5, -6, 0.5, 1], [-1, -1.5, 1, 2]]))
+    else:  # clip_z: z' = 2z - w
+        assert np.array_equal(res.outputs["gl_Position"], F32([[2.5, 6, 0, 1], [-1, 1.5, 0, 2]]))
+    assert np.array_equal(res.output(("texcoord", 0)), F32([[1, 1, 11, 1], [101, 100, 0, 1]]))
+    assert np.array_equal(res.output(("color", 0)), F32([[0.75, 1.5, 1, 1.5], [-0.25, 0.75, 1.25, 2]]))
+    assert np.array_equal(res.output(("psize", 0)), F32([[2, 0, 0, 0], [2, 0, 0, 0]]))
+    assert set(res.semantics) == {("position", 0), ("texcoord", 0), ("color", 0), ("psize", 0)}
+
+
+def test_run_vertex_count_and_refusals(vkr):
+    """``count`` for a VS without attributes; SPIR-V and pixel shaders are refused."""
+    t = tr("vs_3_0\ndcl_position o0\nmov o0, c0\n", "vulkan")
+    res = vkr.run_vertex(t, {}, ReferenceConstants(floats={0: (1, 2, 3, 4)}), count=3)
+    assert np.array_equal(res.position, np.broadcast_to(F32([1, 2, 3, 4]), (3, 4)))
+    assert "gl_PointSize" not in res.outputs  # written only for the point list, not captured
+    with pytest.raises(NotImplementedError, match="'vulkan'"):
+        vkr.run_vertex(tr("vs_3_0\ndcl_position o0\nmov o0, c0\n"), {}, count=1)
+    with pytest.raises(ValueError, match="vertex shader"):
+        vkr.run_vertex(tr("ps_3_0\nmov oC0, c0\n", "vulkan"), {}, count=1)
+
+
+def test_vertex_check_catches_a_wrong_translation(vkr):
+    """The Vulkan vertex comparison is not vacuous: a translation with mad's
+    + changed to - fails, naming the instruction."""
+    import dataclasses
+
+    from xlate.bytecode import decode
+    from xlate.verify import differential as D
+
+    blob = assemble_bytes("vs_3_0\ndcl_position v0\ndcl_texcoord0 v1\ndcl_position o0\ndcl_texcoord0 o1\n"
+                          "mov o0, v0\nmad o1, v0, v1, c0\n")
+    good = translate(blob, "vulkan")
+    assert "+ vs_c0" in good.code, good.code
+    bad = dataclasses.replace(good, code=good.code.replace("+ vs_c0", "- vs_c0"))
+    shader = decode(blob)
+    verdict = D.Verdict("mutant", "vulkan")
+    D._check_vertex(verdict, bad, shader, D.make_inputs(shader, bad.reflection, 0), 0, runner=vkr)
+    assert verdict.status == "fail"
+    assert "mad o1, v0, v1, c0" in (verdict.mismatches[0].writer or ""), verdict.report()
+    verdict = D.Verdict("original", "vulkan")
+    D._check_vertex(verdict, good, shader, D.make_inputs(shader, good.reflection, 0), 0, runner=vkr)
+    assert verdict.ok, verdict.report()
+
+
+GENERATED_VS_SEEDS = 10  # per vertex-shader version
+
+
+def test_generated_vertex_programs_match_reference(vkr, record_property):
+    """Generated vs_2_0/vs_2_x/vs_3_0 programs (``generate_seed``, their own
+    ``random_inputs`` and error bounds) translated for "vulkan", run alone
+    on lavapipe (``differential.check_generated`` with this runner: the GL
+    differential check, another driver), every written output component of
+    every vertex within the generator's bound of the reference."""
+    from xlate.verify.differential import check_generated
+    from xlate.verify.generate import generate_seed
+
+    start = time.perf_counter()
+    failures, components, programs = [], 0, 0
+    for version in ("vs_2_0", "vs_2_x", "vs_3_0"):
+        for k in range(GENERATED_VS_SEEDS):
+            seed = random.Random(f"{version}/{k}").getrandbits(32)
+            prog = generate_seed(seed, version)
+            verdict = check_generated(prog, seed, target="vulkan", runner=vkr, name=f"{version} seed {seed}")
+            programs += 1
+            components += verdict.compared
+            if not verdict.ok:
+                failures.append(verdict.report() + "\n" + prog.asm)
+    summary = (f"generated vertex shaders on lavapipe: {programs} programs, {components} components compared, "
+               f"{len(failures)} failures; {time.perf_counter() - start:.1f}s")
+    print(summary)
+    record_property("corpus_summary", summary)
+    assert not failures, "\n\n".join(failures[:5])
+    assert components > 0
+
+
+def corpus_vertex_shaders() -> list[tuple[str, bytes]]:
+    """vkd3d's default vertex shaders and a spread of fxc-wine vs_3_0 blobs
+    (one of every 10 that are not flag variants of another)."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from corpus import corpus_available, fxc_wine_records
+
+    out = []
+    if CORPUS.exists():
+        out += [(f"vkd3d:{p.name}", p.read_bytes()) for p in sorted(CORPUS.glob("_default_vs__*.d3dbc"))]
+    if corpus_available("fxc-wine"):
+        recs = [r for r in fxc_wine_records() if r.shader_version == "vs_3_0" and r.kind != "flag_variant"]
+        out += [(f"fxc-wine:{r.id}", r.data) for r in recs[::10]]
+    return out
+
+
+def test_corpus_vertex_shaders_match_reference(vkr, record_property):
+    """Corpus vertex shaders with ``differential.check_shader``'s seeded
+    random inputs and tolerance model, on lavapipe through run_vertex."""
+    from xlate.verify.differential import check_shader
+
+    shaders = corpus_vertex_shaders()
+    if not shaders:
+        pytest.skip("peer corpus not found (vkd3d, fxc-wine)")
+    start = time.perf_counter()
+    failures, components = [], 0
+    for sid, data in shaders:
+        verdict = check_shader(data, seed=0, target="vulkan", runner=vkr, name=sid)
+        components += verdict.compared
+        if not verdict.ok:
+            failures.append(verdict.report())
+    summary = (f"corpus vertex shaders on lavapipe: {len(shaders)} shaders, {components} components compared, "
+               f"{len(failures)} failures; {time.perf_counter() - start:.1f}s")
+    print(summary)
+    record_property("corpus_summary", summary)
+    assert not failures, "\n\n".join(failures[:5])

@@ -15,6 +15,11 @@ Entry points
 ``Verdict.ok`` / ``.status`` ("pass", "fail", "error", "skip"),
 ``Verdict.report()`` the text the CLI prints (``xlate verify``).
 
+``check_shader`` and ``check_generated`` take ``runner=``: None for the GL
+runner, or another runner with the same ``run_vertex`` (``vk.runner()``
+with ``target="vulkan"``), which checks vertex shaders (pixel shaders get a
+"skip" verdict there).
+
 What runs
 ---------
 * Vertex shaders: ``n`` vertices (64 by default) of random attributes, one
@@ -793,13 +798,16 @@ def _vertex_inputs_for_gl(inputs: Inputs, refl: dict) -> dict:
     return out
 
 
-def _run_vs_driver(translation, shader: Shader, inputs: Inputs):
-    """The translated VS through transform feedback (``VertexResult``)."""
+def _run_vs_driver(translation, shader: Shader, inputs: Inputs, runner=None):
+    """The translated VS through transform feedback (``VertexResult``) on
+    ``runner``: the GL runner by default, or any runner with the same
+    ``run_vertex`` (the Vulkan one, for "vulkan" translations)."""
     from . import gl
 
     code, refl = _vs_adapted(translation)
-    return gl.runner().run_vertex((code, refl), _vertex_inputs_for_gl(inputs, refl), inputs.constants,
-                                  inputs.textures, count=inputs.n)
+    runner = runner if runner is not None else gl.runner()
+    return runner.run_vertex((code, refl), _vertex_inputs_for_gl(inputs, refl), inputs.constants,
+                             inputs.textures, count=inputs.n)
 
 
 def _map_vs_outputs(vr, result: Result, refl: dict) -> dict[str, tuple[np.ndarray, str]]:
@@ -978,10 +986,10 @@ def _compare_output(verdict: Verdict, shader: Shader, result: Result, inputs: In
 
 
 def _check_vertex(verdict: Verdict, translation, shader: Shader, inputs: Inputs, seed: int, bounds=None,
-                  perturbations: int = 2):
+                  perturbations: int = 2, runner=None):
     result, expects, _, _ = reference_expectations(shader, inputs, bounds=bounds, perturbations=perturbations,
                                                    seed=seed, derivatives="coarse")
-    vr = _run_vs_driver(translation, shader, inputs)
+    vr = _run_vs_driver(translation, shader, inputs, runner)
     got = _map_vs_outputs(vr, result, translation.reflection)
     verdict.lanes += inputs.n
     for name, exp in expects.items():
@@ -1090,15 +1098,17 @@ def _kill_writer(result: Result, shader: Shader, lane: int) -> str | None:
 # --------------------------------------------------------------------------
 
 
-def _prepare(data, target: str, name: str | None, options: dict):
-    """(shader, translation, verdict) or a finished verdict on failure."""
+def _prepare(data, target: str, name: str | None, options: dict, runner=None):
+    """(shader, translation, verdict) or a finished verdict on failure.
+    ``runner``: None for the GL runner (GL targets only), else a runner
+    that takes translations for ``target``."""
     from ..api import translate
     from ..bytecode import decode
     from ..bytecode.disasm import disassemble
     from ..errors import XlateError
 
     verdict = Verdict(name or "<shader>", target)
-    if target not in GL_TARGETS:
+    if runner is None and target not in GL_TARGETS:
         verdict.status, verdict.message = "skip", f"target {target} does not run on OpenGL (GL targets: {', '.join(GL_TARGETS)})"
         return None, None, verdict
     try:
@@ -1113,6 +1123,10 @@ def _prepare(data, target: str, name: str | None, options: dict):
     except XlateError as exc:
         verdict.status, verdict.message = "error", f"translation failed: {exc}"
         return None, None, verdict
+    if runner is not None and not shader.version.is_vertex:
+        verdict.status = "skip"
+        verdict.message = f"pixel shaders are checked on the GL runner only, not on {type(runner).__name__}"
+        return None, None, verdict
     return shader, translation, verdict
 
 
@@ -1122,7 +1136,9 @@ def _encode(shader: Shader) -> bytes:
     return encode(shader)
 
 
-def _guard_gl(verdict: Verdict) -> bool:
+def _guard_gl(verdict: Verdict, runner=None) -> bool:
+    if runner is not None:
+        return True  # the caller made its runner, so it works
     why = gl_available()
     if why is not None:
         verdict.status, verdict.message = "skip", why
@@ -1131,12 +1147,16 @@ def _guard_gl(verdict: Verdict) -> bool:
 
 
 def _run_gl(verdict: Verdict, fn, *args, **kwargs):
+    """``fn(*args, **kwargs)``; an exception becomes an "error" verdict
+    (named after ``kwargs["runner"]`` when one is given, else OpenGL)."""
     try:
         fn(*args, **kwargs)
     except Exception as exc:  # noqa: BLE001 - a GL compile/link error is a verdict
         verdict.status = "error"
         first = str(exc).strip().splitlines()
-        verdict.message = f"OpenGL run failed: {type(exc).__name__}: {' | '.join(first[:6])}"
+        runner = kwargs.get("runner")
+        api = "OpenGL" if runner is None else type(runner).__name__
+        verdict.message = f"{api} run failed: {type(exc).__name__}: {' | '.join(first[:6])}"
         return False
     return True
 
@@ -1151,48 +1171,55 @@ def reference_options(options: dict) -> dict:
 
 
 def check_shader(data, *, seeds: int = 1, seed: int = 0, target: str = "glsl330", name: str | None = None,
-                 perturbations: int = 2, options: dict | None = None, keep_programs: bool = False) -> Verdict:
+                 perturbations: int = 2, options: dict | None = None, keep_programs: bool = False,
+                 runner=None) -> Verdict:
     """One vertex or pixel shader on the reference and on llvmpipe, for
-    ``seeds`` consecutive input seeds from ``seed``."""
-    shader, translation, verdict = _prepare(data, target, name, options or {})
-    if shader is None or not _guard_gl(verdict):
+    ``seeds`` consecutive input seeds from ``seed``.  ``runner``: None for
+    the GL runner, or another runner with ``run_vertex`` (the Vulkan one,
+    ``target="vulkan"``) for vertex shaders (pixel shaders: "skip")."""
+    shader, translation, verdict = _prepare(data, target, name, options or {}, runner)
+    if shader is None or not _guard_gl(verdict, runner):
         return verdict
     for s in range(seed, seed + seeds):
         verdict.seeds.append(s)
         inputs = make_inputs(shader, translation.reflection, s)
         inputs.semantics = reference_options(options or {})
         fn = _check_vertex if shader.version.is_vertex else _check_pixel
-        if not _run_gl(verdict, fn, verdict, translation, shader, inputs, s, perturbations=perturbations):
+        extra = {"runner": runner} if shader.version.is_vertex else {}
+        if not _run_gl(verdict, fn, verdict, translation, shader, inputs, s, perturbations=perturbations, **extra):
             break
     if verdict.status == "pass" and verdict.compared == 0:
         verdict.notes.append("nothing compared (no well-conditioned written output)")
-    if not keep_programs:
+    if not keep_programs and runner is None:
         _release_programs([translation.code])
     return verdict
 
 
 def check_generated(program, seed: int = 0, *, target: str = "glsl330", name: str | None = None,
-                    keep_programs: bool = False, derivatives: str = "coarse") -> Verdict:
+                    keep_programs: bool = False, derivatives: str = "coarse", runner=None) -> Verdict:
     """A ``generate.GeneratedProgram`` against its error bounds.  The
     generator only differentiates values affine in the pixel position, so
     the reference's derivative mode should not matter; ``derivatives``
     ("coarse", or "fine" as llvmpipe computes them) lets a caller check
-    whether a mismatch comes from a value that is not affine after all."""
+    whether a mismatch comes from a value that is not affine after all.
+    ``runner``: as for ``check_shader`` (another runner: vertex programs
+    only)."""
     shader = program.shader
-    got = _prepare(shader, target, name or f"generated {program.version}", {})
+    got = _prepare(shader, target, name or f"generated {program.version}", {}, runner)
     shader, translation, verdict = got
-    if shader is None or not _guard_gl(verdict):
+    if shader is None or not _guard_gl(verdict, runner):
         return verdict
     verdict.seeds.append(seed)
     inputs = _generated_inputs(program, shader, translation.reflection, seed)
     linear = [s for s, role in program.sampler_roles.items() if role != "point"]
     del linear  # the generator's bounds already cover filtered results
     if shader.version.is_vertex:
-        _run_gl(verdict, _check_vertex, verdict, translation, shader, inputs, seed, bounds=program.error_bounds)
+        _run_gl(verdict, _check_vertex, verdict, translation, shader, inputs, seed, bounds=program.error_bounds,
+                runner=runner)
     else:
         _run_gl(verdict, _check_pixel, verdict, translation, shader, inputs, seed, bounds=program.error_bounds,
                 derivatives=derivatives)
-    if not keep_programs:
+    if not keep_programs and runner is None:
         _release_programs([translation.code])
     return verdict
 

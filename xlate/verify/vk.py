@@ -7,7 +7,8 @@ process, created on first use (``device()``); ``VulkanUnavailable`` (with
 the reason) when the bindings, ``libvulkan.so.1`` or a device are missing,
 so tests can skip.  ``XLATE_VK_VALIDATION=1`` enables
 VK_LAYER_KHRONOS_validation (Debian ``vulkan-validationlayers``) when it is
-installed; its errors are collected and make ``draw`` raise.
+installed; its errors (pipeline creation included) are collected and make
+``draw`` and ``run_vertex`` raise.
 
 Everything is bound ONLY through the translations' reflection
 (docs/reflection.md, "Vulkan"): set 0 = vertex stage, set 1 = fragment
@@ -29,6 +30,26 @@ API (mirrors ``gl.py``)
     ``draw`` is ``gl.Draw`` (the same dataclass drives both runners);
     ``DrawResult.colors[i]`` is render target i, (height, width, 4) float32,
     row 0 = top (D3D order), whatever ``flip_y`` was.
+``VKRunner.run_vertex(vs, vertices, constants=None, textures=None, count=None) -> VertexResult``
+    a vertex shader alone, as ``GLRunner.run_vertex`` (the same arguments
+    and ``gl.VertexResult``: ``outputs`` by GLSL name, gl_Position as
+    Vulkan sees it, gl_PointSize in x; ``semantics``; ``position`` in D3D
+    clip space, flip_y and clip_z undone), through VK_EXT_transform_feedback:
+    a vertex-only pipeline, point list, one invocation per vertex,
+    rasterizerDiscardEnable, the viewport block left at 0 (no half-pixel
+    offset).  ``vertices`` {(usage, index): (n, k)} (missing inputs read
+    (0, 0, 0, 1)), ``constants`` a ``ReferenceConstants``, ``textures``
+    {s#: Texture}, ``count`` the vertices to run (None: the attributes'
+    length).  ``vs`` must be a ``"vulkan"`` translation or (GLSL,
+    reflection) (SPIR-V raises ``NotImplementedError``: the ``"spirv"``
+    target is that GLSL compiled by glslang): the runner adds ``xfb_buffer``/
+    ``xfb_stride``/``xfb_offset`` qualifiers to the output declarations and
+    a ``gl_PerVertex`` redeclaration, plus ``gl_PointSize = 1.0`` after main
+    when the shader does not write it (a point list needs it); the shader's
+    own code is unchanged.  The extension and its ``transformFeedback``
+    feature are enabled at device creation when the device has them
+    (lavapipe does); otherwise ``run_vertex`` raises ``VulkanUnavailable``
+    with the reason (``device().transform_feedback``).
 ``RenderTargets(width, height, count)``: R32G32B32A32_SFLOAT images that
     persist across draws: ``clear(colours)``, ``read(i, rect)``, ``release()``.
 
@@ -56,14 +77,14 @@ from typing import Any, Mapping
 import numpy as np
 
 from ..passes.io import HALF_PIXEL_BIAS
-from .gl import (Draw, DrawResult, RenderState, _alpha_test, _flat_colours, _point_sprite, _primitive,
+from .gl import (Draw, DrawResult, RenderState, VertexResult, _alpha_test, _flat_colours, _point_sprite, _primitive,
                  passthrough_parts, passthrough_reflection, usage_key)
 from .reference import ReferenceConstants
 from .reference_sm1 import TextureStage
 from .textures import SamplerState, Texture
 
-__all__ = ["VulkanUnavailable", "VKRunner", "RenderTargets", "Draw", "DrawResult", "RenderState", "device",
-           "runner", "passthrough_vs"]
+__all__ = ["VulkanUnavailable", "VKRunner", "RenderTargets", "Draw", "DrawResult", "RenderState", "VertexResult",
+           "device", "runner", "passthrough_vs"]
 
 F32 = np.float32
 FORMAT = "VK_FORMAT_R32G32B32A32_SFLOAT"
@@ -227,6 +248,16 @@ class _Device:
         dev_exts = {e.extensionName for e in vk.vkEnumerateDeviceExtensionProperties(self.physical, None)}
         self.custom_border = "VK_EXT_custom_border_color" in dev_exts
         enable = ["VK_EXT_custom_border_color"] if self.custom_border else []
+        # VK_EXT_transform_feedback (run_vertex): enabled only when the device has it
+        self.transform_feedback: str | None = self._transform_feedback_missing(dev_exts)
+        self.xfb_max_stride = 0
+        if self.transform_feedback is None:
+            enable.append("VK_EXT_transform_feedback")
+            props = vk.VkPhysicalDeviceTransformFeedbackPropertiesEXT()
+            vk.vkGetPhysicalDeviceProperties2(self.physical, vk.VkPhysicalDeviceProperties2(pNext=props))
+            # one buffer of one stream: both limits apply to a vertex's record
+            self.xfb_max_stride = min(props.maxTransformFeedbackBufferDataStride,
+                                      props.maxTransformFeedbackStreamDataSize)
         features = vk.VkPhysicalDeviceFeatures(independentBlend=vk.VK_TRUE,
                                                shaderClipDistance=vk.VK_TRUE,
                                                largePoints=vk.VK_TRUE,
@@ -235,6 +266,8 @@ class _Device:
         if self.custom_border:
             chain = vk.VkPhysicalDeviceCustomBorderColorFeaturesEXT(
                 pNext=chain, customBorderColors=vk.VK_TRUE, customBorderColorWithoutFormat=vk.VK_TRUE)
+        if self.transform_feedback is None:
+            chain = vk.VkPhysicalDeviceTransformFeedbackFeaturesEXT(pNext=chain, transformFeedback=vk.VK_TRUE)
         queue_info = vk.VkDeviceQueueCreateInfo(queueFamilyIndex=self.family, queueCount=1, pQueuePriorities=[1.0])
         self.device = vk.vkCreateDevice(self.physical, vk.VkDeviceCreateInfo(
             pNext=chain, queueCreateInfoCount=1, pQueueCreateInfos=[queue_info],
@@ -247,6 +280,23 @@ class _Device:
             commandPool=self.pool, level=vk.VK_COMMAND_BUFFER_LEVEL_PRIMARY, commandBufferCount=1))[0]
         self.fence = vk.vkCreateFence(self.device, vk.VkFenceCreateInfo(), None)
         self.format = vk.VK_FORMAT_R32G32B32A32_SFLOAT
+        self.xfb = {}
+        if self.transform_feedback is None:
+            # extension commands come through vkGetDeviceProcAddr in the cffi bindings
+            for name in ("vkCmdBindTransformFeedbackBuffersEXT", "vkCmdBeginTransformFeedbackEXT",
+                         "vkCmdEndTransformFeedbackEXT"):
+                self.xfb[name] = vk.vkGetDeviceProcAddr(self.device, name)
+
+    def _transform_feedback_missing(self, dev_exts) -> str | None:
+        """None when the device can capture vertex outputs, else why not."""
+        vk = self.vk
+        if "VK_EXT_transform_feedback" not in dev_exts:
+            return f"{self.name} lacks VK_EXT_transform_feedback"
+        feats = vk.VkPhysicalDeviceTransformFeedbackFeaturesEXT()
+        vk.vkGetPhysicalDeviceFeatures2(self.physical, vk.VkPhysicalDeviceFeatures2(pNext=feats))
+        if not feats.transformFeedback:
+            return f"{self.name} has VK_EXT_transform_feedback without the transformFeedback feature"
+        return None
 
     def _install_messenger(self):
         vk = self.vk
@@ -485,6 +535,74 @@ def _vs_render_state(code: str, refl: dict, state: RenderState, points: bool) ->
     return _wrap_main(code, decls, "", after)
 
 
+_COMPONENTS = {"float": 1, "vec2": 2, "vec3": 3, "vec4": 4}
+_BUILTIN_OUTPUTS = {"gl_Position": ("vec4", 4), "gl_PointSize": ("float", 1)}
+
+
+def _xfb_capture(code: str, refl: dict) -> tuple[str, list[tuple[str, int]], int]:
+    """Vulkan GLSL of a VS with every output the reflection lists captured
+    into transform feedback buffer 0, in the reflection's order, packed as
+    ``GLRunner.run_vertex`` reads them (interleaved, gl_PointSize one float).
+    Only declarations change: ``xfb_offset`` joins each output's layout, a
+    global ``layout(xfb_buffer = 0, xfb_stride = S) out;`` and a
+    ``gl_PerVertex`` redeclaration (gl_Position, gl_PointSize) come before
+    the first declaration; a shader that does not write gl_PointSize gets
+    ``gl_PointSize = 1.0`` after its main (Vulkan wants it written for a
+    point list), which is not captured.  Returns (GLSL, [(name, components)],
+    stride in floats)."""
+    names = list(dict.fromkeys(o["glsl"] for o in refl["outputs"]))
+    fields, offset, builtins = [], 0, {}
+    for name in names:
+        if name.startswith("gl_"):
+            if name not in _BUILTIN_OUTPUTS:
+                raise NotImplementedError(f"capturing the built-in output {name}")
+            k = _BUILTIN_OUTPUTS[name][1]
+            builtins[name] = f"layout(xfb_offset = {4 * offset}) "
+        else:
+            decl = re.compile(r"^(?P<head>[ \t]*layout\([^)]*)\)(?P<rest>(?:\s+\w+)*?\s+out\s+"
+                              rf"(?P<type>\w+)\s+{re.escape(name)}\s*;)", re.M)
+            found = list(decl.finditer(code))
+            if len(found) != 1:
+                raise ValueError(f"output {name}: expected one 'layout(...) out TYPE {name};' declaration, "
+                                 f"found {len(found)}")
+            m = found[0]
+            k = _COMPONENTS.get(m.group("type"))
+            if k is None:
+                raise NotImplementedError(f"capturing output {name} of type {m.group('type')}")
+            code = (code[:m.start()] + f"{m.group('head')}, xfb_offset = {4 * offset}){m.group('rest')}"
+                    + code[m.end():])
+        fields.append((name, k))
+        offset += k
+    if "gl_PointSize" not in names:
+        # a point list needs a written PointSize even with rasterizer discard
+        # (VUID-VkGraphicsPipelineCreateInfo-Vertex-07722)
+        from .gl import _wrap_main
+
+        code = _wrap_main(code, "", "", "    gl_PointSize = 1.0;\n")
+    block = [f"    {builtins.get(name, '')}{glsl_type} {name};" for name, (glsl_type, _) in _BUILTIN_OUTPUTS.items()]
+    decls = [f"layout(xfb_buffer = 0, xfb_stride = {4 * max(offset, 1)}) out;", "out gl_PerVertex", "{", *block, "};"]
+    # after #version / #extension lines and leading comments: the first declaration
+    lines = code.split("\n")
+    at = 0
+    while at < len(lines) and (not lines[at].strip() or lines[at].lstrip().startswith(("#", "//"))):
+        at += 1
+    code = "\n".join(lines[:at] + decls + [""] + lines[at:])
+    return code, fields, offset
+
+
+def _d3d_position(p: np.ndarray, refl: dict) -> np.ndarray:
+    """D3D clip-space positions from captured gl_Position (flip_y and clip_z
+    undone, as ``GLRunner.run_vertex``; the viewport block was 0, so there
+    is no half-pixel offset to undo)."""
+    p = p.astype(np.float64).copy()
+    opts = refl.get("options", {})
+    if opts.get("flip_y", True):
+        p[:, 1] = -p[:, 1]
+    if opts.get("clip_z"):
+        p[:, 2] = (p[:, 2] + p[:, 3]) / 2
+    return p.astype(F32)
+
+
 def _render_state_block(state: RenderState) -> bytes:
     size = np.zeros(4, F32)
     size[:3] = (state.point_size, state.point_size_min, min(state.point_size_max, 8192.0))
@@ -577,16 +695,17 @@ class VKRunner:
         self.pipeline_layouts: dict[tuple, Any] = {}
         self.render_passes: dict[int, Any] = {}
         self.pipelines: dict[tuple, Any] = {}
+        self.capture_pass: tuple | None = None  # (render pass, framebuffer) of run_vertex
 
     # -- objects ------------------------------------------------------------
 
-    def compile(self, code: str, stage: str) -> bytes:
-        """Vulkan GLSL -> SPIR-V (glslang, cached)."""
+    def compile(self, code: str, stage: str, validate: bool = True) -> bytes:
+        """Vulkan GLSL -> SPIR-V (glslang, cached); ``validate``: spirv-val it too."""
         from ..backends.spirv import compile_glsl
 
         key = (code, stage)
         if key not in self.spirv:
-            self.spirv[key] = compile_glsl(code, stage)
+            self.spirv[key] = compile_glsl(code, stage, validate=validate)
         return self.spirv[key]
 
     def module(self, spirv: bytes):
@@ -896,6 +1015,7 @@ class VKRunner:
         vk, dev = self.vk, self.dev
         state = draw.state
         mode = _primitive(draw.primitive)
+        errors_before = len(dev.validation_errors)  # pipeline creation reports too
         vs_spirv, vs_refl, ps_spirv, ps_refl, rs_block = self._prepare_shaders(vs, ps, state, mode == "POINTS")
         fresh = targets is None
         if fresh:
@@ -968,7 +1088,6 @@ class VKRunner:
                 vk.vkCmdEndRenderPass(cmd)
                 dev.barrier(cmd)
 
-            errors_before = len(dev.validation_errors)
             dev.submit(record)
             if len(dev.validation_errors) > errors_before:
                 raise RuntimeError("Vulkan validation errors:\n" + "\n".join(dev.validation_errors[errors_before:]))
@@ -976,6 +1095,147 @@ class VKRunner:
             res.release()
         colors = [targets.read(i) for i in range(targets.count)] if read else []
         return DrawResult(colors, targets)
+
+    # -- vertex shaders alone (transform feedback) ----------------------------
+
+    def _capture_pass(self):
+        """A render pass without attachments and its 1x1 framebuffer: a draw
+        needs both, the capture pipeline discards every primitive."""
+        vk, d = self.vk, self.dev.device
+        if self.capture_pass is None:
+            subpass = vk.VkSubpassDescription(pipelineBindPoint=vk.VK_PIPELINE_BIND_POINT_GRAPHICS,
+                                              colorAttachmentCount=0)
+            rp = vk.vkCreateRenderPass(d, vk.VkRenderPassCreateInfo(
+                attachmentCount=0, pAttachments=None, subpassCount=1, pSubpasses=[subpass]), None)
+            fb = vk.vkCreateFramebuffer(d, vk.VkFramebufferCreateInfo(
+                renderPass=rp, attachmentCount=0, pAttachments=None, width=1, height=1, layers=1), None)
+            self.capture_pass = (rp, fb)
+        return self.capture_pass
+
+    def capture_pipeline(self, vs_spirv: bytes, layout, render_pass, attributes: tuple):
+        """A vertex-only pipeline for transform feedback: point list,
+        rasterizerDiscardEnable (no fragment stage, viewport or blending)."""
+        vk = self.vk
+        key = (vs_spirv, layout, render_pass, attributes, "capture")
+        pipe = self.pipelines.get(key)
+        if pipe is not None:
+            return pipe
+        stages = [vk.VkPipelineShaderStageCreateInfo(stage=vk.VK_SHADER_STAGE_VERTEX_BIT,
+                                                     module=self.module(vs_spirv), pName="main")]
+        vbind = [vk.VkVertexInputBindingDescription(binding=i, stride=4 * k, inputRate=vk.VK_VERTEX_INPUT_RATE_VERTEX)
+                 for i, (_, k) in enumerate(attributes)]
+        vattr = [vk.VkVertexInputAttributeDescription(location=loc, binding=i,
+                                                      format=getattr(vk, _VERTEX_FORMATS[k or 4]), offset=0)
+                 for i, (loc, k) in enumerate(attributes)]
+        vertex_input = vk.VkPipelineVertexInputStateCreateInfo(
+            vertexBindingDescriptionCount=len(vbind), pVertexBindingDescriptions=vbind or None,
+            vertexAttributeDescriptionCount=len(vattr), pVertexAttributeDescriptions=vattr or None)
+        assembly = vk.VkPipelineInputAssemblyStateCreateInfo(topology=vk.VK_PRIMITIVE_TOPOLOGY_POINT_LIST,
+                                                             primitiveRestartEnable=vk.VK_FALSE)
+        raster = vk.VkPipelineRasterizationStateCreateInfo(
+            depthClampEnable=vk.VK_FALSE, rasterizerDiscardEnable=vk.VK_TRUE, polygonMode=vk.VK_POLYGON_MODE_FILL,
+            cullMode=vk.VK_CULL_MODE_NONE, frontFace=vk.VK_FRONT_FACE_COUNTER_CLOCKWISE,
+            depthBiasEnable=vk.VK_FALSE, lineWidth=1.0)
+        info = vk.VkGraphicsPipelineCreateInfo(
+            stageCount=1, pStages=stages, pVertexInputState=vertex_input, pInputAssemblyState=assembly,
+            pRasterizationState=raster, layout=layout, renderPass=render_pass, subpass=0)
+        pipe = vk.vkCreateGraphicsPipelines(self.dev.device, None, 1, [info], None)[0]
+        self.pipelines[key] = pipe
+        return pipe
+
+    def run_vertex(self, vs, vertices: Mapping[Any, Any], constants: ReferenceConstants | None = None,
+                   textures: Mapping[int, Texture] | None = None, count: int | None = None) -> VertexResult:
+        """Run a translated VS alone through VK_EXT_transform_feedback (point
+        list, one invocation per vertex, rasterizer discard), as
+        ``GLRunner.run_vertex``: the same arguments and ``VertexResult``.
+        ``vs``: a "vulkan" translation or (GLSL, reflection); the runner adds
+        the xfb layout qualifiers (``_xfb_capture``) and compiles it.  The
+        viewport block is left at 0, which disables the half-pixel offset."""
+        vk, dev = self.vk, self.dev
+        if dev.transform_feedback is not None:
+            raise VulkanUnavailable(f"run_vertex needs transform feedback: {dev.transform_feedback}")
+        vs = _Shader(vs)
+        refl = vs.reflection
+        if refl.get("stage", "vertex") != "vertex":
+            raise ValueError(f"run_vertex needs a vertex shader, not a {refl.get('stage')} shader")
+        if not vs.is_glsl:
+            raise NotImplementedError("run_vertex adds transform feedback declarations to the shader's GLSL: give "
+                                      "the 'vulkan' translation (the 'spirv' target is that GLSL compiled by "
+                                      "glslang), not SPIR-V")
+        errors_before = len(dev.validation_errors)
+        code, fields, stride = _xfb_capture(vs.code, refl)
+        if 4 * stride > dev.xfb_max_stride:
+            raise NotImplementedError(f"{4 * stride} bytes of vertex outputs; {dev.name} captures at most "
+                                      f"{dev.xfb_max_stride} per vertex")
+        # spirv-val only under XLATE_VK_VALIDATION (it is half the cost): the
+        # same GLSL is validated SPIR-V as target "spirv", only declarations changed
+        spirv = self.compile(code, "vertex", validate=self.dev.validating)
+        vs_bind = self._bindings(refl, SET_VERTEX)
+        layout = self.pipeline_layout(vs_bind, ())
+        render_pass, framebuffer = self._capture_pass()
+        res = _DrawResources(dev)
+        try:
+            attributes, vbuffers, n = self._vertex_buffers(refl, vertices, res)
+            if count is not None:
+                n = count
+            pipe = self.capture_pipeline(spirv, layout, render_pass, attributes)
+            blocks = self._uniform_blocks(refl, constants or ReferenceConstants(), {}, (0.0, 0.0, 0.0, 0.0), None)
+            n_sampler = len(refl.get("samplers", ()))
+            sizes = [vk.VkDescriptorPoolSize(type=vk.VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
+                                             descriptorCount=max(len(blocks), 1)),
+                     vk.VkDescriptorPoolSize(type=vk.VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+                                             descriptorCount=max(n_sampler, 1))]
+            res.pool = vk.vkCreateDescriptorPool(dev.device, vk.VkDescriptorPoolCreateInfo(
+                maxSets=2, poolSizeCount=2, pPoolSizes=sizes), None)
+            sets = vk.vkAllocateDescriptorSets(dev.device, vk.VkDescriptorSetAllocateInfo(
+                descriptorPool=res.pool, descriptorSetCount=2,
+                pSetLayouts=[self.set_layout(vs_bind, vk.VK_SHADER_STAGE_VERTEX_BIT),
+                             self.set_layout((), vk.VK_SHADER_STAGE_FRAGMENT_BIT)]))
+            writes = self._descriptor_writes(sets[0], refl, blocks, textures or {}, res)
+            if writes:
+                vk.vkUpdateDescriptorSets(dev.device, len(writes), writes, 0, None)
+            record_bytes = 4 * stride
+            out = _Buffer(dev, max(n, 1) * record_bytes, vk.VK_BUFFER_USAGE_TRANSFORM_FEEDBACK_BUFFER_BIT_EXT)
+            out.write(bytes(out.size))
+            res.buffers.append(out)
+            xfb = dev.xfb
+
+            def record(cmd):
+                dev.barrier(cmd)
+                vk.vkCmdBeginRenderPass(cmd, vk.VkRenderPassBeginInfo(
+                    renderPass=render_pass, framebuffer=framebuffer,
+                    renderArea=vk.VkRect2D(vk.VkOffset2D(0, 0), vk.VkExtent2D(1, 1)),
+                    clearValueCount=0, pClearValues=None), vk.VK_SUBPASS_CONTENTS_INLINE)
+                vk.vkCmdBindPipeline(cmd, vk.VK_PIPELINE_BIND_POINT_GRAPHICS, pipe)
+                vk.vkCmdBindDescriptorSets(cmd, vk.VK_PIPELINE_BIND_POINT_GRAPHICS, layout, 0, 2, sets, 0, None)
+                if vbuffers:
+                    vk.vkCmdBindVertexBuffers(cmd, 0, len(vbuffers), vbuffers, [0] * len(vbuffers))
+                xfb["vkCmdBindTransformFeedbackBuffersEXT"](cmd, 0, 1, [out.handle], [0], [out.size])
+                xfb["vkCmdBeginTransformFeedbackEXT"](cmd, 0, 0, None, None)
+                if n:
+                    vk.vkCmdDraw(cmd, n, 1, 0, 0)
+                xfb["vkCmdEndTransformFeedbackEXT"](cmd, 0, 0, None, None)
+                vk.vkCmdEndRenderPass(cmd)
+                vk.vkCmdPipelineBarrier(
+                    cmd, vk.VK_PIPELINE_STAGE_TRANSFORM_FEEDBACK_BIT_EXT, vk.VK_PIPELINE_STAGE_HOST_BIT, 0, 1,
+                    [vk.VkMemoryBarrier(srcAccessMask=vk.VK_ACCESS_TRANSFORM_FEEDBACK_WRITE_BIT_EXT,
+                                        dstAccessMask=vk.VK_ACCESS_HOST_READ_BIT)], 0, None, 0, None)
+
+            dev.submit(record)
+            if len(dev.validation_errors) > errors_before:
+                raise RuntimeError("Vulkan validation errors:\n" + "\n".join(dev.validation_errors[errors_before:]))
+            raw = np.frombuffer(out.read(), F32, max(n, 1) * stride).reshape(max(n, 1), stride)[:n].copy()
+        finally:
+            res.release()
+        outputs, col = {}, 0
+        for name, k in fields:
+            v = np.zeros((n, 4), F32)
+            v[:, :k] = raw[:, col:col + k]
+            outputs[name] = v
+            col += k
+        semantics = {(o["usage"], o["usage_index"]): o["glsl"] for o in refl["outputs"]}
+        pos = _d3d_position(outputs["gl_Position"], refl) if "gl_Position" in outputs else None
+        return VertexResult(outputs, semantics, pos)
 
 
 _RUNNER: VKRunner | None = None
