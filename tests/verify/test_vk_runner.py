@@ -485,6 +485,16 @@ def test_run_vertex_count_and_refusals(vkr):
         vkr.run_vertex(tr("ps_3_0\nmov oC0, c0\n", "vulkan"), {}, count=1)
 
 
+def test_run_vertex_output_past_the_location_limit(vkr):
+    """COLOR4 sits at location 32 + 16*10 + 4 = 196 on Vulkan (docs/reflection.md),
+    past the 32 lavapipe has (capturing it there crashed lavapipe): the
+    runner moves it to a free location."""
+    t = tr("vs_3_0\ndcl_position o0\ndcl_color4 o1\nmov o0, c0\nmov o1, c1\n", "vulkan")
+    assert [o["location"] for o in t.reflection["outputs"] if o["usage"] == "color"] == [196]
+    res = vkr.run_vertex(t, {}, ReferenceConstants(floats={0: (1, 2, 3, 4), 1: (5, 6, 7, 8)}), count=2)
+    assert np.array_equal(res.output(("color", 4)), np.broadcast_to(F32([5, 6, 7, 8]), (2, 4)))
+
+
 def test_vertex_check_catches_a_wrong_translation(vkr):
     """The Vulkan vertex comparison is not vacuous: a translation with mad's
     + changed to - fails, naming the instruction."""

@@ -45,8 +45,10 @@ API (mirrors ``gl.py``)
     target is that GLSL compiled by glslang): the runner adds ``xfb_buffer``/
     ``xfb_stride``/``xfb_offset`` qualifiers to the output declarations and
     a ``gl_PerVertex`` redeclaration, plus ``gl_PointSize = 1.0`` after main
-    when the shader does not write it (a point list needs it); the shader's
-    own code is unchanged.  The extension and its ``transformFeedback``
+    when the shader does not write it (a point list needs it), and moves
+    outputs at locations past the device's limit (the reflection's
+    ``32 + 16*usage + index``) to free ones; the shader's own code is
+    unchanged.  The extension and its ``transformFeedback``
     feature are enabled at device creation when the device has them
     (lavapipe does); otherwise ``run_vertex`` raises ``VulkanUnavailable``
     with the reason (``device().transform_feedback``).
@@ -240,6 +242,7 @@ class _Device:
         self.physical = devices[pick]
         self.name = names[pick]
         props = vk.vkGetPhysicalDeviceProperties(self.physical)
+        self.output_locations = props.limits.maxVertexOutputComponents // 4
         if props.apiVersion < vk.VK_MAKE_VERSION(1, 2, 0):
             raise VulkanUnavailable(f"{self.name}: Vulkan {props.apiVersion >> 22}.{(props.apiVersion >> 12) & 1023}"
                                     " < 1.2")
@@ -539,7 +542,7 @@ _COMPONENTS = {"float": 1, "vec2": 2, "vec3": 3, "vec4": 4}
 _BUILTIN_OUTPUTS = {"gl_Position": ("vec4", 4), "gl_PointSize": ("float", 1)}
 
 
-def _xfb_capture(code: str, refl: dict) -> tuple[str, list[tuple[str, int]], int]:
+def _xfb_capture(code: str, refl: dict, locations: int = 32) -> tuple[str, list[tuple[str, int]], int]:
     """Vulkan GLSL of a VS with every output the reflection lists captured
     into transform feedback buffer 0, in the reflection's order, packed as
     ``GLRunner.run_vertex`` reads them (interleaved, gl_PointSize one float).
@@ -548,10 +551,16 @@ def _xfb_capture(code: str, refl: dict) -> tuple[str, list[tuple[str, int]], int
     ``gl_PerVertex`` redeclaration (gl_Position, gl_PointSize) come before
     the first declaration; a shader that does not write gl_PointSize gets
     ``gl_PointSize = 1.0`` after its main (Vulkan wants it written for a
-    point list), which is not captured.  Returns (GLSL, [(name, components)],
-    stride in floats)."""
+    point list), which is not captured.  Outputs at locations past the
+    device's ``locations`` (semantics without a fixed number go to
+    ``32 + 16*usage + index``, docs/reflection.md) move to free ones below
+    it: no fragment shader links, and lavapipe crashes compiling a capture
+    of location 196.  Returns (GLSL, [(name, components)], stride in
+    floats)."""
     names = list(dict.fromkeys(o["glsl"] for o in refl["outputs"]))
     fields, offset, builtins = [], 0, {}
+    used = {o["location"] for o in refl["outputs"] if o.get("location") is not None}
+    free = iter(sorted(set(range(locations)) - used))
     for name in names:
         if name.startswith("gl_"):
             if name not in _BUILTIN_OUTPUTS:
@@ -569,8 +578,14 @@ def _xfb_capture(code: str, refl: dict) -> tuple[str, list[tuple[str, int]], int
             k = _COMPONENTS.get(m.group("type"))
             if k is None:
                 raise NotImplementedError(f"capturing output {name} of type {m.group('type')}")
-            code = (code[:m.start()] + f"{m.group('head')}, xfb_offset = {4 * offset}){m.group('rest')}"
-                    + code[m.end():])
+            head = m.group("head")
+            loc = re.search(r"\blocation\s*=\s*(\d+)", head)
+            if loc and int(loc.group(1)) >= locations:
+                new_loc = next(free, None)
+                if new_loc is None:
+                    raise NotImplementedError(f"output {name}: no free location below {locations}")
+                head = head[:loc.start(1)] + str(new_loc) + head[loc.end(1):]
+            code = code[:m.start()] + f"{head}, xfb_offset = {4 * offset}){m.group('rest')}" + code[m.end():]
         fields.append((name, k))
         offset += k
     if "gl_PointSize" not in names:
@@ -1163,7 +1178,7 @@ class VKRunner:
                                       "the 'vulkan' translation (the 'spirv' target is that GLSL compiled by "
                                       "glslang), not SPIR-V")
         errors_before = len(dev.validation_errors)
-        code, fields, stride = _xfb_capture(vs.code, refl)
+        code, fields, stride = _xfb_capture(vs.code, refl, dev.output_locations)
         if 4 * stride > dev.xfb_max_stride:
             raise NotImplementedError(f"{4 * stride} bytes of vertex outputs; {dev.name} captures at most "
                                       f"{dev.xfb_max_stride} per vertex")
