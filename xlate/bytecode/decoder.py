@@ -4,6 +4,16 @@ The decoder walks the token stream once (cost linear in its length), checks
 every field against the tables, and raises a ``BytecodeError`` subclass with
 the byte offset of the token at fault for anything it does not understand.
 Nothing else escapes: every read is bounds-checked before it happens.
+
+Speed.  Each instruction and operand token first goes through one combined
+test against per-version tables built at import (``_Profile``): a plain
+token -- every reserved bit clear, a known register in range, no modifier or
+relative address that needs more reading -- passes with a handful of integer
+operations and one look-up.  Anything else, wrong or merely less common
+(predication, co-issue, result shifts, relative addressing), takes the
+``_*_slow`` path, which checks the fields one by one in the documented order
+and raises the first error, so every message and offset is the same whichever
+path a token takes.  A path's tables are read-only data, not caches.
 """
 
 from __future__ import annotations
@@ -11,7 +21,6 @@ from __future__ import annotations
 import struct
 
 from ..errors import (
-    BytecodeError,
     CommentOverrunError,
     CtabError,
     LengthMismatchError,
@@ -26,11 +35,15 @@ from ..errors import (
     UnknownOpcodeError,
     VersionError,
 )
+from .ctab import parse_ctab
 from .model import (
-    Comment,
-    Declaration,
-    DestOperand,
-    Instruction,
+    FastComment,
+    FastDeclaration,
+    FastDestOperand,
+    FastInstruction,
+    FastRelativeAddress,
+    FastShader,
+    FastSourceOperand,
     Item,
     RelativeAddress,
     Shader,
@@ -44,17 +57,17 @@ from .tables import (
     KNOWN_VERSIONS,
     OPCODES,
     PSEUDO_OPCODES,
+    REGISTER_FILES,
     XNA_EFFECT_MAGIC,
     DstMod,
     Layout,
     Opcode,
     OpcodeInfo,
+    RegisterFile,
     RegisterType,
     ShaderKind,
     ShaderVersion,
     SrcMod,
-    register_file,
-    register_type_of,
 )
 
 R = RegisterType
@@ -62,6 +75,89 @@ R = RegisterType
 # Operand roles, for messages and register checks.
 _DST, _SRC, _PRED, _REL = "destination", "source", "predicate", "relative address"
 
+# --------------------------------------------------------------------------
+# Precomputed tables
+# --------------------------------------------------------------------------
+
+# Raw field value -> enum member, so that the hot path indexes a tuple instead
+# of calling an Enum (a try/except and about a microsecond per call).  Source
+# modifiers 14 and 15 are reserved: None sends the token to the slow path.
+_SRC_MODS: tuple[SrcMod | None, ...] = tuple(SrcMod(v) if v in SrcMod._value2member_map_ else None for v in range(16))
+_DST_MODS: tuple[DstMod, ...] = tuple(DstMod(v) for v in range(8))  # bit 3 (value 8) is reserved
+
+# Parameter-token bits that must read PARAM (bit 31 set, the rest clear) for
+# the fast path: reserved bits 14-15 and the relative-address bit 13, plus,
+# in a destination, result-modifier bit 23 and the result shift (bits 24-27).
+_PLAIN_SRC_MASK = BITS.PARAM | BITS.PARAM_RESERVED | BITS.RELATIVE
+_PLAIN_DST_MASK = _PLAIN_SRC_MASK | 0x00800000 | BITS.SHIFT_MASK
+# Instruction-token bits the fast path wants clear: bit 31 (a parameter token
+# out of step), reserved bit 29, co-issue (30) and predication (28).
+_ODD_INSTRUCTION_BITS = BITS.PARAM | BITS.INSTR_RESERVED | BITS.COISSUE | BITS.PREDICATED
+_COMMENT_OR_END_MASK = BITS.PARAM | BITS.OPCODE_MASK  # an opcode word with bit 31 clear
+
+_LITERAL_COUNTS = {Layout.DEF: 4, Layout.DEFI: 4, Layout.DEFB: 1}
+
+
+class _OpcodeEntry:
+    """One opcode as one shader version sees it: what the decoder checks on
+    every instruction, worked out once."""
+
+    __slots__ = (
+        "opcode", "info", "layout", "forms", "has_dst", "nsrc", "src_counts",
+        "max_control", "check_writable", "literal_count",
+    )
+
+    def __init__(self, info: OpcodeInfo, version: ShaderVersion):
+        sm1 = version.major == 1
+        self.opcode = info.opcode
+        self.info = info
+        self.layout = info.layout
+        self.forms = info.forms_for(version)
+        self.has_dst = self.forms[0].has_dst
+        self.nsrc = self.forms[0].nsrc  # SM1 reads exactly this many sources
+        self.src_counts = frozenset(f.nsrc for f in self.forms)  # SM2+ accepts any form
+        # The largest control value (bits 16-23) that _check_control accepts:
+        # a 3-bit comparison code, texld's mode (0-2) in SM2+, else nothing.
+        if info.comparison:
+            self.max_control = 7
+        elif info.opcode is Opcode.TEX and not sm1:
+            self.max_control = 2
+        else:
+            self.max_control = 0
+        # texkill and dcl name a register they read; other operand-layout
+        # instructions must be able to write their destination.
+        self.check_writable = info.opcode not in DST_READ_OPCODES and info.layout is Layout.OPERANDS
+        self.literal_count = _LITERAL_COUNTS.get(info.layout, 0)
+
+
+class _Profile:
+    """The decoder's view of one shader version: the opcodes it allows, by
+    raw opcode value, and its register files, by raw 5-bit register type
+    (``None`` where the type does not exist in this version)."""
+
+    __slots__ = ("version", "sm1", "opcodes", "registers")
+
+    def __init__(self, version: ShaderVersion):
+        self.version = version
+        self.sm1 = version.major == 1
+        self.opcodes: dict[int, _OpcodeEntry] = {
+            int(op): _OpcodeEntry(info, version)
+            for op, info in OPCODES.items()
+            if op not in PSEUDO_OPCODES and info.allowed_in(version)
+        }
+        files = REGISTER_FILES[version]
+        self.registers: tuple[RegisterFile | None, ...] = tuple(
+            files.get(R(v)) if v in R._value2member_map_ else None for v in range(32)
+        )
+
+
+# Version token -> profile.  A token that is not here is not a known version.
+_PROFILES: dict[int, _Profile] = {v.token: _Profile(v) for v in KNOWN_VERSIONS}
+
+
+# --------------------------------------------------------------------------
+# Entry points
+# --------------------------------------------------------------------------
 
 
 def decode(data: bytes | bytearray | memoryview, *, strict_ctab: bool = False) -> Shader:
@@ -81,6 +177,9 @@ def decode_version(data: bytes) -> ShaderVersion:
 
 
 def _parse_version(token: int) -> ShaderVersion:
+    profile = _PROFILES.get(token)
+    if profile is not None:
+        return profile.version
     if token == FX_2_0_MAGIC:
         raise NotAShaderError(0, "this is an fx_2_0 effect (magic 0xFEFF0901), not a shader; extract its shaders first")
     if token == XNA_EFFECT_MAGIC:
@@ -89,9 +188,7 @@ def _parse_version(token: int) -> ShaderVersion:
     if kind_bits not in (ShaderKind.VERTEX, ShaderKind.PIXEL):
         raise VersionError(0, f"0x{token:08x} is not a version token (its high 16 bits must be 0xFFFE for vs or 0xFFFF for ps)")
     version = ShaderVersion(ShaderKind(kind_bits), (token >> 8) & 0xFF, token & 0xFF)
-    if version not in KNOWN_VERSIONS:
-        raise VersionError(0, f"unsupported shader version {version.kind.prefix} {version.major}.{version.minor} (token 0x{token:08x})")
-    return version
+    raise VersionError(0, f"unsupported shader version {version.kind.prefix} {version.major}.{version.minor} (token 0x{token:08x})")
 
 
 def _type_name(rtype: RegisterType, version: ShaderVersion) -> str:
@@ -108,7 +205,26 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
+def _register_type_of(token: int) -> int:
+    """The 5-bit register type: bits 28-30 and 11-12 (tables.register_type_of)."""
+    return ((token >> 28) & 7) | ((token >> 8) & 0x18)
+
+
+# --------------------------------------------------------------------------
+# The decoder
+# --------------------------------------------------------------------------
+
+
 class _Decoder:
+    """One pass over one blob.
+
+    While an instruction's parameters are read, ``pos`` is the next token,
+    ``end`` the token after the instruction (SM2+: from its length field;
+    ``None`` in SM1, where the tables give the count), ``limit`` the first
+    token that may not be read (``end``, or the stream's end in SM1) and
+    ``entry`` the instruction's ``_OpcodeEntry``.
+    """
+
     def __init__(self, data: bytes, strict_ctab: bool = False):
         self.data = data
         self.strict_ctab = strict_ctab
@@ -116,62 +232,121 @@ class _Decoder:
         self.ntokens = len(data) // 4
         self.tokens = struct.unpack_from(f"<{self.ntokens}I", data, 0)
         self.version: ShaderVersion | None = None
-
-    # -- helpers ----------------------------------------------------------
-
-    def _truncated(self, index: int, what: str) -> TruncatedError:
-        return TruncatedError(min(index * 4, len(self.data)), f"the stream ends inside {what}")
+        self.pos = 0
+        self.end: int | None = None
+        self.limit = 0
+        self.entry: _OpcodeEntry | None = None
 
     def run(self) -> Shader:
-        from .ctab import parse_ctab  # local: ctab.py imports nothing from here
-
-        if self.ntokens == 0:
-            raise TruncatedError(0, f"the blob is {len(self.data)} bytes long; a shader needs at least a version token")
-        version = self.version = _parse_version(self.tokens[0])
-        self.sm1 = version.major == 1
+        data = self.data
+        n = self.ntokens
+        if n == 0:
+            raise TruncatedError(0, f"the blob is {len(data)} bytes long; a shader needs at least a version token")
+        tokens = self.tokens
+        version = self.version = _parse_version(tokens[0])
+        profile = _PROFILES[tokens[0]]
+        self.sm1 = profile.sm1
+        self.registers = profile.registers
+        opcodes = self.opcodes = profile.opcodes
         items: list[Item] = []
         ctab = None
         i = 1
-        n = self.ntokens
-        tokens = self.tokens
         while True:
             if i >= n:
-                if len(self.data) % 4:
-                    raise TruncatedError(n * 4, f"the blob length {len(self.data)} is not a multiple of 4; the last token is cut short")
+                if len(data) % 4:
+                    raise TruncatedError(n * 4, f"the blob length {len(data)} is not a multiple of 4; the last token is cut short")
                 raise MissingEndError(n * 4, "the stream ends without an END token (0x0000FFFF)")
             token = tokens[i]
-            opcode = token & BITS.OPCODE_MASK
-            if opcode == Opcode.COMMENT and not token & BITS.PARAM:
+            special = token & _COMMENT_OR_END_MASK
+            if special == Opcode.COMMENT:
                 size = (token & BITS.COMMENT_SIZE_MASK) >> BITS.COMMENT_SIZE_SHIFT
                 if i + 1 + size > n:
                     raise CommentOverrunError(i * 4, f"a comment of {size} DWORDs runs past the end of the stream ({_plural(n - i - 1, 'DWORD')} remain)")
-                payload = self.data[(i + 1) * 4:(i + 1 + size) * 4]
-                comment = Comment(payload, i * 4)
-                if ctab is None and comment.fourcc == "CTAB" and not self.diagnostics:
+                payload = data[(i + 1) * 4:(i + 1 + size) * 4]
+                if ctab is None and payload[:4] == b"CTAB" and not self.diagnostics:
                     try:
-                        ctab = parse_ctab(comment.payload, (i + 1) * 4 + 4)
+                        ctab = parse_ctab(payload[4:], (i + 1) * 4 + 4)
                     except CtabError as exc:
                         if self.strict_ctab:
                             raise
                         self.diagnostics.append(f"constant table ignored: {exc}")
-                items.append(comment)
+                items.append(FastComment(payload, i * 4))
                 i += 1 + size
                 continue
-            if opcode == Opcode.END and not token & BITS.PARAM:
+            if special == Opcode.END:
                 if token != 0x0000FFFF:
                     raise ReservedBitsError(i * 4, f"the END token must be exactly 0x0000FFFF, found 0x{token:08x}")
                 end = (i + 1) * 4
-                if end != len(self.data):
-                    raise TrailingDataError(end, f"{_plural(len(self.data) - end, 'byte')} follow the END token")
-                return Shader(version, tuple(items), ctab, tuple(self.diagnostics))
-            instruction, i = self._instruction(i)
-            items.append(instruction)
+                if end != len(data):
+                    raise TrailingDataError(end, f"{_plural(len(data) - end, 'byte')} follow the END token")
+                return FastShader(version, tuple(items), ctab, tuple(self.diagnostics))
+            entry = opcodes.get(token & BITS.OPCODE_MASK)
+            if entry is None or token & _ODD_INSTRUCTION_BITS or (token >> 16) & 0xFF > entry.max_control:
+                entry = self._check_instruction_token(token, i * 4)
+            self.entry = entry
+            items.append(self._instruction(token, i, entry))
+            i = self.pos
 
     # -- instructions -------------------------------------------------------
 
-    def _instruction(self, i: int) -> tuple[Instruction, int]:
-        token = self.tokens[i]
+    def _instruction(self, token: int, i: int, entry: _OpcodeEntry):
+        """The instruction whose (checked) token is ``tokens[i]``; leaves
+        ``pos`` at the token after it."""
         offset = i * 4
+        self.pos = i + 1
+        if self.sm1:
+            if token & BITS.LENGTH_MASK:
+                raise ReservedBitsError(offset, f"bits 24-27 are reserved in shader model 1 but hold {(token & BITS.LENGTH_MASK) >> BITS.LENGTH_SHIFT}")
+            self.end = None  # parameter count comes from the tables
+            self.limit = self.ntokens
+        else:
+            length = (token & BITS.LENGTH_MASK) >> BITS.LENGTH_SHIFT
+            end = self.end = self.limit = i + 1 + length
+            if end > self.ntokens:
+                raise TruncatedError(offset, f"'{entry.info.mnemonic}' declares {length} parameter tokens but only {self.ntokens - i - 1} remain")
+
+        layout = entry.layout
+        if layout is Layout.OPERANDS:
+            return self._operands(token, entry, offset)
+        if layout is Layout.DCL:
+            usage_token = self._take("the DCL usage token")
+            if not usage_token & BITS.PARAM:
+                raise OperandError(self.pos * 4 - 4, f"the DCL usage token 0x{usage_token:08x} must have bit 31 set")
+            if usage_token & DCL_RESERVED_MASK:
+                raise ReservedBitsError(self.pos * 4 - 4, f"reserved bits are set in the DCL usage token 0x{usage_token:08x}")
+            dst = self._dst()
+            self._finish()
+            return FastInstruction(entry.opcode, dst, (), 0, None, False, FastDeclaration(usage_token), (), offset)
+        # DEF, DEFI, DEFB
+        dst = self._dst()
+        literals = tuple([self._take("a constant value") for _ in range(entry.literal_count)])
+        self._finish()
+        return FastInstruction(entry.opcode, dst, (), 0, None, False, None, literals, offset)
+
+    def _operands(self, token: int, entry: _OpcodeEntry, offset: int):
+        dst = self._dst() if entry.has_dst else None
+        predicate = self._predicate() if token & BITS.PREDICATED else None
+        src = self._src
+        if self.sm1:
+            srcs = tuple([src() for _ in range(entry.nsrc)])
+        else:
+            end = self.end
+            srcs_list = []
+            while self.pos < end:
+                srcs_list.append(src())
+            srcs = tuple(srcs_list)
+            if len(srcs) not in entry.src_counts:
+                want = " or ".join(str(f.nsrc) for f in entry.forms)
+                raise LengthMismatchError(offset, f"the length field gives '{entry.info.mnemonic}' {len(srcs)} source operand(s); it takes {want}")
+        return FastInstruction(
+            entry.opcode, dst, srcs, (token & BITS.CONTROL_MASK) >> BITS.CONTROL_SHIFT, predicate,
+            bool(token & BITS.COISSUE), None, (), offset,
+        )
+
+    def _check_instruction_token(self, token: int, offset: int) -> _OpcodeEntry:
+        """Check an instruction token field by field, in the documented order,
+        and raise the first error; return its entry if it is sound (a
+        predicated, co-issued or comparison instruction, say)."""
         version = self.version
         assert version is not None
         if token & BITS.PARAM:
@@ -202,54 +377,7 @@ class _Decoder:
         if predicated and (self.sm1 or not info.predicable):
             what = "shader model 1" if self.sm1 else f"'{info.mnemonic}'"
             raise ReservedBitsError(offset, f"the predicate bit (28) is set, but {what} cannot be predicated")
-
-        if self.sm1:
-            length_field = (token & BITS.LENGTH_MASK) >> BITS.LENGTH_SHIFT
-            if length_field:
-                raise ReservedBitsError(offset, f"bits 24-27 are reserved in shader model 1 but hold {length_field}")
-            end = None  # parameter count comes from the tables
-        else:
-            length = (token & BITS.LENGTH_MASK) >> BITS.LENGTH_SHIFT
-            end = i + 1 + length
-            if end > self.ntokens:
-                raise TruncatedError(offset, f"'{info.mnemonic}' declares {length} parameter tokens but only {self.ntokens - i - 1} remain")
-
-        reader = _Operands(self, i + 1, end, info)
-        if info.layout is Layout.DCL:
-            usage_token = reader.raw("the DCL usage token")
-            if not usage_token & BITS.PARAM:
-                raise OperandError(reader.last_offset, f"the DCL usage token 0x{usage_token:08x} must have bit 31 set")
-            if usage_token & DCL_RESERVED_MASK:
-                raise ReservedBitsError(reader.last_offset, f"reserved bits are set in the DCL usage token 0x{usage_token:08x}")
-            dst = reader.dst()
-            reader.finish()
-            inst = Instruction(opcode, dst, declaration=Declaration(usage_token), offset=offset)
-        elif info.layout in (Layout.DEF, Layout.DEFI, Layout.DEFB):
-            dst = reader.dst()
-            count = 1 if info.layout is Layout.DEFB else 4
-            literals = tuple(reader.raw("a constant value") for _ in range(count))
-            reader.finish()
-            inst = Instruction(opcode, dst, literals=literals, offset=offset)
-        else:
-            inst = self._operands(reader, info, opcode, control, predicated, coissue, offset)
-        return inst, reader.pos
-
-    def _operands(self, reader, info: OpcodeInfo, opcode, control, predicated, coissue, offset) -> Instruction:
-        forms = info.forms_for(self.version)
-        has_dst = forms[0].has_dst
-        dst = reader.dst() if has_dst else None
-        predicate = reader.predicate() if predicated else None
-        srcs: list[SourceOperand] = []
-        if self.sm1:
-            for _ in range(forms[0].nsrc):
-                srcs.append(reader.src())
-        else:
-            while not reader.at_end():
-                srcs.append(reader.src())
-            if not any(f.nsrc == len(srcs) for f in forms):
-                want = " or ".join(str(f.nsrc) for f in forms)
-                raise LengthMismatchError(offset, f"the length field gives '{info.mnemonic}' {len(srcs)} source operand(s); it takes {want}")
-        return Instruction(opcode, dst, tuple(srcs), control, predicate, coissue, offset=offset)
+        return self.opcodes[value]
 
     def _check_control(self, offset: int, info: OpcodeInfo, control: int) -> None:
         if info.comparison:
@@ -263,69 +391,102 @@ class _Decoder:
         if control:
             raise ReservedBitsError(offset, f"'{info.mnemonic}' has control bits 16-23 set (0x{control:02x}); they are reserved for it")
 
+    # -- reading parameter tokens -------------------------------------------
 
-class _Operands:
-    """Reads the parameter tokens of one instruction."""
+    def _take(self, what: str) -> int:
+        """The next parameter token (``what`` names it in the error if there is none)."""
+        pos = self.pos
+        if pos >= self.limit:
+            raise self._missing(pos, what)
+        self.pos = pos + 1
+        return self.tokens[pos]
 
-    def __init__(self, dec: _Decoder, pos: int, end: int | None, info: OpcodeInfo):
-        self.dec = dec
-        self.pos = pos
-        self.end = end  # None in SM1: read exactly what the tables say
-        self.info = info
-        self.last_offset = pos * 4
-        self.version = dec.version
+    def _missing(self, pos: int, what: str) -> LengthMismatchError | TruncatedError:
+        mnemonic = self.entry.info.mnemonic  # type: ignore[union-attr]
+        if self.end is not None and self.end < self.ntokens:
+            return LengthMismatchError(pos * 4, f"the length field of '{mnemonic}' ends before {what}")
+        return TruncatedError(min(pos * 4, len(self.data)), f"the stream ends inside '{mnemonic}' (expected {what})")
 
-    def at_end(self) -> bool:
-        return self.pos >= self.end  # type: ignore[operator]
-
-    def raw(self, what: str) -> int:
-        limit = self.dec.ntokens if self.end is None else self.end
-        if self.pos >= limit:
-            if self.end is not None and self.end < self.dec.ntokens:
-                raise LengthMismatchError(self.pos * 4, f"the length field of '{self.info.mnemonic}' ends before {what}")
-            raise self.dec._truncated(self.pos, f"'{self.info.mnemonic}' (expected {what})")
-        token = self.dec.tokens[self.pos]
-        self.last_offset = self.pos * 4
-        self.pos += 1
-        return token
-
-    def finish(self) -> None:
+    def _finish(self) -> None:
         if self.end is not None and self.pos != self.end:
-            raise LengthMismatchError(self.pos * 4, f"the length field of '{self.info.mnemonic}' counts {self.end - self.pos} token(s) more than its operands use")
+            raise LengthMismatchError(self.pos * 4, f"the length field of '{self.entry.info.mnemonic}' counts {self.end - self.pos} token(s) more than its operands use")
 
-    def _param(self, what: str) -> tuple[int, int]:
-        token = self.raw(f"its {what} token")
-        offset = self.last_offset
+    # -- operands: the fast path ----------------------------------------------
+
+    def _dst(self):
+        pos = self.pos
+        if pos >= self.limit:
+            raise self._missing(pos, f"its {_DST} token")
+        token = self.tokens[pos]
+        self.pos = pos + 1
+        rf = self.registers[((token >> 28) & 7) | ((token >> 8) & 0x18)]
+        if (
+            token & _PLAIN_DST_MASK == BITS.PARAM
+            and rf is not None
+            and (token & BITS.REG_NUM_MASK) < rf.count
+            and (rf.writable or not self.entry.check_writable)
+        ):
+            return FastDestOperand(rf.type, token & BITS.REG_NUM_MASK, (token >> 16) & 0xF, _DST_MODS[(token >> 20) & 7], 0, None)
+        return self._dst_slow(token, pos * 4)
+
+    def _src(self):
+        pos = self.pos
+        if pos >= self.limit:
+            raise self._missing(pos, f"its {_SRC} token")
+        token = self.tokens[pos]
+        self.pos = pos + 1
+        rf = self.registers[((token >> 28) & 7) | ((token >> 8) & 0x18)]
+        modifier = _SRC_MODS[(token >> 24) & 0xF]
+        if (
+            token & _PLAIN_SRC_MASK == BITS.PARAM
+            and rf is not None
+            and (token & BITS.REG_NUM_MASK) < rf.count
+            and modifier is not None
+        ):
+            return FastSourceOperand(rf.type, token & BITS.REG_NUM_MASK, (token >> 16) & 0xFF, modifier, None)
+        return self._src_slow(token, pos * 4, _SRC)
+
+    def _predicate(self) -> SourceOperand:
+        token = self._take(f"its {_PRED} token")
+        pred = self._src_slow(token, self.pos * 4 - 4, _PRED)
+        # Blame the last token read (a relative-address token, if one followed).
+        offset = self.pos * 4 - 4
+        mnemonic = self.entry.info.mnemonic
+        if pred.type != R.PREDICATE:
+            raise OperandError(offset, f"the predicate token of '{mnemonic}' names {pred.type.name}, not p0")
+        if pred.modifier not in (SrcMod.NONE, SrcMod.NOT):
+            raise OperandError(offset, "a predicate token may only carry the NOT modifier")
+        return pred
+
+    # -- operands: field by field ---------------------------------------------
+
+    def _check_param(self, token: int, offset: int, what: str) -> None:
         if not token & BITS.PARAM:
-            raise OperandError(offset, f"expected the {what} token of '{self.info.mnemonic}', found 0x{token:08x} (bit 31 clear)")
+            raise OperandError(offset, f"expected the {what} token of '{self.entry.info.mnemonic}', found 0x{token:08x} (bit 31 clear)")
         if token & BITS.PARAM_RESERVED:
             raise ReservedBitsError(offset, f"reserved bits 14-15 are set in {what} token 0x{token:08x}")
-        return token, offset
 
     def _register(self, token: int, offset: int, role: str) -> tuple[RegisterType, int]:
-        value = register_type_of(token)
+        value = _register_type_of(token)
         index = token & BITS.REG_NUM_MASK
         version = self.version
         try:
             rtype = RegisterType(value)
         except ValueError:
             raise RegisterError(offset, f"register type {value} in the {role} is not a D3D9 register type") from None
-        rf = register_file(version, rtype)
+        rf = self.registers[value]
         if rf is None:
             raise RegisterError(offset, f"register type {_type_name(rtype, version)} ({value}) in the {role} does not exist in {version}")
         if index >= rf.count:
             raise RegisterError(offset, f"{_type_name(rtype, version)} register index {index} in the {role} is out of range for {version} (0-{rf.count - 1})")
         return rtype, index
 
-    def dst(self) -> DestOperand:
-        token, offset = self._param(_DST)
+    def _dst_slow(self, token: int, offset: int):
+        self._check_param(token, offset, _DST)
         rtype, index = self._register(token, offset, _DST)
         version = self.version
-        opcode = self.info.opcode
-        if opcode not in DST_READ_OPCODES and self.info.layout is Layout.OPERANDS:
-            rf = register_file(version, rtype)
-            if not rf.writable:
-                raise RegisterError(offset, f"{_type_name(rtype, version)} registers cannot be written in {version}")
+        if self.entry.check_writable and not self.registers[rtype].writable:
+            raise RegisterError(offset, f"{_type_name(rtype, version)} registers cannot be written in {version}")
         mods = (token & BITS.DSTMOD_MASK) >> BITS.DSTMOD_SHIFT
         if mods & 8:
             raise ReservedBitsError(offset, f"reserved result-modifier bit 23 is set in destination token 0x{token:08x}")
@@ -337,31 +498,22 @@ class _Operands:
         relative = None
         if token & BITS.RELATIVE:
             # Only vs_3_0 o# (TEXCRDOUT's vs_3_0 meaning, tables.OUTPUT) may be indexed.
-            if self.dec.sm1 or not (version.is_vertex and version.major == 3 and rtype == R.TEXCRDOUT):
+            if self.sm1 or not (version.is_vertex and version.major == 3 and rtype == R.TEXCRDOUT):
                 raise RegisterError(offset, f"relative addressing of a {_type_name(rtype, version)} destination is not allowed in {version}")
-            relative = self._relative(offset)
-        return DestOperand(rtype, index, (token & BITS.WRITEMASK_MASK) >> BITS.WRITEMASK_SHIFT, DstMod(mods), shift, relative)
+            relative = self._relative()
+        return FastDestOperand(rtype, index, (token & BITS.WRITEMASK_MASK) >> BITS.WRITEMASK_SHIFT, _DST_MODS[mods], shift, relative)
 
-    def src(self, role: str = _SRC) -> SourceOperand:
-        token, offset = self._param(role)
+    def _src_slow(self, token: int, offset: int, role: str):
+        self._check_param(token, offset, role)
         rtype, index = self._register(token, offset, role)
         mod_value = (token & BITS.SRCMOD_MASK) >> BITS.SRCMOD_SHIFT
-        try:
-            modifier = SrcMod(mod_value)
-        except ValueError:
-            raise ReservedBitsError(offset, f"source modifier {mod_value} is reserved (token 0x{token:08x})") from None
+        modifier = _SRC_MODS[mod_value]
+        if modifier is None:
+            raise ReservedBitsError(offset, f"source modifier {mod_value} is reserved (token 0x{token:08x})")
         relative = None
         if token & BITS.RELATIVE:
             relative = self._source_relative(rtype, offset)
-        return SourceOperand(rtype, index, (token & BITS.SWIZZLE_MASK) >> BITS.SWIZZLE_SHIFT, modifier, relative)
-
-    def predicate(self) -> SourceOperand:
-        pred = self.src(_PRED)
-        if pred.type != R.PREDICATE:
-            raise OperandError(self.last_offset, f"the predicate token of '{self.info.mnemonic}' names {pred.type.name}, not p0")
-        if pred.modifier not in (SrcMod.NONE, SrcMod.NOT):
-            raise OperandError(self.last_offset, "a predicate token may only carry the NOT modifier")
-        return pred
+        return FastSourceOperand(rtype, index, (token & BITS.SWIZZLE_MASK) >> BITS.SWIZZLE_SHIFT, modifier, relative)
 
     def _source_relative(self, rtype: RegisterType, offset: int) -> RelativeAddress:
         version = self.version
@@ -372,15 +524,17 @@ class _Operands:
             allowed = rtype == R.INPUT
         if not allowed:
             raise RegisterError(offset, f"relative addressing of {_type_name(rtype, version)} registers is not allowed in {version}")
-        if self.dec.sm1:
-            return RelativeAddress(R.ADDR, 0, 0, implicit=True)
-        return self._relative(offset)
+        if self.sm1:
+            return FastRelativeAddress(R.ADDR, 0, 0, True)
+        return self._relative()
 
-    def _relative(self, operand_offset: int) -> RelativeAddress:
-        token, offset = self._param(_REL)
+    def _relative(self) -> RelativeAddress:
+        token = self._take(f"its {_REL} token")
+        offset = self.pos * 4 - 4
+        self._check_param(token, offset, _REL)
         rtype, index = self._register(token, offset, _REL)
         if rtype not in (R.ADDR, R.LOOP) or (rtype == R.ADDR and self.version.is_pixel):
             raise RegisterError(offset, f"a relative address must be a0 or aL, not {_type_name(rtype, self.version)}")
         if token & (BITS.SRCMOD_MASK | BITS.RELATIVE):
             raise ReservedBitsError(offset, f"a relative-address token may carry no modifier or nested relative bit (0x{token:08x})")
-        return RelativeAddress(rtype, index, (token & BITS.SWIZZLE_MASK) >> BITS.SWIZZLE_SHIFT)
+        return FastRelativeAddress(rtype, index, (token & BITS.SWIZZLE_MASK) >> BITS.SWIZZLE_SHIFT, False)

@@ -32,7 +32,7 @@ from .tables import (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RelativeAddress:
     """The address register that indexes an operand: ``a0.x`` or ``aL``.
 
@@ -51,13 +51,13 @@ class RelativeAddress:
         return self.swizzle & 3
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Register:
     type: RegisterType
     index: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SourceOperand:
     type: RegisterType
     index: int
@@ -74,7 +74,7 @@ class SourceOperand:
         return swizzle_components(self.swizzle)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class DestOperand:
     type: RegisterType
     index: int
@@ -104,7 +104,7 @@ class DestOperand:
         return tuple(i for i in range(4) if self.write_mask & (1 << i))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Declaration:
     """The usage token of a DCL instruction, decoded.
 
@@ -119,10 +119,7 @@ class Declaration:
     @property
     def usage(self) -> DeclUsage | int:
         value = self.raw & 0xF
-        try:
-            return DeclUsage(value)
-        except ValueError:
-            return value
+        return _DECL_USAGES.get(value, value)
 
     @property
     def usage_index(self) -> int:
@@ -131,13 +128,16 @@ class Declaration:
     @property
     def sampler_type(self) -> SamplerType | int:
         value = (self.raw >> 27) & 0xF
-        try:
-            return SamplerType(value)
-        except ValueError:
-            return value
+        return _SAMPLER_TYPES.get(value, value)
 
 
-@dataclass(frozen=True)
+# Raw value -> enum member: a dict look-up instead of an Enum call, which
+# costs a try/except and about a microsecond.
+_DECL_USAGES = {int(u): u for u in DeclUsage}
+_SAMPLER_TYPES = {int(t): t for t in SamplerType}
+
+
+@dataclass(frozen=True, slots=True)
 class Instruction:
     """One instruction.  ``offset`` is the byte offset of its opcode token."""
 
@@ -161,7 +161,7 @@ class Instruction:
 
     @property
     def comparison(self) -> Comparison:
-        return Comparison(self.control & 7)
+        return _COMPARISONS[self.control & 7]
 
     @property
     def tex_control(self) -> TexControl:
@@ -182,7 +182,7 @@ class Instruction:
         return bool(self.literals[0])
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Comment:
     """A comment block.  ``fourcc`` is the first four bytes when printable."""
 
@@ -204,10 +204,12 @@ class Comment:
         return self.data[4:]
 
 
+_COMPARISONS = tuple(Comparison(i) for i in range(8))  # indexed by the 3-bit code
+
 Item = Union[Instruction, Comment]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Shader:
     """A decoded shader.  ``items`` is the token stream in file order."""
 
@@ -239,3 +241,98 @@ class Shader:
 
 def component_letters(components: tuple[int, ...]) -> str:
     return "".join(COMPONENTS[c] for c in components)
+
+
+# --------------------------------------------------------------------------
+# Fast construction, for the decoder
+# --------------------------------------------------------------------------
+#
+# A frozen dataclass's __init__ stores each field with object.__setattr__,
+# several times the cost of a plain attribute store; the decoder builds three
+# or four of these objects per instruction, and the stores were a third of its
+# time.  Each class below has the same slots as its frozen counterpart: its
+# __init__ stores the fields plainly, then turns the new object into the
+# frozen class (CPython allows assigning ``__class__`` between classes whose
+# instances have the same layout).  What comes out is an ordinary instance of
+# the frozen class -- equal, hashable and immutable like any other -- so no
+# reader can tell.  Every field is positional and required.
+
+
+class FastRelativeAddress:
+    __slots__ = RelativeAddress.__slots__
+
+    def __init__(self, type, index, swizzle, implicit):
+        self.type = type
+        self.index = index
+        self.swizzle = swizzle
+        self.implicit = implicit
+        self.__class__ = RelativeAddress
+
+
+class FastSourceOperand:
+    __slots__ = SourceOperand.__slots__
+
+    def __init__(self, type, index, swizzle, modifier, relative):
+        self.type = type
+        self.index = index
+        self.swizzle = swizzle
+        self.modifier = modifier
+        self.relative = relative
+        self.__class__ = SourceOperand
+
+
+class FastDestOperand:
+    __slots__ = DestOperand.__slots__
+
+    def __init__(self, type, index, write_mask, modifiers, shift, relative):
+        self.type = type
+        self.index = index
+        self.write_mask = write_mask
+        self.modifiers = modifiers
+        self.shift = shift
+        self.relative = relative
+        self.__class__ = DestOperand
+
+
+class FastDeclaration:
+    __slots__ = Declaration.__slots__
+
+    def __init__(self, raw):
+        self.raw = raw
+        self.__class__ = Declaration
+
+
+class FastInstruction:
+    __slots__ = Instruction.__slots__
+
+    def __init__(self, opcode, dst, srcs, control, predicate, coissue, declaration, literals, offset):
+        self.opcode = opcode
+        self.dst = dst
+        self.srcs = srcs
+        self.control = control
+        self.predicate = predicate
+        self.coissue = coissue
+        self.declaration = declaration
+        self.literals = literals
+        self.offset = offset
+        self.__class__ = Instruction
+
+
+class FastComment:
+    __slots__ = Comment.__slots__
+
+    def __init__(self, data, offset):
+        self.data = data
+        self.offset = offset
+        self.__class__ = Comment
+
+
+class FastShader:
+    __slots__ = Shader.__slots__
+
+    def __init__(self, version, items, ctab, diagnostics):
+        self.version = version
+        self.items = items
+        self.ctab = ctab
+        self.diagnostics = diagnostics
+        self.__class__ = Shader
