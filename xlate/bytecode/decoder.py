@@ -97,6 +97,14 @@ _COMMENT_OR_END_MASK = BITS.PARAM | BITS.OPCODE_MASK  # an opcode word with bit 
 
 _LITERAL_COUNTS = {Layout.DEF: 4, Layout.DEFI: 4, Layout.DEFB: 1}
 
+# Enum members the hot path compares against, as module constants: in Python
+# 3.11 reading a member off its Enum class (``Layout.OPERANDS``) goes through
+# the enum machinery and costs about 0.1 us, more than the test itself.
+_COMMENT = int(Opcode.COMMENT)
+_END = int(Opcode.END)
+_OPERANDS = Layout.OPERANDS
+_DCL = Layout.DCL
+
 
 class _OpcodeEntry:
     """One opcode as one shader version sees it: what the decoder checks on
@@ -258,7 +266,7 @@ class _Decoder:
                 raise MissingEndError(n * 4, "the stream ends without an END token (0x0000FFFF)")
             token = tokens[i]
             special = token & _COMMENT_OR_END_MASK
-            if special == Opcode.COMMENT:
+            if special == _COMMENT:
                 size = (token & BITS.COMMENT_SIZE_MASK) >> BITS.COMMENT_SIZE_SHIFT
                 if i + 1 + size > n:
                     raise CommentOverrunError(i * 4, f"a comment of {size} DWORDs runs past the end of the stream ({_plural(n - i - 1, 'DWORD')} remain)")
@@ -273,7 +281,7 @@ class _Decoder:
                 items.append(FastComment(payload, i * 4))
                 i += 1 + size
                 continue
-            if special == Opcode.END:
+            if special == _END:
                 if token != 0x0000FFFF:
                     raise ReservedBitsError(i * 4, f"the END token must be exactly 0x0000FFFF, found 0x{token:08x}")
                 end = (i + 1) * 4
@@ -306,9 +314,9 @@ class _Decoder:
                 raise TruncatedError(offset, f"'{entry.info.mnemonic}' declares {length} parameter tokens but only {self.ntokens - i - 1} remain")
 
         layout = entry.layout
-        if layout is Layout.OPERANDS:
+        if layout is _OPERANDS:
             return self._operands(token, entry, offset)
-        if layout is Layout.DCL:
+        if layout is _DCL:
             usage_token = self._take("the DCL usage token")
             if not usage_token & BITS.PARAM:
                 raise OperandError(self.pos * 4 - 4, f"the DCL usage token 0x{usage_token:08x} must have bit 31 set")
@@ -326,15 +334,10 @@ class _Decoder:
     def _operands(self, token: int, entry: _OpcodeEntry, offset: int):
         dst = self._dst() if entry.has_dst else None
         predicate = self._predicate() if token & BITS.PREDICATED else None
-        src = self._src
         if self.sm1:
-            srcs = tuple([src() for _ in range(entry.nsrc)])
+            srcs = self._sources(self.pos + entry.nsrc)
         else:
-            end = self.end
-            srcs_list = []
-            while self.pos < end:
-                srcs_list.append(src())
-            srcs = tuple(srcs_list)
+            srcs = self._sources(self.end)
             if len(srcs) not in entry.src_counts:
                 want = " or ".join(str(f.nsrc) for f in entry.forms)
                 raise LengthMismatchError(offset, f"the length field gives '{entry.info.mnemonic}' {len(srcs)} source operand(s); it takes {want}")
@@ -429,22 +432,36 @@ class _Decoder:
             return FastDestOperand(rf.type, token & BITS.REG_NUM_MASK, (token >> 16) & 0xF, _DST_MODS[(token >> 20) & 7], 0, None)
         return self._dst_slow(token, pos * 4)
 
-    def _src(self):
+    def _sources(self, stop: int) -> tuple[SourceOperand, ...]:
+        """Source operands from ``pos`` up to token ``stop``: the length
+        field's end in SM2+ (a relative-address token is read with its
+        source), one token per source in SM1 (where ``stop`` may lie past the
+        end of the stream)."""
+        tokens = self.tokens
+        registers = self.registers
+        srcs = []
         pos = self.pos
-        if pos >= self.limit:
+        last = min(stop, self.ntokens)
+        while pos < last:
+            token = tokens[pos]
+            rf = registers[((token >> 28) & 7) | ((token >> 8) & 0x18)]
+            modifier = _SRC_MODS[(token >> 24) & 0xF]
+            if (
+                token & _PLAIN_SRC_MASK == BITS.PARAM
+                and rf is not None
+                and (token & BITS.REG_NUM_MASK) < rf.count
+                and modifier is not None
+            ):
+                srcs.append(FastSourceOperand(rf.type, token & BITS.REG_NUM_MASK, (token >> 16) & 0xFF, modifier, None))
+                pos += 1
+            else:
+                self.pos = pos + 1
+                srcs.append(self._src_slow(token, pos * 4, _SRC))
+                pos = self.pos
+        if pos < stop:
             raise self._missing(pos, f"its {_SRC} token")
-        token = self.tokens[pos]
-        self.pos = pos + 1
-        rf = self.registers[((token >> 28) & 7) | ((token >> 8) & 0x18)]
-        modifier = _SRC_MODS[(token >> 24) & 0xF]
-        if (
-            token & _PLAIN_SRC_MASK == BITS.PARAM
-            and rf is not None
-            and (token & BITS.REG_NUM_MASK) < rf.count
-            and modifier is not None
-        ):
-            return FastSourceOperand(rf.type, token & BITS.REG_NUM_MASK, (token >> 16) & 0xFF, modifier, None)
-        return self._src_slow(token, pos * 4, _SRC)
+        self.pos = pos
+        return tuple(srcs)
 
     def _predicate(self) -> SourceOperand:
         token = self._take(f"its {_PRED} token")
