@@ -216,55 +216,70 @@ class ConstantTable:
         return None
 
 
-# Fast construction for the parser: same slots, plain stores, then the object
-# becomes the frozen class (see "Fast construction" in model.py for why).
+# Fast construction for the parser: a bare object with the same slots, plain
+# stores, then it becomes the frozen class (see "Fast construction" in
+# model.py for why).
+
+_new = object.__new__
 
 
-class FastStructMember:
+class _StructMemberSlots:
     __slots__ = StructMember.__slots__
 
-    def __init__(self, name, type):
-        self.name = name
-        self.type = type
-        self.__class__ = StructMember
 
-
-class FastTypeInfo:
+class _TypeInfoSlots:
     __slots__ = TypeInfo.__slots__
 
-    def __init__(self, cls, type, rows, columns, elements, members):
-        self.cls = cls
-        self.type = type
-        self.rows = rows
-        self.columns = columns
-        self.elements = elements
-        self.members = members
-        self.__class__ = TypeInfo
 
-
-class FastConstant:
+class _ConstantSlots:
     __slots__ = Constant.__slots__
 
-    def __init__(self, name, register_set, register_index, register_count, type, default_value):
-        self.name = name
-        self.register_set = register_set
-        self.register_index = register_index
-        self.register_count = register_count
-        self.type = type
-        self.default_value = default_value
-        self.__class__ = Constant
 
-
-class FastConstantTable:
+class _ConstantTableSlots:
     __slots__ = ConstantTable.__slots__
 
-    def __init__(self, creator, version_token, flags, target, constants):
-        self.creator = creator
-        self.version_token = version_token
-        self.flags = flags
-        self.target = target
-        self.constants = constants
-        self.__class__ = ConstantTable
+
+def _new_struct_member(name, type) -> StructMember:
+    self = _new(_StructMemberSlots)
+    self.name = name
+    self.type = type
+    self.__class__ = StructMember
+    return self
+
+
+def _new_type_info(cls, type, rows, columns, elements, members) -> TypeInfo:
+    self = _new(_TypeInfoSlots)
+    self.cls = cls
+    self.type = type
+    self.rows = rows
+    self.columns = columns
+    self.elements = elements
+    self.members = members
+    self.__class__ = TypeInfo
+    return self
+
+
+def _new_constant(name, register_set, register_index, register_count, type, default_value) -> Constant:
+    self = _new(_ConstantSlots)
+    self.name = name
+    self.register_set = register_set
+    self.register_index = register_index
+    self.register_count = register_count
+    self.type = type
+    self.default_value = default_value
+    self.__class__ = Constant
+    return self
+
+
+def _new_constant_table(creator, version_token, flags, target, constants) -> ConstantTable:
+    self = _new(_ConstantTableSlots)
+    self.creator = creator
+    self.version_token = version_token
+    self.flags = flags
+    self.target = target
+    self.constants = constants
+    self.__class__ = ConstantTable
+    return self
 
 
 # --------------------------------------------------------------------------
@@ -397,7 +412,7 @@ class _Parser:
                     raise self._too_big(at + 4)
                 registers += member_registers
                 components += member_components
-                members.append(FastStructMember(name, member))
+                members.append(_new_struct_member(name, member))
             self.in_progress.discard(offset)
             registers *= count
             components *= count
@@ -407,7 +422,7 @@ class _Parser:
             registers, components = count * rows, count * rows * columns
         else:
             registers, components = count, count * rows * columns
-        info = FastTypeInfo(
+        info = _new_type_info(
             _PARAMETER_CLASSES.get(cls, cls),
             _PARAMETER_TYPES.get(typ, typ),
             rows, columns, elements, tuple(members),
@@ -460,7 +475,7 @@ class _Parser:
             self.expanded += type_size
             if self.expanded > self.budget:
                 raise self._too_big(at + 12)
-            constants.append(FastConstant(
+            constants.append(_new_constant(
                 name,
                 _REGISTER_SETS.get(register_set, register_set),
                 index,
@@ -468,7 +483,7 @@ class _Parser:
                 info,
                 self.default_value(default_at, at + 16, register_set, registers, components),
             ))
-        return FastConstantTable(creator, version, flags, target, tuple(constants))
+        return _new_constant_table(creator, version, flags, target, tuple(constants))
 
 
 def parse_ctab(payload: bytes, base_offset: int = 0) -> ConstantTable:

@@ -37,17 +37,18 @@ from ..errors import (
 )
 from .ctab import parse_ctab
 from .model import (
-    FastComment,
-    FastDeclaration,
-    FastDestOperand,
-    FastInstruction,
-    FastRelativeAddress,
-    FastShader,
-    FastSourceOperand,
+    Instruction,
     Item,
     RelativeAddress,
     Shader,
     SourceOperand,
+    new_comment,
+    new_declaration,
+    new_dest_operand,
+    new_instruction,
+    new_relative_address,
+    new_shader,
+    new_source_operand,
 )
 from .tables import (
     BITS,
@@ -278,7 +279,7 @@ class _Decoder:
                         if self.strict_ctab:
                             raise
                         self.diagnostics.append(f"constant table ignored: {exc}")
-                items.append(FastComment(payload, i * 4))
+                items.append(new_comment(payload, i * 4))
                 i += 1 + size
                 continue
             if special == _END:
@@ -287,7 +288,7 @@ class _Decoder:
                 end = (i + 1) * 4
                 if end != len(data):
                     raise TrailingDataError(end, f"{_plural(len(data) - end, 'byte')} follow the END token")
-                return FastShader(version, tuple(items), ctab, tuple(self.diagnostics))
+                return new_shader(version, tuple(items), ctab, tuple(self.diagnostics))
             entry = opcodes.get(token & BITS.OPCODE_MASK)
             if entry is None or token & _ODD_INSTRUCTION_BITS or (token >> 16) & 0xFF > entry.max_control:
                 entry = self._check_instruction_token(token, i * 4)
@@ -297,7 +298,7 @@ class _Decoder:
 
     # -- instructions -------------------------------------------------------
 
-    def _instruction(self, token: int, i: int, entry: _OpcodeEntry):
+    def _instruction(self, token: int, i: int, entry: _OpcodeEntry) -> Instruction:
         """The instruction whose (checked) token is ``tokens[i]``; leaves
         ``pos`` at the token after it."""
         offset = i * 4
@@ -312,26 +313,9 @@ class _Decoder:
             end = self.end = self.limit = i + 1 + length
             if end > self.ntokens:
                 raise TruncatedError(offset, f"'{entry.info.mnemonic}' declares {length} parameter tokens but only {self.ntokens - i - 1} remain")
+        if entry.layout is not _OPERANDS:
+            return self._declaration_or_definition(entry, offset)
 
-        layout = entry.layout
-        if layout is _OPERANDS:
-            return self._operands(token, entry, offset)
-        if layout is _DCL:
-            usage_token = self._take("the DCL usage token")
-            if not usage_token & BITS.PARAM:
-                raise OperandError(self.pos * 4 - 4, f"the DCL usage token 0x{usage_token:08x} must have bit 31 set")
-            if usage_token & DCL_RESERVED_MASK:
-                raise ReservedBitsError(self.pos * 4 - 4, f"reserved bits are set in the DCL usage token 0x{usage_token:08x}")
-            dst = self._dst()
-            self._finish()
-            return FastInstruction(entry.opcode, dst, (), 0, None, False, FastDeclaration(usage_token), (), offset)
-        # DEF, DEFI, DEFB
-        dst = self._dst()
-        literals = tuple([self._take("a constant value") for _ in range(entry.literal_count)])
-        self._finish()
-        return FastInstruction(entry.opcode, dst, (), 0, None, False, None, literals, offset)
-
-    def _operands(self, token: int, entry: _OpcodeEntry, offset: int):
         dst = self._dst() if entry.has_dst else None
         predicate = self._predicate() if token & BITS.PREDICATED else None
         if self.sm1:
@@ -341,10 +325,26 @@ class _Decoder:
             if len(srcs) not in entry.src_counts:
                 want = " or ".join(str(f.nsrc) for f in entry.forms)
                 raise LengthMismatchError(offset, f"the length field gives '{entry.info.mnemonic}' {len(srcs)} source operand(s); it takes {want}")
-        return FastInstruction(
+        return new_instruction(
             entry.opcode, dst, srcs, (token & BITS.CONTROL_MASK) >> BITS.CONTROL_SHIFT, predicate,
             bool(token & BITS.COISSUE), None, (), offset,
         )
+
+    def _declaration_or_definition(self, entry: _OpcodeEntry, offset: int) -> Instruction:
+        """DCL (usage token, destination) or DEF/DEFI/DEFB (destination, literals)."""
+        if entry.layout is _DCL:
+            usage_token = self._take("the DCL usage token")
+            if not usage_token & BITS.PARAM:
+                raise OperandError(self.pos * 4 - 4, f"the DCL usage token 0x{usage_token:08x} must have bit 31 set")
+            if usage_token & DCL_RESERVED_MASK:
+                raise ReservedBitsError(self.pos * 4 - 4, f"reserved bits are set in the DCL usage token 0x{usage_token:08x}")
+            dst = self._dst()
+            self._finish()
+            return new_instruction(entry.opcode, dst, (), 0, None, False, new_declaration(usage_token), (), offset)
+        dst = self._dst()
+        literals = tuple([self._take("a constant value") for _ in range(entry.literal_count)])
+        self._finish()
+        return new_instruction(entry.opcode, dst, (), 0, None, False, None, literals, offset)
 
     def _check_instruction_token(self, token: int, offset: int) -> _OpcodeEntry:
         """Check an instruction token field by field, in the documented order,
@@ -429,7 +429,7 @@ class _Decoder:
             and (token & BITS.REG_NUM_MASK) < rf.count
             and (rf.writable or not self.entry.check_writable)
         ):
-            return FastDestOperand(rf.type, token & BITS.REG_NUM_MASK, (token >> 16) & 0xF, _DST_MODS[(token >> 20) & 7], 0, None)
+            return new_dest_operand(rf.type, token & BITS.REG_NUM_MASK, (token >> 16) & 0xF, _DST_MODS[(token >> 20) & 7], 0, None)
         return self._dst_slow(token, pos * 4)
 
     def _sources(self, stop: int) -> tuple[SourceOperand, ...]:
@@ -452,7 +452,7 @@ class _Decoder:
                 and (token & BITS.REG_NUM_MASK) < rf.count
                 and modifier is not None
             ):
-                srcs.append(FastSourceOperand(rf.type, token & BITS.REG_NUM_MASK, (token >> 16) & 0xFF, modifier, None))
+                srcs.append(new_source_operand(rf.type, token & BITS.REG_NUM_MASK, (token >> 16) & 0xFF, modifier, None))
                 pos += 1
             else:
                 self.pos = pos + 1
@@ -518,7 +518,7 @@ class _Decoder:
             if self.sm1 or not (version.is_vertex and version.major == 3 and rtype == R.TEXCRDOUT):
                 raise RegisterError(offset, f"relative addressing of a {_type_name(rtype, version)} destination is not allowed in {version}")
             relative = self._relative()
-        return FastDestOperand(rtype, index, (token & BITS.WRITEMASK_MASK) >> BITS.WRITEMASK_SHIFT, _DST_MODS[mods], shift, relative)
+        return new_dest_operand(rtype, index, (token & BITS.WRITEMASK_MASK) >> BITS.WRITEMASK_SHIFT, _DST_MODS[mods], shift, relative)
 
     def _src_slow(self, token: int, offset: int, role: str):
         self._check_param(token, offset, role)
@@ -530,7 +530,7 @@ class _Decoder:
         relative = None
         if token & BITS.RELATIVE:
             relative = self._source_relative(rtype, offset)
-        return FastSourceOperand(rtype, index, (token & BITS.SWIZZLE_MASK) >> BITS.SWIZZLE_SHIFT, modifier, relative)
+        return new_source_operand(rtype, index, (token & BITS.SWIZZLE_MASK) >> BITS.SWIZZLE_SHIFT, modifier, relative)
 
     def _source_relative(self, rtype: RegisterType, offset: int) -> RelativeAddress:
         version = self.version
@@ -542,7 +542,7 @@ class _Decoder:
         if not allowed:
             raise RegisterError(offset, f"relative addressing of {_type_name(rtype, version)} registers is not allowed in {version}")
         if self.sm1:
-            return FastRelativeAddress(R.ADDR, 0, 0, True)
+            return new_relative_address(R.ADDR, 0, 0, True)
         return self._relative()
 
     def _relative(self) -> RelativeAddress:
@@ -554,4 +554,4 @@ class _Decoder:
             raise RegisterError(offset, f"a relative address must be a0 or aL, not {_type_name(rtype, self.version)}")
         if token & (BITS.SRCMOD_MASK | BITS.RELATIVE):
             raise ReservedBitsError(offset, f"a relative-address token may carry no modifier or nested relative bit (0x{token:08x})")
-        return FastRelativeAddress(rtype, index, (token & BITS.SWIZZLE_MASK) >> BITS.SWIZZLE_SHIFT, False)
+        return new_relative_address(rtype, index, (token & BITS.SWIZZLE_MASK) >> BITS.SWIZZLE_SHIFT, False)

@@ -250,89 +250,114 @@ def component_letters(components: tuple[int, ...]) -> str:
 # A frozen dataclass's __init__ stores each field with object.__setattr__,
 # several times the cost of a plain attribute store; the decoder builds three
 # or four of these objects per instruction, and the stores were a third of its
-# time.  Each class below has the same slots as its frozen counterpart: its
-# __init__ stores the fields plainly, then turns the new object into the
-# frozen class (CPython allows assigning ``__class__`` between classes whose
-# instances have the same layout).  What comes out is an ordinary instance of
-# the frozen class -- equal, hashable and immutable like any other -- so no
-# reader can tell.  Every field is positional and required.
+# time.  Each ``new_*`` function below instead creates an instance of a bare
+# class with the same slots, stores the fields plainly, then turns the object
+# into the frozen class (CPython allows assigning ``__class__`` between
+# classes whose instances have the same layout).  What comes out is an
+# ordinary instance of the frozen class -- equal, hashable and immutable like
+# any other -- so no reader can tell.  Every field is positional and required.
+# (Plain functions, not classes with an __init__: a Python-to-Python call is
+# cheaper than calling a class.)
+
+_new = object.__new__
 
 
-class FastRelativeAddress:
+class _RelativeAddressSlots:
     __slots__ = RelativeAddress.__slots__
 
-    def __init__(self, type, index, swizzle, implicit):
-        self.type = type
-        self.index = index
-        self.swizzle = swizzle
-        self.implicit = implicit
-        self.__class__ = RelativeAddress
 
-
-class FastSourceOperand:
+class _SourceOperandSlots:
     __slots__ = SourceOperand.__slots__
 
-    def __init__(self, type, index, swizzle, modifier, relative):
-        self.type = type
-        self.index = index
-        self.swizzle = swizzle
-        self.modifier = modifier
-        self.relative = relative
-        self.__class__ = SourceOperand
 
-
-class FastDestOperand:
+class _DestOperandSlots:
     __slots__ = DestOperand.__slots__
 
-    def __init__(self, type, index, write_mask, modifiers, shift, relative):
-        self.type = type
-        self.index = index
-        self.write_mask = write_mask
-        self.modifiers = modifiers
-        self.shift = shift
-        self.relative = relative
-        self.__class__ = DestOperand
 
-
-class FastDeclaration:
+class _DeclarationSlots:
     __slots__ = Declaration.__slots__
 
-    def __init__(self, raw):
-        self.raw = raw
-        self.__class__ = Declaration
 
-
-class FastInstruction:
+class _InstructionSlots:
     __slots__ = Instruction.__slots__
 
-    def __init__(self, opcode, dst, srcs, control, predicate, coissue, declaration, literals, offset):
-        self.opcode = opcode
-        self.dst = dst
-        self.srcs = srcs
-        self.control = control
-        self.predicate = predicate
-        self.coissue = coissue
-        self.declaration = declaration
-        self.literals = literals
-        self.offset = offset
-        self.__class__ = Instruction
 
-
-class FastComment:
+class _CommentSlots:
     __slots__ = Comment.__slots__
 
-    def __init__(self, data, offset):
-        self.data = data
-        self.offset = offset
-        self.__class__ = Comment
 
-
-class FastShader:
+class _ShaderSlots:
     __slots__ = Shader.__slots__
 
-    def __init__(self, version, items, ctab, diagnostics):
-        self.version = version
-        self.items = items
-        self.ctab = ctab
-        self.diagnostics = diagnostics
-        self.__class__ = Shader
+
+def new_relative_address(type, index, swizzle, implicit) -> RelativeAddress:
+    self = _new(_RelativeAddressSlots)
+    self.type = type
+    self.index = index
+    self.swizzle = swizzle
+    self.implicit = implicit
+    self.__class__ = RelativeAddress
+    return self
+
+
+def new_source_operand(type, index, swizzle, modifier, relative) -> SourceOperand:
+    self = _new(_SourceOperandSlots)
+    self.type = type
+    self.index = index
+    self.swizzle = swizzle
+    self.modifier = modifier
+    self.relative = relative
+    self.__class__ = SourceOperand
+    return self
+
+
+def new_dest_operand(type, index, write_mask, modifiers, shift, relative) -> DestOperand:
+    self = _new(_DestOperandSlots)
+    self.type = type
+    self.index = index
+    self.write_mask = write_mask
+    self.modifiers = modifiers
+    self.shift = shift
+    self.relative = relative
+    self.__class__ = DestOperand
+    return self
+
+
+def new_declaration(raw) -> Declaration:
+    self = _new(_DeclarationSlots)
+    self.raw = raw
+    self.__class__ = Declaration
+    return self
+
+
+def new_instruction(opcode, dst, srcs, control, predicate, coissue, declaration, literals, offset) -> Instruction:
+    self = _new(_InstructionSlots)
+    self.opcode = opcode
+    self.dst = dst
+    self.srcs = srcs
+    self.control = control
+    self.predicate = predicate
+    self.coissue = coissue
+    self.declaration = declaration
+    self.literals = literals
+    self.offset = offset
+    self.__class__ = Instruction
+    return self
+
+
+def new_comment(data, offset) -> Comment:
+    self = _new(_CommentSlots)
+    self.data = data
+    self.offset = offset
+    self.__class__ = Comment
+    return self
+
+
+def new_shader(version, items, ctab, diagnostics) -> Shader:
+    self = _new(_ShaderSlots)
+    self.version = version
+    self.items = items
+    self.ctab = ctab
+    self.diagnostics = diagnostics
+    self.__class__ = Shader
+    return self
