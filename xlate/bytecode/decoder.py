@@ -37,6 +37,7 @@ from ..errors import (
 )
 from .ctab import parse_ctab
 from .model import (
+    Comment,
     Instruction,
     Item,
     RelativeAddress,
@@ -69,6 +70,7 @@ from .tables import (
     ShaderKind,
     ShaderVersion,
     SrcMod,
+    register_type_bits,
 )
 
 R = RegisterType
@@ -79,23 +81,42 @@ _DST, _SRC, _PRED, _REL = "destination", "source", "predicate", "relative addres
 # --------------------------------------------------------------------------
 # Precomputed tables
 # --------------------------------------------------------------------------
+#
+# Most tokens in real shaders are plain: an instruction token with no
+# reserved, co-issue or predicate bit and a control value its opcode allows; a
+# parameter token that names a register of this version, with no relative
+# address, reserved bit or result shift.  For those the decoder looks up the
+# token's "key" -- every bit except the register number, swizzle / write mask
+# and (for instructions) the length field -- in a per-version dict built here
+# from the tables.  The value holds what the instruction or operand needs.  A
+# miss is not an error, only not plain: the token then goes through the
+# field-by-field checks, which raise the first error in the documented order
+# or decode the rarer legal forms.  These tables are read-only data.
 
-# Raw field value -> enum member, so that the hot path indexes a tuple instead
-# of calling an Enum (a try/except and about a microsecond per call).  Source
-# modifiers 14 and 15 are reserved: None sends the token to the slow path.
+
+def _instruction_key(token: int) -> int:
+    """Opcode (bits 0-15), control (16-23) and flag bits (28-31)."""
+    return token & 0xF0FFFFFF
+
+
+def _source_key(token: int) -> int:
+    """Bits 24-31 (bit 31, register type bits 0-2, source modifier) above
+    bits 11-15 (register type bits 3-4, relative address, reserved)."""
+    return ((token >> 19) & 0x1FE0) | ((token >> 11) & 0x1F)
+
+
+def _dest_key(token: int) -> int:
+    """Bits 20-31 (bit 31, register type bits 0-2, result shift, result
+    modifiers) above bits 11-15 (as in ``_source_key``)."""
+    return ((token >> 15) & 0x1FFE0) | ((token >> 11) & 0x1F)
+
+
+# Raw field value -> enum member, so that no path calls an Enum (a try/except
+# and about a microsecond per call).  Source modifiers 14 and 15 are reserved.
 _SRC_MODS: tuple[SrcMod | None, ...] = tuple(SrcMod(v) if v in SrcMod._value2member_map_ else None for v in range(16))
 _DST_MODS: tuple[DstMod, ...] = tuple(DstMod(v) for v in range(8))  # bit 3 (value 8) is reserved
 
-# Parameter-token bits that must read PARAM (bit 31 set, the rest clear) for
-# the fast path: reserved bits 14-15 and the relative-address bit 13, plus,
-# in a destination, result-modifier bit 23 and the result shift (bits 24-27).
-_PLAIN_SRC_MASK = BITS.PARAM | BITS.PARAM_RESERVED | BITS.RELATIVE
-_PLAIN_DST_MASK = _PLAIN_SRC_MASK | 0x00800000 | BITS.SHIFT_MASK
-# Instruction-token bits the fast path wants clear: bit 31 (a parameter token
-# out of step), reserved bit 29, co-issue (30) and predication (28).
-_ODD_INSTRUCTION_BITS = BITS.PARAM | BITS.INSTR_RESERVED | BITS.COISSUE | BITS.PREDICATED
 _COMMENT_OR_END_MASK = BITS.PARAM | BITS.OPCODE_MASK  # an opcode word with bit 31 clear
-
 _LITERAL_COUNTS = {Layout.DEF: 4, Layout.DEFI: 4, Layout.DEFB: 1}
 
 # Enum members the hot path compares against, as module constants: in Python
@@ -106,6 +127,9 @@ _END = int(Opcode.END)
 _OPERANDS = Layout.OPERANDS
 _DCL = Layout.DCL
 
+# A plain operand: (register type, number of registers, modifier).
+_PlainOperand = tuple[RegisterType, int, SrcMod | DstMod]
+
 
 class _OpcodeEntry:
     """One opcode as one shader version sees it: what the decoder checks on
@@ -113,15 +137,15 @@ class _OpcodeEntry:
 
     __slots__ = (
         "opcode", "info", "layout", "forms", "has_dst", "nsrc", "src_counts",
-        "max_control", "check_writable", "literal_count",
+        "max_control", "check_writable", "literal_count", "plain_dsts",
     )
 
-    def __init__(self, info: OpcodeInfo, version: ShaderVersion):
-        sm1 = version.major == 1
+    def __init__(self, info: OpcodeInfo, profile: _Profile):
+        sm1 = profile.sm1
         self.opcode = info.opcode
         self.info = info
         self.layout = info.layout
-        self.forms = info.forms_for(version)
+        self.forms = info.forms_for(profile.version)
         self.has_dst = self.forms[0].has_dst
         self.nsrc = self.forms[0].nsrc  # SM1 reads exactly this many sources
         self.src_counts = frozenset(f.nsrc for f in self.forms)  # SM2+ accepts any form
@@ -136,28 +160,54 @@ class _OpcodeEntry:
         # texkill and dcl name a register they read; other operand-layout
         # instructions must be able to write their destination.
         self.check_writable = info.opcode not in DST_READ_OPCODES and info.layout is Layout.OPERANDS
+        self.plain_dsts = profile.plain_written_dsts if self.check_writable else profile.plain_dsts
         self.literal_count = _LITERAL_COUNTS.get(info.layout, 0)
 
 
 class _Profile:
-    """The decoder's view of one shader version: the opcodes it allows, by
-    raw opcode value, and its register files, by raw 5-bit register type
-    (``None`` where the type does not exist in this version)."""
+    """The decoder's view of one shader version.
 
-    __slots__ = ("version", "sm1", "opcodes", "registers")
+    ``registers``: register files by raw 5-bit register type (``None`` where
+    the type does not exist in this version); ``opcodes``: the opcodes the
+    version allows, by raw value; ``plain_instructions``, ``plain_srcs``,
+    ``plain_dsts`` and ``plain_written_dsts`` (writable files only): the
+    plain-token tables, by key.
+    """
+
+    __slots__ = (
+        "version", "sm1", "registers", "opcodes", "plain_instructions",
+        "plain_srcs", "plain_dsts", "plain_written_dsts",
+    )
 
     def __init__(self, version: ShaderVersion):
         self.version = version
         self.sm1 = version.major == 1
-        self.opcodes: dict[int, _OpcodeEntry] = {
-            int(op): _OpcodeEntry(info, version)
-            for op, info in OPCODES.items()
-            if op not in PSEUDO_OPCODES and info.allowed_in(version)
-        }
         files = REGISTER_FILES[version]
         self.registers: tuple[RegisterFile | None, ...] = tuple(
             files.get(R(v)) if v in R._value2member_map_ else None for v in range(32)
         )
+        self.plain_srcs: dict[int, _PlainOperand] = {}
+        self.plain_dsts: dict[int, _PlainOperand] = {}
+        self.plain_written_dsts: dict[int, _PlainOperand] = {}
+        for rf in files.values():
+            param = BITS.PARAM | register_type_bits(rf.type)
+            for modifier in SrcMod:
+                self.plain_srcs[_source_key(param | modifier << BITS.SRCMOD_SHIFT)] = (rf.type, rf.count, modifier)
+            for modifiers in _DST_MODS:
+                key = _dest_key(param | modifiers << BITS.DSTMOD_SHIFT)
+                self.plain_dsts[key] = (rf.type, rf.count, modifiers)
+                if rf.writable:
+                    self.plain_written_dsts[key] = (rf.type, rf.count, modifiers)
+        self.opcodes: dict[int, _OpcodeEntry] = {
+            int(op): _OpcodeEntry(info, self)
+            for op, info in OPCODES.items()
+            if op not in PSEUDO_OPCODES and info.allowed_in(version)
+        }
+        self.plain_instructions: dict[int, _OpcodeEntry] = {
+            _instruction_key(op | control << BITS.CONTROL_SHIFT): entry
+            for op, entry in self.opcodes.items()
+            for control in range(entry.max_control + 1)
+        }
 
 
 # Version token -> profile.  A token that is not here is not a known version.
@@ -238,9 +288,9 @@ class _Decoder:
         self.data = data
         self.strict_ctab = strict_ctab
         self.diagnostics: list[str] = []
+        self.ctab = None
         self.ntokens = len(data) // 4
         self.tokens = struct.unpack_from(f"<{self.ntokens}I", data, 0)
-        self.version: ShaderVersion | None = None
         self.pos = 0
         self.end: int | None = None
         self.limit = 0
@@ -253,12 +303,10 @@ class _Decoder:
             raise TruncatedError(0, f"the blob is {len(data)} bytes long; a shader needs at least a version token")
         tokens = self.tokens
         version = self.version = _parse_version(tokens[0])
-        profile = _PROFILES[tokens[0]]
+        profile = self.profile = _PROFILES[tokens[0]]
         self.sm1 = profile.sm1
-        self.registers = profile.registers
-        opcodes = self.opcodes = profile.opcodes
+        plain_instructions = profile.plain_instructions
         items: list[Item] = []
-        ctab = None
         i = 1
         while True:
             if i >= n:
@@ -266,35 +314,41 @@ class _Decoder:
                     raise TruncatedError(n * 4, f"the blob length {len(data)} is not a multiple of 4; the last token is cut short")
                 raise MissingEndError(n * 4, "the stream ends without an END token (0x0000FFFF)")
             token = tokens[i]
-            special = token & _COMMENT_OR_END_MASK
-            if special == _COMMENT:
-                size = (token & BITS.COMMENT_SIZE_MASK) >> BITS.COMMENT_SIZE_SHIFT
-                if i + 1 + size > n:
-                    raise CommentOverrunError(i * 4, f"a comment of {size} DWORDs runs past the end of the stream ({_plural(n - i - 1, 'DWORD')} remain)")
-                payload = data[(i + 1) * 4:(i + 1 + size) * 4]
-                if ctab is None and payload[:4] == b"CTAB" and not self.diagnostics:
-                    try:
-                        ctab = parse_ctab(payload[4:], (i + 1) * 4 + 4)
-                    except CtabError as exc:
-                        if self.strict_ctab:
-                            raise
-                        self.diagnostics.append(f"constant table ignored: {exc}")
-                items.append(new_comment(payload, i * 4))
-                i += 1 + size
-                continue
-            if special == _END:
-                if token != 0x0000FFFF:
-                    raise ReservedBitsError(i * 4, f"the END token must be exactly 0x0000FFFF, found 0x{token:08x}")
-                end = (i + 1) * 4
-                if end != len(data):
-                    raise TrailingDataError(end, f"{_plural(len(data) - end, 'byte')} follow the END token")
-                return new_shader(version, tuple(items), ctab, tuple(self.diagnostics))
-            entry = opcodes.get(token & BITS.OPCODE_MASK)
-            if entry is None or token & _ODD_INSTRUCTION_BITS or (token >> 16) & 0xFF > entry.max_control:
+            entry = plain_instructions.get(token & 0xF0FFFFFF)  # _instruction_key(token)
+            if entry is None:  # a comment, END, or an instruction that needs a closer look
+                special = token & _COMMENT_OR_END_MASK
+                if special == _COMMENT:
+                    items.append(self._comment(token, i))
+                    i = self.pos
+                    continue
+                if special == _END:
+                    if token != 0x0000FFFF:
+                        raise ReservedBitsError(i * 4, f"the END token must be exactly 0x0000FFFF, found 0x{token:08x}")
+                    end = (i + 1) * 4
+                    if end != len(data):
+                        raise TrailingDataError(end, f"{_plural(len(data) - end, 'byte')} follow the END token")
+                    return new_shader(version, tuple(items), self.ctab, tuple(self.diagnostics))
                 entry = self._check_instruction_token(token, i * 4)
             self.entry = entry
             items.append(self._instruction(token, i, entry))
             i = self.pos
+
+    def _comment(self, token: int, i: int) -> Comment:
+        """The comment whose header is ``tokens[i]``; parses the first CTAB."""
+        n = self.ntokens
+        size = (token & BITS.COMMENT_SIZE_MASK) >> BITS.COMMENT_SIZE_SHIFT
+        if i + 1 + size > n:
+            raise CommentOverrunError(i * 4, f"a comment of {size} DWORDs runs past the end of the stream ({_plural(n - i - 1, 'DWORD')} remain)")
+        payload = self.data[(i + 1) * 4:(i + 1 + size) * 4]
+        if self.ctab is None and payload[:4] == b"CTAB" and not self.diagnostics:
+            try:
+                self.ctab = parse_ctab(payload[4:], (i + 1) * 4 + 4)
+            except CtabError as exc:
+                if self.strict_ctab:
+                    raise
+                self.diagnostics.append(f"constant table ignored: {exc}")
+        self.pos = i + 1 + size
+        return new_comment(payload, i * 4)
 
     # -- instructions -------------------------------------------------------
 
@@ -380,7 +434,7 @@ class _Decoder:
         if predicated and (self.sm1 or not info.predicable):
             what = "shader model 1" if self.sm1 else f"'{info.mnemonic}'"
             raise ReservedBitsError(offset, f"the predicate bit (28) is set, but {what} cannot be predicated")
-        return self.opcodes[value]
+        return self.profile.opcodes[value]
 
     def _check_control(self, offset: int, info: OpcodeInfo, control: int) -> None:
         if info.comparison:
@@ -422,14 +476,12 @@ class _Decoder:
             raise self._missing(pos, f"its {_DST} token")
         token = self.tokens[pos]
         self.pos = pos + 1
-        rf = self.registers[((token >> 28) & 7) | ((token >> 8) & 0x18)]
-        if (
-            token & _PLAIN_DST_MASK == BITS.PARAM
-            and rf is not None
-            and (token & BITS.REG_NUM_MASK) < rf.count
-            and (rf.writable or not self.entry.check_writable)
-        ):
-            return new_dest_operand(rf.type, token & BITS.REG_NUM_MASK, (token >> 16) & 0xF, _DST_MODS[(token >> 20) & 7], 0, None)
+        plain = self.entry.plain_dsts.get(((token >> 15) & 0x1FFE0) | ((token >> 11) & 0x1F))  # _dest_key(token)
+        if plain is not None:
+            rtype, count, modifiers = plain
+            index = token & BITS.REG_NUM_MASK
+            if index < count:
+                return new_dest_operand(rtype, index, (token >> 16) & 0xF, modifiers, 0, None)
         return self._dst_slow(token, pos * 4)
 
     def _sources(self, stop: int) -> tuple[SourceOperand, ...]:
@@ -438,21 +490,15 @@ class _Decoder:
         source), one token per source in SM1 (where ``stop`` may lie past the
         end of the stream)."""
         tokens = self.tokens
-        registers = self.registers
+        plain_srcs = self.profile.plain_srcs
         srcs = []
         pos = self.pos
         last = min(stop, self.ntokens)
         while pos < last:
             token = tokens[pos]
-            rf = registers[((token >> 28) & 7) | ((token >> 8) & 0x18)]
-            modifier = _SRC_MODS[(token >> 24) & 0xF]
-            if (
-                token & _PLAIN_SRC_MASK == BITS.PARAM
-                and rf is not None
-                and (token & BITS.REG_NUM_MASK) < rf.count
-                and modifier is not None
-            ):
-                srcs.append(new_source_operand(rf.type, token & BITS.REG_NUM_MASK, (token >> 16) & 0xFF, modifier, None))
+            plain = plain_srcs.get(((token >> 19) & 0x1FE0) | ((token >> 11) & 0x1F))  # _source_key(token)
+            if plain is not None and (token & BITS.REG_NUM_MASK) < plain[1]:
+                srcs.append(new_source_operand(plain[0], token & BITS.REG_NUM_MASK, (token >> 16) & 0xFF, plain[2], None))
                 pos += 1
             else:
                 self.pos = pos + 1
@@ -491,7 +537,7 @@ class _Decoder:
             rtype = RegisterType(value)
         except ValueError:
             raise RegisterError(offset, f"register type {value} in the {role} is not a D3D9 register type") from None
-        rf = self.registers[value]
+        rf = self.profile.registers[value]
         if rf is None:
             raise RegisterError(offset, f"register type {_type_name(rtype, version)} ({value}) in the {role} does not exist in {version}")
         if index >= rf.count:
@@ -502,7 +548,7 @@ class _Decoder:
         self._check_param(token, offset, _DST)
         rtype, index = self._register(token, offset, _DST)
         version = self.version
-        if self.entry.check_writable and not self.registers[rtype].writable:
+        if self.entry.check_writable and not self.profile.registers[rtype].writable:
             raise RegisterError(offset, f"{_type_name(rtype, version)} registers cannot be written in {version}")
         mods = (token & BITS.DSTMOD_MASK) >> BITS.DSTMOD_SHIFT
         if mods & 8:
