@@ -344,21 +344,27 @@ class _Parser:
     def check_range(self, field_at: int, start: int, size: int, what: str) -> None:
         """Raise unless ``size`` bytes at ``start`` lie inside the table; blame ``field_at``."""
         if start > len(self.data) or size > len(self.data) - start:
-            raise self.error(
-                field_at,
-                f"the {what} at table offset 0x{start:x} ({size} bytes) runs past the end "
-                f"of the {len(self.data)}-byte constant table",
-            )
+            raise self._range_error(field_at, start, size, what)
+
+    def _range_error(self, field_at: int, start: int, size: int, what: str) -> CtabError:
+        return self.error(
+            field_at,
+            f"the {what} at table offset 0x{start:x} ({size} bytes) runs past the end "
+            f"of the {len(self.data)}-byte constant table",
+        )
 
     def copy(self, field_at: int, start: int, end: int, what: str) -> bytes:
         self.copy_budget -= end - start
         if self.copy_budget < 0:
-            raise self.error(
-                field_at,
-                f"the {what} overlaps other data so often that the table would expand "
-                f"past {4 * len(self.data) + 4096} bytes",
-            )
+            raise self._overlap_error(field_at, what)
         return self.data[start:end]
+
+    def _overlap_error(self, field_at: int, what: str) -> CtabError:
+        return self.error(
+            field_at,
+            f"the {what} overlaps other data so often that the table would expand "
+            f"past {4 * len(self.data) + 4096} bytes",
+        )
 
     def string(self, start: int, field_at: int, what: str) -> str:
         """The string at table offset ``start``, read from the field at ``field_at``."""
@@ -373,8 +379,12 @@ class _Parser:
         end = self.data.find(b"\0", start)
         if end < 0:
             raise self.error(start, f"the {what} string at table offset 0x{start:x} has no NUL terminator")
+        # As ``copy`` does, without building its message unless it is needed.
+        self.copy_budget -= end - start
+        if self.copy_budget < 0:
+            raise self._overlap_error(field_at, f"{what} string")
         # latin-1 maps every byte, so an untrusted name can never fail to decode.
-        text = self.copy(field_at, start, end, f"{what} string").decode("latin-1")
+        text = self.data[start:end].decode("latin-1")
         self.strings[start] = text
         return text
 
@@ -394,7 +404,7 @@ class _Parser:
             raise self.error(field_at, f"structs are nested more than {MAX_STRUCT_DEPTH} levels deep")
         self.check_range(field_at, offset, TYPE_INFO_SIZE, "type description")
         cls, typ, rows, columns, elements, nmembers, members_at = _TYPE_INFO.unpack_from(self.data, offset)
-        count = max(elements, 1)  # 1 for a non-array; tolerate 0
+        count = elements or 1  # 1 for a non-array; tolerate 0
         size = 1
         members = []
         if nmembers:
@@ -436,11 +446,10 @@ class _Parser:
             f"more than a {len(self.data)}-byte table can describe",
         )
 
-    def default_value(self, offset: int, field_at: int, register_set: int, registers: int, components: int) -> bytes | None:
-        """The default value at table offset ``offset`` (0: none) of a constant
-        whose type spans ``registers`` registers / ``components`` scalars."""
-        if offset == 0:
-            return None
+    def default_value(self, offset: int, field_at: int, register_set: int, registers: int, components: int) -> bytes:
+        """The default value at table offset ``offset`` (not 0, which means
+        none) of a constant whose type spans ``registers`` registers /
+        ``components`` scalars."""
         # fxc writes a default for the type's whole footprint, not for the
         # (possibly trimmed) RegisterCount: a float4x4 with RegisterCount 3
         # still gets 4 registers, a float2[16] with RegisterCount 9 gets 16.
@@ -466,7 +475,8 @@ class _Parser:
             raise self.error(0, f"the constant table header size is {size}; it must be {HEADER_SIZE}")
         creator = self.string(creator_at, 4, "creator")
         target = self.string(target_at, 24, "target")
-        self.check_range(12, info_at, count * CONSTANT_INFO_SIZE, f"array of {count} constant descriptions")
+        if info_at > len(data) or count * CONSTANT_INFO_SIZE > len(data) - info_at:  # check_range, message built only when needed
+            raise self._range_error(12, info_at, count * CONSTANT_INFO_SIZE, f"array of {count} constant descriptions")
         constants = []
         for at in range(info_at, info_at + count * CONSTANT_INFO_SIZE, CONSTANT_INFO_SIZE):
             name_at, register_set, index, register_count, _reserved, type_at, default_at = _CONSTANT_INFO.unpack_from(data, at)
@@ -481,7 +491,7 @@ class _Parser:
                 index,
                 register_count,
                 info,
-                self.default_value(default_at, at + 16, register_set, registers, components),
+                self.default_value(default_at, at + 16, register_set, registers, components) if default_at else None,
             ))
         return _new_constant_table(creator, version, flags, target, tuple(constants))
 
