@@ -5,15 +5,14 @@ every field against the tables, and raises a ``BytecodeError`` subclass with
 the byte offset of the token at fault for anything it does not understand.
 Nothing else escapes: every read is bounds-checked before it happens.
 
-Speed.  Each instruction and operand token first goes through one combined
-test against per-version tables built at import (``_Profile``): a plain
-token -- every reserved bit clear, a known register in range, no modifier or
-relative address that needs more reading -- passes with a handful of integer
-operations and one look-up.  Anything else, wrong or merely less common
-(predication, co-issue, result shifts, relative addressing), takes the
-``_*_slow`` path, which checks the fields one by one in the documented order
-and raises the first error, so every message and offset is the same whichever
-path a token takes.  A path's tables are read-only data, not caches.
+It reads an instruction in one of two ways.  Almost every instruction in a
+real shader is *plain* (see "Precomputed tables" below): ``_plain_instruction``
+reads those with a dict look-up per token and nothing else.  Anything else --
+an error, or a rarer legal form: predication, co-issue, result shifts,
+relative addressing -- goes to the general reader (``_instruction`` and
+below), which checks one field at a time in the documented order and raises
+the first error.  The plain reader only ever accepts what the general one
+accepts and builds the same objects, so which reader ran is invisible.
 """
 
 from __future__ import annotations
@@ -137,7 +136,7 @@ class _OpcodeEntry:
 
     __slots__ = (
         "opcode", "info", "layout", "forms", "has_dst", "nsrc", "src_counts",
-        "max_control", "check_writable", "literal_count", "plain_dsts",
+        "max_control", "check_writable", "literal_count", "plain_dsts", "sm1_length",
     )
 
     def __init__(self, info: OpcodeInfo, profile: _Profile):
@@ -162,6 +161,13 @@ class _OpcodeEntry:
         self.check_writable = info.opcode not in DST_READ_OPCODES and info.layout is Layout.OPERANDS
         self.plain_dsts = profile.plain_written_dsts if self.check_writable else profile.plain_dsts
         self.literal_count = _LITERAL_COUNTS.get(info.layout, 0)
+        # SM1 has no length field: a plain instruction's parameter count.
+        if info.layout is Layout.DCL:
+            self.sm1_length = 2  # usage token, destination
+        elif info.layout is Layout.OPERANDS:
+            self.sm1_length = self.has_dst + self.nsrc
+        else:
+            self.sm1_length = 1 + self.literal_count
 
 
 class _Profile:
@@ -171,17 +177,20 @@ class _Profile:
     the type does not exist in this version); ``opcodes``: the opcodes the
     version allows, by raw value; ``plain_instructions``, ``plain_srcs``,
     ``plain_dsts`` and ``plain_written_dsts`` (writable files only): the
-    plain-token tables, by key.
+    plain-token tables, by key.  ``instruction_key_mask`` is
+    ``_instruction_key``'s mask, widened in SM1 to the length field, which
+    must be 0 there.
     """
 
     __slots__ = (
-        "version", "sm1", "registers", "opcodes", "plain_instructions",
+        "version", "sm1", "registers", "opcodes", "plain_instructions", "instruction_key_mask",
         "plain_srcs", "plain_dsts", "plain_written_dsts",
     )
 
     def __init__(self, version: ShaderVersion):
         self.version = version
         self.sm1 = version.major == 1
+        self.instruction_key_mask = 0xFFFFFFFF if self.sm1 else _instruction_key(0xFFFFFFFF)
         files = REGISTER_FILES[version]
         self.registers: tuple[RegisterFile | None, ...] = tuple(
             files.get(R(v)) if v in R._value2member_map_ else None for v in range(32)
@@ -277,11 +286,11 @@ def _register_type_of(token: int) -> int:
 class _Decoder:
     """One pass over one blob.
 
-    While an instruction's parameters are read, ``pos`` is the next token,
-    ``end`` the token after the instruction (SM2+: from its length field;
-    ``None`` in SM1, where the tables give the count), ``limit`` the first
-    token that may not be read (``end``, or the stream's end in SM1) and
-    ``entry`` the instruction's ``_OpcodeEntry``.
+    While the general reader reads an instruction's parameters, ``pos`` is
+    the next token, ``end`` the token after the instruction (SM2+: from its
+    length field; ``None`` in SM1, where the tables give the count),
+    ``limit`` the first token that may not be read (``end``, or the stream's
+    end in SM1) and ``entry`` the instruction's ``_OpcodeEntry``.
     """
 
     def __init__(self, data: bytes, strict_ctab: bool = False):
@@ -305,7 +314,9 @@ class _Decoder:
         version = self.version = _parse_version(tokens[0])
         profile = self.profile = _PROFILES[tokens[0]]
         self.sm1 = profile.sm1
+        self.plain_srcs = profile.plain_srcs
         plain_instructions = profile.plain_instructions
+        key_mask = profile.instruction_key_mask
         items: list[Item] = []
         i = 1
         while True:
@@ -314,8 +325,14 @@ class _Decoder:
                     raise TruncatedError(n * 4, f"the blob length {len(data)} is not a multiple of 4; the last token is cut short")
                 raise MissingEndError(n * 4, "the stream ends without an END token (0x0000FFFF)")
             token = tokens[i]
-            entry = plain_instructions.get(token & 0xF0FFFFFF)  # _instruction_key(token)
-            if entry is None:  # a comment, END, or an instruction that needs a closer look
+            entry = plain_instructions.get(token & key_mask)  # _instruction_key(token), in SM2+
+            if entry is not None:
+                instruction = self._plain_instruction(token, i, entry)
+                if instruction is not None:
+                    items.append(instruction)
+                    i = self.pos
+                    continue
+            else:  # a comment, END, or an instruction token that needs a closer look
                 special = token & _COMMENT_OR_END_MASK
                 if special == _COMMENT:
                     items.append(self._comment(token, i))
@@ -350,11 +367,62 @@ class _Decoder:
         self.pos = i + 1 + size
         return new_comment(payload, i * 4)
 
-    # -- instructions -------------------------------------------------------
+    # -- the plain reader ---------------------------------------------------------
+
+    def _plain_instruction(self, token: int, i: int, entry: _OpcodeEntry) -> Instruction | None:
+        """The instruction whose plain token is ``tokens[i]``, if all of it is
+        plain: it has the length its opcode needs, every register operand is
+        plain, and a dcl's usage token has no reserved bit set (def literals
+        may be any DWORDs).  Sets ``pos`` past it.  Returns None, having
+        changed nothing, for anything else: the general reader takes over.
+        """
+        pos = i + 1
+        end = pos + (entry.sm1_length if self.sm1 else (token >> 24) & 0xF)
+        if end > self.ntokens:
+            return None
+        tokens = self.tokens
+        layout = entry.layout
+        dst = None
+        if entry.has_dst:
+            at = pos + 1 if layout is _DCL else pos  # a dcl's usage token comes first
+            if at >= end:
+                return None
+            t = tokens[at]
+            plain = entry.plain_dsts.get(((t >> 15) & 0x1FFE0) | ((t >> 11) & 0x1F))  # _dest_key(t)
+            if plain is None or (t & BITS.REG_NUM_MASK) >= plain[1]:
+                return None
+            dst = new_dest_operand(plain[0], t & BITS.REG_NUM_MASK, (t >> 16) & 0xF, plain[2], 0, None)
+        if layout is _OPERANDS:
+            first = pos + 1 if entry.has_dst else pos
+            if end - first not in entry.src_counts:
+                return None
+            plain_srcs = self.plain_srcs
+            srcs = []
+            for at in range(first, end):
+                t = tokens[at]
+                plain = plain_srcs.get(((t >> 19) & 0x1FE0) | ((t >> 11) & 0x1F))  # _source_key(t)
+                if plain is None or (t & BITS.REG_NUM_MASK) >= plain[1]:
+                    return None
+                srcs.append(new_source_operand(plain[0], t & BITS.REG_NUM_MASK, (t >> 16) & 0xFF, plain[2], None))
+            instruction = new_instruction(entry.opcode, dst, tuple(srcs), (token >> 16) & 0xFF, None, False, None, (), i * 4)
+        elif layout is _DCL:
+            usage = tokens[pos]
+            if end != pos + 2 or usage & (BITS.PARAM | DCL_RESERVED_MASK) != BITS.PARAM:
+                return None
+            instruction = new_instruction(entry.opcode, dst, (), 0, None, False, new_declaration(usage), (), i * 4)
+        else:  # def, defi, defb: the destination, then raw literals
+            if end != pos + 1 + entry.literal_count:
+                return None
+            instruction = new_instruction(entry.opcode, dst, (), 0, None, False, None, tokens[pos + 1:end], i * 4)
+        self.pos = end
+        return instruction
+
+    # -- the general reader -------------------------------------------------------
 
     def _instruction(self, token: int, i: int, entry: _OpcodeEntry) -> Instruction:
-        """The instruction whose (checked) token is ``tokens[i]``; leaves
-        ``pos`` at the token after it."""
+        """The instruction whose token is ``tokens[i]``, already checked by
+        ``_check_instruction_token`` or known plain; leaves ``pos`` at the
+        token after it."""
         offset = i * 4
         self.pos = i + 1
         if self.sm1:
@@ -367,25 +435,7 @@ class _Decoder:
             end = self.end = self.limit = i + 1 + length
             if end > self.ntokens:
                 raise TruncatedError(offset, f"'{entry.info.mnemonic}' declares {length} parameter tokens but only {self.ntokens - i - 1} remain")
-        if entry.layout is not _OPERANDS:
-            return self._declaration_or_definition(entry, offset)
 
-        dst = self._dst() if entry.has_dst else None
-        predicate = self._predicate() if token & BITS.PREDICATED else None
-        if self.sm1:
-            srcs = self._sources(self.pos + entry.nsrc)
-        else:
-            srcs = self._sources(self.end)
-            if len(srcs) not in entry.src_counts:
-                want = " or ".join(str(f.nsrc) for f in entry.forms)
-                raise LengthMismatchError(offset, f"the length field gives '{entry.info.mnemonic}' {len(srcs)} source operand(s); it takes {want}")
-        return new_instruction(
-            entry.opcode, dst, srcs, (token & BITS.CONTROL_MASK) >> BITS.CONTROL_SHIFT, predicate,
-            bool(token & BITS.COISSUE), None, (), offset,
-        )
-
-    def _declaration_or_definition(self, entry: _OpcodeEntry, offset: int) -> Instruction:
-        """DCL (usage token, destination) or DEF/DEFI/DEFB (destination, literals)."""
         if entry.layout is _DCL:
             usage_token = self._take("the DCL usage token")
             if not usage_token & BITS.PARAM:
@@ -395,10 +445,28 @@ class _Decoder:
             dst = self._dst()
             self._finish()
             return new_instruction(entry.opcode, dst, (), 0, None, False, new_declaration(usage_token), (), offset)
-        dst = self._dst()
-        literals = tuple([self._take("a constant value") for _ in range(entry.literal_count)])
-        self._finish()
-        return new_instruction(entry.opcode, dst, (), 0, None, False, None, literals, offset)
+        if entry.layout is not _OPERANDS:  # def, defi, defb
+            dst = self._dst()
+            literals = tuple([self._take("a constant value") for _ in range(entry.literal_count)])
+            self._finish()
+            return new_instruction(entry.opcode, dst, (), 0, None, False, None, literals, offset)
+
+        dst = self._dst() if entry.has_dst else None
+        predicate = self._predicate() if token & BITS.PREDICATED else None
+        if self.sm1:
+            srcs = tuple([self._src() for _ in range(entry.nsrc)])
+        else:
+            srcs_list = []
+            while self.pos < self.end:
+                srcs_list.append(self._src())
+            srcs = tuple(srcs_list)
+            if len(srcs) not in entry.src_counts:
+                want = " or ".join(str(f.nsrc) for f in entry.forms)
+                raise LengthMismatchError(offset, f"the length field gives '{entry.info.mnemonic}' {len(srcs)} source operand(s); it takes {want}")
+        return new_instruction(
+            entry.opcode, dst, srcs, (token & BITS.CONTROL_MASK) >> BITS.CONTROL_SHIFT, predicate,
+            bool(token & BITS.COISSUE), None, (), offset,
+        )
 
     def _check_instruction_token(self, token: int, offset: int) -> _OpcodeEntry:
         """Check an instruction token field by field, in the documented order,
@@ -468,50 +536,10 @@ class _Decoder:
         if self.end is not None and self.pos != self.end:
             raise LengthMismatchError(self.pos * 4, f"the length field of '{self.entry.info.mnemonic}' counts {self.end - self.pos} token(s) more than its operands use")
 
-    # -- operands: the fast path ----------------------------------------------
-
-    def _dst(self):
-        pos = self.pos
-        if pos >= self.limit:
-            raise self._missing(pos, f"its {_DST} token")
-        token = self.tokens[pos]
-        self.pos = pos + 1
-        plain = self.entry.plain_dsts.get(((token >> 15) & 0x1FFE0) | ((token >> 11) & 0x1F))  # _dest_key(token)
-        if plain is not None:
-            rtype, count, modifiers = plain
-            index = token & BITS.REG_NUM_MASK
-            if index < count:
-                return new_dest_operand(rtype, index, (token >> 16) & 0xF, modifiers, 0, None)
-        return self._dst_slow(token, pos * 4)
-
-    def _sources(self, stop: int) -> tuple[SourceOperand, ...]:
-        """Source operands from ``pos`` up to token ``stop``: the length
-        field's end in SM2+ (a relative-address token is read with its
-        source), one token per source in SM1 (where ``stop`` may lie past the
-        end of the stream)."""
-        tokens = self.tokens
-        plain_srcs = self.profile.plain_srcs
-        srcs = []
-        pos = self.pos
-        last = min(stop, self.ntokens)
-        while pos < last:
-            token = tokens[pos]
-            plain = plain_srcs.get(((token >> 19) & 0x1FE0) | ((token >> 11) & 0x1F))  # _source_key(token)
-            if plain is not None and (token & BITS.REG_NUM_MASK) < plain[1]:
-                srcs.append(new_source_operand(plain[0], token & BITS.REG_NUM_MASK, (token >> 16) & 0xFF, plain[2], None))
-                pos += 1
-            else:
-                self.pos = pos + 1
-                srcs.append(self._src_slow(token, pos * 4, _SRC))
-                pos = self.pos
-        if pos < stop:
-            raise self._missing(pos, f"its {_SRC} token")
-        self.pos = pos
-        return tuple(srcs)
+    # -- operands --------------------------------------------------------------
 
     def _predicate(self) -> SourceOperand:
-        token = self._take(f"its {_PRED} token")
-        pred = self._src_slow(token, self.pos * 4 - 4, _PRED)
+        pred = self._src(_PRED)
         # Blame the last token read (a relative-address token, if one followed).
         offset = self.pos * 4 - 4
         mnemonic = self.entry.info.mnemonic
@@ -520,8 +548,6 @@ class _Decoder:
         if pred.modifier not in (SrcMod.NONE, SrcMod.NOT):
             raise OperandError(offset, "a predicate token may only carry the NOT modifier")
         return pred
-
-    # -- operands: field by field ---------------------------------------------
 
     def _check_param(self, token: int, offset: int, what: str) -> None:
         if not token & BITS.PARAM:
@@ -544,7 +570,9 @@ class _Decoder:
             raise RegisterError(offset, f"{_type_name(rtype, version)} register index {index} in the {role} is out of range for {version} (0-{rf.count - 1})")
         return rtype, index
 
-    def _dst_slow(self, token: int, offset: int):
+    def _dst(self):
+        token = self._take(f"its {_DST} token")
+        offset = self.pos * 4 - 4
         self._check_param(token, offset, _DST)
         rtype, index = self._register(token, offset, _DST)
         version = self.version
@@ -566,7 +594,9 @@ class _Decoder:
             relative = self._relative()
         return new_dest_operand(rtype, index, (token & BITS.WRITEMASK_MASK) >> BITS.WRITEMASK_SHIFT, _DST_MODS[mods], shift, relative)
 
-    def _src_slow(self, token: int, offset: int, role: str):
+    def _src(self, role: str = _SRC):
+        token = self._take(f"its {role} token")
+        offset = self.pos * 4 - 4
         self._check_param(token, offset, role)
         rtype, index = self._register(token, offset, role)
         mod_value = (token & BITS.SRCMOD_MASK) >> BITS.SRCMOD_SHIFT
