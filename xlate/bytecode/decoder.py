@@ -84,13 +84,13 @@ _DST, _SRC, _PRED, _REL = "destination", "source", "predicate", "relative addres
 # Most tokens in real shaders are plain: an instruction token with no
 # reserved, co-issue or predicate bit and a control value its opcode allows; a
 # parameter token that names a register of this version, with no relative
-# address, reserved bit or result shift.  For those the decoder looks up the
-# token's "key" -- every bit except the register number, swizzle / write mask
-# and (for instructions) the length field -- in a per-version dict built here
-# from the tables.  The value holds what the instruction or operand needs.  A
-# miss is not an error, only not plain: the token then goes through the
-# field-by-field checks, which raise the first error in the documented order
-# or decode the rarer legal forms.  These tables are read-only data.
+# address, reserved bit or result shift.  The plain reader looks up a token's
+# "key" -- every bit except the register number, the swizzle / write mask and
+# (for instructions, in SM2+) the length field -- in a per-version dict built
+# here from the tables; the value holds what the instruction or operand
+# needs.  A miss is not an error, only not plain: the general reader then
+# checks the instruction field by field.  These tables are read-only data,
+# built once at import (a few milliseconds).
 
 
 def _instruction_key(token: int) -> int:
