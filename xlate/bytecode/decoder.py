@@ -18,6 +18,7 @@ accepts and builds the same objects, so which reader ran is invisible.
 from __future__ import annotations
 
 import struct
+from typing import NoReturn
 
 from ..errors import (
     CommentOverrunError,
@@ -246,8 +247,13 @@ def decode_version(data: bytes) -> ShaderVersion:
 
 def _parse_version(token: int) -> ShaderVersion:
     profile = _PROFILES.get(token)
-    if profile is not None:
-        return profile.version
+    if profile is None:
+        _unknown_version(token)
+    return profile.version
+
+
+def _unknown_version(token: int) -> NoReturn:
+    """Raise the error for a first token that is no known version token."""
     if token == FX_2_0_MAGIC:
         raise NotAShaderError(0, "this is an fx_2_0 effect (magic 0xFEFF0901), not a shader; extract its shaders first")
     if token == XNA_EFFECT_MAGIC:
@@ -311,8 +317,8 @@ class _Decoder:
         if n == 0:
             raise TruncatedError(0, f"the blob is {len(data)} bytes long; a shader needs at least a version token")
         tokens = self.tokens
-        version = self.version = _parse_version(tokens[0])
-        profile = self.profile = _PROFILES[tokens[0]]
+        profile = self.profile = _PROFILES.get(tokens[0]) or _unknown_version(tokens[0])
+        version = self.version = profile.version
         self.sm1 = profile.sm1
         self.plain_srcs = profile.plain_srcs
         plain_instructions = profile.plain_instructions
