@@ -231,11 +231,11 @@ class Shader:
 
     @property
     def instructions(self) -> tuple[Instruction, ...]:
-        return tuple(i for i in self.items if isinstance(i, Instruction))
+        return tuple([i for i in self.items if isinstance(i, Instruction)])
 
     @property
     def comments(self) -> tuple[Comment, ...]:
-        return tuple(i for i in self.items if isinstance(i, Comment))
+        return tuple([i for i in self.items if isinstance(i, Comment)])
 
     def iter_instructions(self) -> Iterator[Instruction]:
         return (i for i in self.items if isinstance(i, Instruction))
