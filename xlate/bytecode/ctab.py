@@ -96,27 +96,18 @@ _TYPE_NAMES = {
 }
 
 
-def _enum_or_int(enum_cls, value: int):
-    """Unknown values stay plain ints: a table from a newer or odd compiler
-    should still load; only the layout has to be sound."""
-    try:
-        return enum_cls(value)
-    except ValueError:
-        return value
-
-
 # --------------------------------------------------------------------------
 # The parsed table
 # --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class StructMember:
     name: str
     type: "TypeInfo"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TypeInfo:
     """D3DXSHADER_TYPEINFO.  ``cls`` and ``type`` are enums, or ints when unknown."""
 
@@ -149,7 +140,7 @@ class TypeInfo:
         return f"<class {int(self.cls)}> {base}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Constant:
     """One D3DXSHADER_CONSTANTINFO record.
 
@@ -198,7 +189,7 @@ class Constant:
         return tuple(floats[i:i + width] for i in range(0, len(floats) - width + 1, width))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ConstantTable:
     creator: str
     version_token: int
@@ -225,6 +216,72 @@ class ConstantTable:
         return None
 
 
+# Fast construction for the parser: a bare object with the same slots, plain
+# stores, then it becomes the frozen class (see "Fast construction" in
+# model.py for why).
+
+_new = object.__new__
+
+
+class _StructMemberSlots:
+    __slots__ = StructMember.__slots__
+
+
+class _TypeInfoSlots:
+    __slots__ = TypeInfo.__slots__
+
+
+class _ConstantSlots:
+    __slots__ = Constant.__slots__
+
+
+class _ConstantTableSlots:
+    __slots__ = ConstantTable.__slots__
+
+
+def _new_struct_member(name, type) -> StructMember:
+    self = _new(_StructMemberSlots)
+    self.name = name
+    self.type = type
+    self.__class__ = StructMember
+    return self
+
+
+def _new_type_info(cls, type, rows, columns, elements, members) -> TypeInfo:
+    self = _new(_TypeInfoSlots)
+    self.cls = cls
+    self.type = type
+    self.rows = rows
+    self.columns = columns
+    self.elements = elements
+    self.members = members
+    self.__class__ = TypeInfo
+    return self
+
+
+def _new_constant(name, register_set, register_index, register_count, type, default_value) -> Constant:
+    self = _new(_ConstantSlots)
+    self.name = name
+    self.register_set = register_set
+    self.register_index = register_index
+    self.register_count = register_count
+    self.type = type
+    self.default_value = default_value
+    self.__class__ = Constant
+    return self
+
+
+def _new_constant_table(creator, version_token, flags, target, constants) -> ConstantTable:
+    self = _new(_ConstantTableSlots)
+    self.creator = creator
+    self.version_token = version_token
+    self.flags = flags
+    self.target = target
+    self.constants = constants
+    self.__class__ = ConstantTable
+    return self
+
+
 # --------------------------------------------------------------------------
 # Parsing
 # --------------------------------------------------------------------------
@@ -234,6 +291,25 @@ CONSTANT_INFO_SIZE = 20
 TYPE_INFO_SIZE = 16
 MEMBER_INFO_SIZE = 8
 MAX_STRUCT_DEPTH = 32
+
+# One precompiled unpacker per record: one call reads a whole record.
+_HEADER = struct.Struct("<7I")  # Size, Creator, Version, Constants, ConstantInfo, Flags, Target
+_CONSTANT_INFO = struct.Struct("<I4H2I")  # Name, RegisterSet, RegisterIndex, RegisterCount, Reserved, TypeInfo, DefaultValue
+_TYPE_INFO = struct.Struct("<6HI")  # Class, Type, Rows, Columns, Elements, StructMembers, StructMemberInfo
+_MEMBER_INFO = struct.Struct("<2I")  # Name, TypeInfo
+_U32 = struct.Struct("<I")
+
+# Raw value -> enum member, a dict look-up instead of an Enum call in a
+# try/except.  Unknown values stay plain ints: a table from a newer or odd
+# compiler should still load; only the layout has to be sound.
+_REGISTER_SETS = {int(m): m for m in RegisterSet}
+_PARAMETER_CLASSES = {int(m): m for m in ParameterClass}
+_PARAMETER_TYPES = {int(m): m for m in ParameterType}
+# Members compared per record, as ints (reading one off its Enum class costs
+# about 0.1 us in Python 3.11).
+_BOOL = int(RegisterSet.BOOL)
+_MATRIX_ROWS = int(ParameterClass.MATRIX_ROWS)
+_MATRIX_COLUMNS = int(ParameterClass.MATRIX_COLUMNS)
 
 
 class _Parser:
@@ -256,39 +332,42 @@ class _Parser:
         # Per TYPEINFO offset (fxc shares them between constants): the
         # parsed type, its expanded node count, and its footprint in
         # registers (c#/i#) and scalar components (b#) for sizing defaults.
-        self.types: dict[int, TypeInfo] = {}
-        self.sizes: dict[int, int] = {}
-        self.registers: dict[int, int] = {}
-        self.components: dict[int, int] = {}
+        self.types: dict[int, tuple[TypeInfo, int, int, int]] = {}
         self.in_progress: set[int] = set()
 
     def error(self, offset: int, reason: str) -> CtabError:
         return CtabError(self.base + offset, reason)
 
     def u32(self, offset: int) -> int:
-        return struct.unpack_from("<I", self.data, offset)[0]
+        return _U32.unpack_from(self.data, offset)[0]
 
     def check_range(self, field_at: int, start: int, size: int, what: str) -> None:
         """Raise unless ``size`` bytes at ``start`` lie inside the table; blame ``field_at``."""
         if start > len(self.data) or size > len(self.data) - start:
-            raise self.error(
-                field_at,
-                f"the {what} at table offset 0x{start:x} ({size} bytes) runs past the end "
-                f"of the {len(self.data)}-byte constant table",
-            )
+            raise self._range_error(field_at, start, size, what)
+
+    def _range_error(self, field_at: int, start: int, size: int, what: str) -> CtabError:
+        return self.error(
+            field_at,
+            f"the {what} at table offset 0x{start:x} ({size} bytes) runs past the end "
+            f"of the {len(self.data)}-byte constant table",
+        )
 
     def copy(self, field_at: int, start: int, end: int, what: str) -> bytes:
         self.copy_budget -= end - start
         if self.copy_budget < 0:
-            raise self.error(
-                field_at,
-                f"the {what} overlaps other data so often that the table would expand "
-                f"past {4 * len(self.data) + 4096} bytes",
-            )
+            raise self._overlap_error(field_at, what)
         return self.data[start:end]
 
-    def string(self, field_at: int, what: str) -> str:
-        start = self.u32(field_at)
+    def _overlap_error(self, field_at: int, what: str) -> CtabError:
+        return self.error(
+            field_at,
+            f"the {what} overlaps other data so often that the table would expand "
+            f"past {4 * len(self.data) + 4096} bytes",
+        )
+
+    def string(self, start: int, field_at: int, what: str) -> str:
+        """The string at table offset ``start``, read from the field at ``field_at``."""
         cached = self.strings.get(start)
         if cached is not None:
             return cached
@@ -300,26 +379,32 @@ class _Parser:
         end = self.data.find(b"\0", start)
         if end < 0:
             raise self.error(start, f"the {what} string at table offset 0x{start:x} has no NUL terminator")
+        # As ``copy`` does, without building its message unless it is needed.
+        self.copy_budget -= end - start
+        if self.copy_budget < 0:
+            raise self._overlap_error(field_at, f"{what} string")
         # latin-1 maps every byte, so an untrusted name can never fail to decode.
-        text = self.copy(field_at, start, end, f"{what} string").decode("latin-1")
+        text = self.data[start:end].decode("latin-1")
         self.strings[start] = text
         return text
 
-    def type_info(self, field_at: int, depth: int) -> TypeInfo:
-        """The type whose offset is stored at ``field_at``, parsed once per offset."""
-        offset = self.u32(field_at)
-        if offset not in self.types:
-            self._parse_type(field_at, offset, depth)
-        return self.types[offset]
+    def type_info(self, offset: int, field_at: int, depth: int) -> tuple[TypeInfo, int, int, int]:
+        """The type at table offset ``offset`` (read from the field at
+        ``field_at``), parsed once per offset: (type, expanded node count,
+        registers, components)."""
+        known = self.types.get(offset)
+        if known is None:
+            known = self.types[offset] = self._parse_type(field_at, offset, depth)
+        return known
 
-    def _parse_type(self, field_at: int, offset: int, depth: int) -> None:
+    def _parse_type(self, field_at: int, offset: int, depth: int) -> tuple[TypeInfo, int, int, int]:
         if offset in self.in_progress:
             raise self.error(field_at, f"the type at table offset 0x{offset:x} contains itself")
         if depth > MAX_STRUCT_DEPTH:
             raise self.error(field_at, f"structs are nested more than {MAX_STRUCT_DEPTH} levels deep")
         self.check_range(field_at, offset, TYPE_INFO_SIZE, "type description")
-        cls, typ, rows, columns, elements, nmembers, members_at = struct.unpack_from("<6HI", self.data, offset)
-        count = max(elements, 1)  # 1 for a non-array; tolerate 0
+        cls, typ, rows, columns, elements, nmembers, members_at = _TYPE_INFO.unpack_from(self.data, offset)
+        count = elements or 1  # 1 for a non-array; tolerate 0
         size = 1
         members = []
         if nmembers:
@@ -328,34 +413,31 @@ class _Parser:
             self.check_range(offset + 10, members_at, nmembers * MEMBER_INFO_SIZE, "struct member array")
             self.in_progress.add(offset)
             registers = components = 0
-            for i in range(nmembers):
-                at = members_at + i * MEMBER_INFO_SIZE
-                name = self.string(at, "struct member name")
-                member = self.type_info(at + 4, depth + 1)
-                member_at = self.u32(at + 4)
-                size += self.sizes[member_at]
+            for at in range(members_at, members_at + nmembers * MEMBER_INFO_SIZE, MEMBER_INFO_SIZE):
+                name_at, type_at = _MEMBER_INFO.unpack_from(self.data, at)
+                name = self.string(name_at, at, "struct member name")
+                member, member_size, member_registers, member_components = self.type_info(type_at, at + 4, depth + 1)
+                size += member_size
                 if size > self.budget:
                     raise self._too_big(at + 4)
-                registers += self.registers[member_at]
-                components += self.components[member_at]
-                members.append(StructMember(name, member))
+                registers += member_registers
+                components += member_components
+                members.append(_new_struct_member(name, member))
             self.in_progress.discard(offset)
             registers *= count
             components *= count
-        elif cls == ParameterClass.MATRIX_COLUMNS:
+        elif cls == _MATRIX_COLUMNS:
             registers, components = count * columns, count * rows * columns
-        elif cls == ParameterClass.MATRIX_ROWS:
+        elif cls == _MATRIX_ROWS:
             registers, components = count * rows, count * rows * columns
         else:
             registers, components = count, count * rows * columns
-        self.types[offset] = TypeInfo(
-            _enum_or_int(ParameterClass, cls),
-            _enum_or_int(ParameterType, typ),
+        info = _new_type_info(
+            _PARAMETER_CLASSES.get(cls, cls),
+            _PARAMETER_TYPES.get(typ, typ),
             rows, columns, elements, tuple(members),
         )
-        self.sizes[offset] = size
-        self.registers[offset] = registers
-        self.components[offset] = components
+        return info, size, registers, components
 
     def _too_big(self, field_at: int) -> CtabError:
         return self.error(
@@ -364,10 +446,10 @@ class _Parser:
             f"more than a {len(self.data)}-byte table can describe",
         )
 
-    def default_value(self, field_at: int, register_set: int, type_at: int) -> bytes | None:
-        offset = self.u32(field_at)
-        if offset == 0:
-            return None
+    def default_value(self, offset: int, field_at: int, register_set: int, registers: int, components: int) -> bytes:
+        """The default value at table offset ``offset`` (not 0, which means
+        none) of a constant whose type spans ``registers`` registers /
+        ``components`` scalars."""
         # fxc writes a default for the type's whole footprint, not for the
         # (possibly trimmed) RegisterCount: a float4x4 with RegisterCount 3
         # still gets 4 registers, a float2[16] with RegisterCount 9 gets 16.
@@ -375,42 +457,43 @@ class _Parser:
         # live in c# are written as floats), a b# register 4 bytes.  This
         # rule sizes every default in the fxc-wine corpus (1,578 of them),
         # in vkd3d's compiler output and in Wine's d3dx9 test tables exactly.
-        if register_set == RegisterSet.BOOL:
-            size = self.components[type_at] * 4
+        if register_set == _BOOL:
+            size = components * 4
         else:
-            size = self.registers[type_at] * 16
+            size = registers * 16
         self.check_range(field_at, offset, size, "default value")
         return self.copy(field_at, offset, offset + size, "default value")
 
     def parse(self) -> ConstantTable:
-        if len(self.data) < HEADER_SIZE:
+        data = self.data
+        if len(data) < HEADER_SIZE:
             raise self.error(
-                0, f"the constant table is {len(self.data)} bytes long, too short for its {HEADER_SIZE}-byte header"
+                0, f"the constant table is {len(data)} bytes long, too short for its {HEADER_SIZE}-byte header"
             )
-        size, _, version, count, info_at, flags, _ = struct.unpack_from("<7I", self.data, 0)
+        size, creator_at, version, count, info_at, flags, target_at = _HEADER.unpack_from(data, 0)
         if size != HEADER_SIZE:
             raise self.error(0, f"the constant table header size is {size}; it must be {HEADER_SIZE}")
-        creator = self.string(4, "creator")
-        target = self.string(24, "target")
-        self.check_range(12, info_at, count * CONSTANT_INFO_SIZE, f"array of {count} constant descriptions")
+        creator = self.string(creator_at, 4, "creator")
+        target = self.string(target_at, 24, "target")
+        if info_at > len(data) or count * CONSTANT_INFO_SIZE > len(data) - info_at:  # check_range, message built only when needed
+            raise self._range_error(12, info_at, count * CONSTANT_INFO_SIZE, f"array of {count} constant descriptions")
         constants = []
-        for i in range(count):
-            at = info_at + i * CONSTANT_INFO_SIZE
-            register_set, index, register_count, _reserved = struct.unpack_from("<4H", self.data, at + 4)
-            name = self.string(at, "constant name")
-            info = self.type_info(at + 12, 0)
-            self.expanded += self.sizes[self.u32(at + 12)]
+        for at in range(info_at, info_at + count * CONSTANT_INFO_SIZE, CONSTANT_INFO_SIZE):
+            name_at, register_set, index, register_count, _reserved, type_at, default_at = _CONSTANT_INFO.unpack_from(data, at)
+            name = self.string(name_at, at, "constant name")
+            info, type_size, registers, components = self.type_info(type_at, at + 12, 0)
+            self.expanded += type_size
             if self.expanded > self.budget:
                 raise self._too_big(at + 12)
-            constants.append(Constant(
+            constants.append(_new_constant(
                 name,
-                _enum_or_int(RegisterSet, register_set),
+                _REGISTER_SETS.get(register_set, register_set),
                 index,
                 register_count,
                 info,
-                self.default_value(at + 16, register_set, self.u32(at + 12)),
+                self.default_value(default_at, at + 16, register_set, registers, components) if default_at else None,
             ))
-        return ConstantTable(creator, version, flags, target, tuple(constants))
+        return _new_constant_table(creator, version, flags, target, tuple(constants))
 
 
 def parse_ctab(payload: bytes, base_offset: int = 0) -> ConstantTable:

@@ -32,7 +32,7 @@ from .tables import (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RelativeAddress:
     """The address register that indexes an operand: ``a0.x`` or ``aL``.
 
@@ -51,13 +51,13 @@ class RelativeAddress:
         return self.swizzle & 3
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Register:
     type: RegisterType
     index: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SourceOperand:
     type: RegisterType
     index: int
@@ -74,7 +74,12 @@ class SourceOperand:
         return swizzle_components(self.swizzle)
 
 
-@dataclass(frozen=True)
+_SATURATE = int(DstMod.SATURATE)
+_PARTIALPRECISION = int(DstMod.PARTIALPRECISION)
+_CENTROID = int(DstMod.CENTROID)
+
+
+@dataclass(frozen=True, slots=True)
 class DestOperand:
     type: RegisterType
     index: int
@@ -87,24 +92,28 @@ class DestOperand:
     def register(self) -> Register:
         return Register(self.type, self.index)
 
+    # The flag tests go through int(): ``DstMod & DstMod`` is IntFlag's
+    # Python-level __and__ (about 0.6 us), and the lifter asks for every
+    # destination.
+
     @property
     def saturate(self) -> bool:
-        return bool(self.modifiers & DstMod.SATURATE)
+        return bool(int(self.modifiers) & _SATURATE)
 
     @property
     def partial_precision(self) -> bool:
-        return bool(self.modifiers & DstMod.PARTIALPRECISION)
+        return bool(int(self.modifiers) & _PARTIALPRECISION)
 
     @property
     def centroid(self) -> bool:
-        return bool(self.modifiers & DstMod.CENTROID)
+        return bool(int(self.modifiers) & _CENTROID)
 
     @property
     def components(self) -> tuple[int, ...]:
         return tuple(i for i in range(4) if self.write_mask & (1 << i))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Declaration:
     """The usage token of a DCL instruction, decoded.
 
@@ -119,10 +128,7 @@ class Declaration:
     @property
     def usage(self) -> DeclUsage | int:
         value = self.raw & 0xF
-        try:
-            return DeclUsage(value)
-        except ValueError:
-            return value
+        return _DECL_USAGES.get(value, value)
 
     @property
     def usage_index(self) -> int:
@@ -131,13 +137,16 @@ class Declaration:
     @property
     def sampler_type(self) -> SamplerType | int:
         value = (self.raw >> 27) & 0xF
-        try:
-            return SamplerType(value)
-        except ValueError:
-            return value
+        return _SAMPLER_TYPES.get(value, value)
 
 
-@dataclass(frozen=True)
+# Raw value -> enum member: a dict look-up instead of an Enum call, which
+# costs a try/except and about a microsecond.
+_DECL_USAGES = {int(u): u for u in DeclUsage}
+_SAMPLER_TYPES = {int(t): t for t in SamplerType}
+
+
+@dataclass(frozen=True, slots=True)
 class Instruction:
     """One instruction.  ``offset`` is the byte offset of its opcode token."""
 
@@ -161,7 +170,7 @@ class Instruction:
 
     @property
     def comparison(self) -> Comparison:
-        return Comparison(self.control & 7)
+        return _COMPARISONS[self.control & 7]
 
     @property
     def tex_control(self) -> TexControl:
@@ -182,7 +191,7 @@ class Instruction:
         return bool(self.literals[0])
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Comment:
     """A comment block.  ``fourcc`` is the first four bytes when printable."""
 
@@ -204,10 +213,12 @@ class Comment:
         return self.data[4:]
 
 
+_COMPARISONS = tuple(Comparison(i) for i in range(8))  # indexed by the 3-bit code
+
 Item = Union[Instruction, Comment]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Shader:
     """A decoded shader.  ``items`` is the token stream in file order."""
 
@@ -220,11 +231,11 @@ class Shader:
 
     @property
     def instructions(self) -> tuple[Instruction, ...]:
-        return tuple(i for i in self.items if isinstance(i, Instruction))
+        return tuple([i for i in self.items if isinstance(i, Instruction)])
 
     @property
     def comments(self) -> tuple[Comment, ...]:
-        return tuple(i for i in self.items if isinstance(i, Comment))
+        return tuple([i for i in self.items if isinstance(i, Comment)])
 
     def iter_instructions(self) -> Iterator[Instruction]:
         return (i for i in self.items if isinstance(i, Instruction))
@@ -239,3 +250,123 @@ class Shader:
 
 def component_letters(components: tuple[int, ...]) -> str:
     return "".join(COMPONENTS[c] for c in components)
+
+
+# --------------------------------------------------------------------------
+# Fast construction, for the decoder
+# --------------------------------------------------------------------------
+#
+# A frozen dataclass's __init__ stores each field with object.__setattr__,
+# several times the cost of a plain attribute store; the decoder builds three
+# or four of these objects per instruction, and the stores were a third of its
+# time.  Each ``new_*`` function below instead creates an instance of a bare
+# class with the same slots, stores the fields plainly, then turns the object
+# into the frozen class (CPython allows assigning ``__class__`` between
+# classes whose instances have the same layout).  What comes out is an
+# ordinary instance of the frozen class -- equal, hashable and immutable like
+# any other -- so no reader can tell.  Every field is positional and required.
+# (Plain functions, not classes with an __init__: a Python-to-Python call is
+# cheaper than calling a class.)
+
+_new = object.__new__
+
+
+class _RelativeAddressSlots:
+    __slots__ = RelativeAddress.__slots__
+
+
+class _SourceOperandSlots:
+    __slots__ = SourceOperand.__slots__
+
+
+class _DestOperandSlots:
+    __slots__ = DestOperand.__slots__
+
+
+class _DeclarationSlots:
+    __slots__ = Declaration.__slots__
+
+
+class _InstructionSlots:
+    __slots__ = Instruction.__slots__
+
+
+class _CommentSlots:
+    __slots__ = Comment.__slots__
+
+
+class _ShaderSlots:
+    __slots__ = Shader.__slots__
+
+
+def new_relative_address(type, index, swizzle, implicit) -> RelativeAddress:
+    self = _new(_RelativeAddressSlots)
+    self.type = type
+    self.index = index
+    self.swizzle = swizzle
+    self.implicit = implicit
+    self.__class__ = RelativeAddress
+    return self
+
+
+def new_source_operand(type, index, swizzle, modifier, relative) -> SourceOperand:
+    self = _new(_SourceOperandSlots)
+    self.type = type
+    self.index = index
+    self.swizzle = swizzle
+    self.modifier = modifier
+    self.relative = relative
+    self.__class__ = SourceOperand
+    return self
+
+
+def new_dest_operand(type, index, write_mask, modifiers, shift, relative) -> DestOperand:
+    self = _new(_DestOperandSlots)
+    self.type = type
+    self.index = index
+    self.write_mask = write_mask
+    self.modifiers = modifiers
+    self.shift = shift
+    self.relative = relative
+    self.__class__ = DestOperand
+    return self
+
+
+def new_declaration(raw) -> Declaration:
+    self = _new(_DeclarationSlots)
+    self.raw = raw
+    self.__class__ = Declaration
+    return self
+
+
+def new_instruction(opcode, dst, srcs, control, predicate, coissue, declaration, literals, offset) -> Instruction:
+    self = _new(_InstructionSlots)
+    self.opcode = opcode
+    self.dst = dst
+    self.srcs = srcs
+    self.control = control
+    self.predicate = predicate
+    self.coissue = coissue
+    self.declaration = declaration
+    self.literals = literals
+    self.offset = offset
+    self.__class__ = Instruction
+    return self
+
+
+def new_comment(data, offset) -> Comment:
+    self = _new(_CommentSlots)
+    self.data = data
+    self.offset = offset
+    self.__class__ = Comment
+    return self
+
+
+def new_shader(version, items, ctab, diagnostics) -> Shader:
+    self = _new(_ShaderSlots)
+    self.version = version
+    self.items = items
+    self.ctab = ctab
+    self.diagnostics = diagnostics
+    self.__class__ = Shader
+    return self
