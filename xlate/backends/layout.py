@@ -31,7 +31,7 @@ from ..bytecode.tables import DeclUsage, SamplerType
 from ..errors import UnsupportedError
 from ..ir.ops import Code
 from ..ir.program import Program, Semantic, Storage, Variable
-from ..ir.types import Type
+from ..ir.types import Scalar, Type
 from .names import Namer
 from .targets import Target
 
@@ -76,17 +76,29 @@ SAMPLER_KINDS = {SamplerType.TEX2D: "2d", SamplerType.CUBE: "cube", SamplerType.
 SAMPLER_GLSL = {"2d": "sampler2D", "cube": "samplerCube", "volume": "sampler3D"}
 
 
+# scalar -> GLSL type name per width (index 0 unused): a table, as the
+# emitter asks for a type name for nearly every value it prints
+GLSL_TYPES = {
+    Scalar.FLOAT: (None, "float", "vec2", "vec3", "vec4"),
+    Scalar.INT: (None, "int", "ivec2", "ivec3", "ivec4"),
+    Scalar.BOOL: (None, "bool", "bvec2", "bvec3", "bvec4"),
+}
+
+
 def glsl_type(t: Type) -> str:
-    if t.width == 1:
-        return {"f": "float", "i": "int", "b": "bool"}[t.scalar.value]
-    return {"f": "vec", "i": "ivec", "b": "bvec"}[t.scalar.value] + str(t.width)
+    return GLSL_TYPES[t.scalar][t.width]
+
+
+USAGE_NAMES = {u: u.name.lower() for u in DeclUsage}  # an enum's .name is a slow property
+MASK_NAMES = tuple("".join(c for i, c in enumerate("xyzw") if mask & (1 << i)) for mask in range(16))
+PRIVATE = frozenset({Storage.TEMP, Storage.ADDRESS, Storage.LOOP_COUNTER, Storage.PREDICATE, Storage.LOCAL})
 
 
 def semantic_name(sem: Semantic) -> str:
-    return f"{sem.usage.name.lower()}{sem.index}"
+    return f"{USAGE_NAMES[sem.usage]}{sem.index}"
 
 
-@dataclass
+@dataclass(slots=True)
 class Decl:
     """One GLSL declaration, for the templates."""
 
@@ -103,7 +115,7 @@ class Decl:
     offset: int | None = None  # block member
 
 
-@dataclass
+@dataclass(slots=True)
 class Block:
     name: str
     set: int
@@ -111,7 +123,7 @@ class Block:
     members: list[Decl]
 
 
-@dataclass
+@dataclass(slots=True)
 class Access:
     """How the emitter reaches a variable.  ``name`` is an lvalue/rvalue
     base; ``component`` selects an IR scalar inside a GLSL vector."""
@@ -122,7 +134,7 @@ class Access:
     base: int = 0  # GLSL index = IR element - base
 
 
-@dataclass
+@dataclass(slots=True)
 class ConstGroup:
     storage: Storage
     first: int
@@ -132,7 +144,7 @@ class ConstGroup:
     ctab_name: str | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class Layout:
     stage: str
     prefix: str
@@ -145,13 +157,23 @@ class Layout:
     reflection: dict = field(default_factory=dict)
     extensions: list[str] = field(default_factory=list)
     namer: Namer = field(default_factory=Namer)
+    sampler_types: dict[str, str] = field(default_factory=dict)  # sampler name -> GLSL type
 
     def of(self, var: Variable, element: int | None = None) -> Access:
-        if id(var) in self.const_elements and element is not None:
-            found = self.const_elements[id(var)].get(element)
-            if found is not None:
-                return found
+        if element is not None:
+            elements = self.const_elements.get(id(var))
+            if elements is not None:
+                found = elements.get(element)
+                if found is not None:
+                    return found
         return self.access[id(var)]
+
+    def text_of(self, var: Variable, element: int | None = None) -> str:
+        """The GLSL spelling of ``var`` (element ``element`` of an array)."""
+        acc = self.of(var, element)
+        if acc.array:
+            return f"{acc.name}[{(element or 0) - acc.base}]" + acc.component
+        return acc.name + acc.component
 
 
 def _used_constants(program: Program) -> dict[int, tuple[set[int], bool]]:
@@ -193,15 +215,27 @@ def _partition(program: Program, var: Variable, regs: set[int], dynamic: bool, n
     return groups
 
 
-def plan(program: Program, target: Target, options) -> Layout:
-    stage = "vertex" if program.is_vertex else "fragment"
-    prefix = "vs_" if program.is_vertex else "ps_"
+def plan(program: Program, target: Target, options, used_constants: dict | None = None) -> Layout:
+    """The layout of ``program`` for ``target``.  ``used_constants`` is what
+    ``_used_constants`` would find, when the caller has already walked the
+    ops (the emitter does, deciding what to inline)."""
+    vertex = program.is_vertex
+    stage = "vertex" if vertex else "fragment"
+    prefix = "vs_" if vertex else "ps_"
     lay = Layout(stage, prefix)
     namer = lay.namer
     sset = STAGE_SET[stage]
     refl = lay.reflection
     refl.update(constants=[], samplers=[], inputs=[], outputs=[], draw_state=[])
     es_pp = target.es
+
+    by_storage: dict[Storage, list[Variable]] = {}  # one walk, not one per storage
+    for var in program.variables:
+        group = by_storage.get(var.storage)
+        if group is None:
+            by_storage[var.storage] = [var]
+        else:
+            group.append(var)
 
     # 1. Fixed names first: interface variables and built-ins.
     for var in program.variables:
@@ -216,10 +250,10 @@ def plan(program: Program, target: Target, options) -> Layout:
         lay.blocks.append(Block(namer.name(f"{prefix}draw_state"), sset, DRAW_STATE_BINDING, members))
 
     # 2. Constants, in file order.
-    used = _used_constants(program)
+    used = _used_constants(program) if used_constants is None else used_constants
     for storage in (Storage.FLOAT_CONST, Storage.INT_CONST, Storage.BOOL_CONST):
-        for var in program.variables_of(storage):
-            regs, dyn = used.get(id(var), (set(), False))
+        for var in by_storage.get(storage, ()):
+            regs, dyn = used.get(id(var), (None, False))
             if not regs:
                 continue
             groups = _partition(program, var, regs, dyn, namer, prefix)
@@ -254,7 +288,7 @@ def plan(program: Program, target: Target, options) -> Layout:
                 lay.blocks.append(Block(block, sset, FILE_BINDING[storage], members))
 
     # 3. Samplers.
-    for var in program.variables_of(Storage.SAMPLER):
+    for var in by_storage.get(Storage.SAMPLER, ()):
         reg = var.register[1] if var.register else 0
         st = var.sampler_type
         if st is None or st is SamplerType.UNKNOWN:
@@ -262,7 +296,7 @@ def plan(program: Program, target: Target, options) -> Layout:
         kind = SAMPLER_KINDS.get(st, "2d")
         entry = program.ctab.find(3, reg) if program.ctab is not None else None
         name = namer.name(prefix + (entry.name if entry is not None else f"s{reg}"))
-        unit = reg + (VS_SAMPLER_UNIT_BASE if program.is_vertex else 0)
+        unit = reg + (VS_SAMPLER_UNIT_BASE if vertex else 0)
         d = Decl("sampler", name, SAMPLER_GLSL[kind])
         r = {"register": reg, "type": kind, "glsl": name, "unit": unit}
         if entry is not None:
@@ -276,12 +310,13 @@ def plan(program: Program, target: Target, options) -> Layout:
         if kind == "volume" and target.es:
             d.precision = "highp"
         lay.decls.append(d)
+        lay.sampler_types[name] = d.type
         lay.access[id(var)] = Access(name)
         refl["samplers"].append(r)
 
     # 4. Private registers and locals.
     for var in program.variables:
-        if var.storage in (Storage.TEMP, Storage.ADDRESS, Storage.LOOP_COUNTER, Storage.PREDICATE, Storage.LOCAL):
+        if var.storage in PRIVATE:
             name = namer.name(var.name)
             t = glsl_type(var.type)
             init = None
@@ -292,8 +327,11 @@ def plan(program: Program, target: Target, options) -> Layout:
     return lay
 
 
+ZEROS = {Scalar.FLOAT: "0.0", Scalar.INT: "0", Scalar.BOOL: "false"}
+
+
 def _zero(t: Type) -> str:
-    one = {"f": "0.0", "i": "0", "b": "false"}[t.scalar.value]
+    one = ZEROS[t.scalar]
     return one if t.width == 1 else f"{glsl_type(t)}({one})"
 
 
@@ -329,7 +367,7 @@ def _input(lay: Layout, var: Variable, program: Program, target: Target, namer: 
     reg = var.register[1] if var.register else None
     sem = var.semantic
     pp = "mediump" if es_pp and var.partial_precision else None
-    if program.is_vertex:
+    if lay.stage == "vertex":
         label = semantic_name(sem) if sem else f"v{reg}"
         name = namer.reserve(f"in_{label}") if f"in_{label}" not in namer.used else namer.name(f"in_{label}")
         t = glsl_type(var.type)
@@ -389,9 +427,12 @@ def varying_location(sem: Semantic | None, reg, target: Target) -> int | None:
 
 
 def _io_entry(sem: Semantic | None, reg, mask, name, loc) -> dict:
-    return {"usage": sem.usage.name.lower() if sem else None, "usage_index": sem.index if sem else None,
-            "register": reg, "mask": "".join(c for i, c in enumerate("xyzw") if mask & (1 << i)),
-            "glsl": name, "location": loc}
+    if 0 <= mask < 16:
+        mask_name = MASK_NAMES[mask]
+    else:
+        mask_name = "".join(c for i, c in enumerate("xyzw") if mask & (1 << i))
+    return {"usage": USAGE_NAMES[sem.usage] if sem else None, "usage_index": sem.index if sem else None,
+            "register": reg, "mask": mask_name, "glsl": name, "location": loc}
 
 
 def _output(lay: Layout, var: Variable, program: Program, target: Target, namer: Namer, refl: dict):
@@ -402,7 +443,7 @@ def _output(lay: Layout, var: Variable, program: Program, target: Target, namer:
     reg = var.register[1] if var.register else None
     # a scalar register (oFog, oPts, oDepth) has only .x, whatever mask it was lifted with
     mask = 0x1 if var.type.width == 1 else var.mask
-    if program.is_vertex:
+    if lay.stage == "vertex":
         if sem is not None and sem.usage is U.POSITION and sem.index == 0:
             lay.access[id(var)] = Access("gl_Position")
             refl["outputs"].append(_io_entry(sem, reg, mask, "gl_Position", None))
