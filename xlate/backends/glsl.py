@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from itertools import chain
+from math import copysign
 
 from ..errors import UnsupportedError
 from ..ir import cfg
@@ -99,7 +100,7 @@ class Emitter:
         self.fn_names: dict[str, str] = {}
         self.names: dict[Op, str] = {}  # value -> its local's name
         self.inline: set[Op] = set()  # the values printed inside their user
-        self.texts: dict = {}  # Variable or (Variable, element) -> its text
+        self.texts: dict = {}  # Variable or (Variable, element) -> its text, when not in plain
         self.floats: dict = {}  # nonzero float -> its literal, for this shader
 
     # -- errors -------------------------------------------------------------
@@ -126,6 +127,7 @@ class Emitter:
         analyses = {name: analyse(fn.body, constants) for name, fn in p.functions.items()}
         self.lay: Layout = layout_mod.plan(p, self.t, self.o, constants)
         self.namer = self.lay.namer
+        self.plain = self.lay.texts  # Variable -> its text, for the variables that are not arrays
         self.extensions: list[str] = list(self.lay.extensions)
         if any(a.calls for a in analyses.values()):
             order = cfg.call_order(p)  # checks the calls too
@@ -226,7 +228,9 @@ class Emitter:
         if len(args) > 1:
             target = self.indexed_lvalue(op, var, element, self.operand(args[1]))
         else:
-            target = self.load_text(var, imm[1:2] if element is not None else ())
+            target = self.plain.get(var) if element is None else None
+            if target is None:
+                target = self.load_text(var, imm[1:2] if element is not None else ())
         width = var.type.width
         if 0 <= mask < 16:
             suffix = STORE_MASKS[width][mask]
@@ -291,7 +295,8 @@ class Emitter:
         if code is SWIZZLE:
             return self.swizzle(op)
         if code is LOAD and not op.args:
-            return self.load_text(op.var, op.imm), PRIMARY
+            text = None if op.imm else self.plain.get(op.var)
+            return (text if text is not None else self.load_text(op.var, op.imm)), PRIMARY
         if code is CONST:
             return self.literal(op.type, op.imm)
         names = self.names
@@ -335,11 +340,12 @@ class Emitter:
             floats = self.floats
             parts = []
             for x in values:
-                text = floats.get(x)
+                text = floats.get(x)  # zeros are never memoised (0.0 == -0.0)
                 if text is None:
-                    text = float_literal(x, bits_builtins=self.bits)
-                    if x != 0:  # -0.0 == 0.0: zeros are never memoised
-                        floats[x] = text
+                    if x == 0:  # float_literal's zeros, without the call
+                        text = "-0.0" if copysign(1.0, x) < 0 else "0.0"
+                    else:
+                        text = floats[x] = float_literal(x, bits_builtins=self.bits)
                 parts.append(text)
         elif scalar is INT:
             parts = [int_literal(x) for x in values]
@@ -507,17 +513,21 @@ def analyse(body: list[Op], constants: dict) -> Analysis:
     control = CONTROL
     uses = Counter(chain.from_iterable([op.args for op in body]))
     inline: set[Op] = set()
-    # value -> (position, control ops before it, the writable variables
-    # it reads with its inlined args, depth of its inlined args)
-    info: dict[Op, tuple[int, int, frozenset, int]] = {}
+    # value -> (position, the writable variables it reads with its inlined
+    # args, depth of its inlined args)
+    info: dict[Op, tuple[int, frozenset, int]] = {}
     last_store: dict = {}  # Variable -> position of the latest STORE to it
-    segment = 0  # control ops walked so far
+    last_control = -1  # position of the latest control op
     calls = False
     no_reads = _NONE
+    max_depth = MAX_INLINE_DEPTH
     for i, op in enumerate(body):
         code = op.code
         reads = no_reads
         depth = 0
+        # values defined before `barrier` stay where they are: a control op
+        # lies between them and this op (or this op is a CALL)
+        barrier = last_control if code is not CALL else i
         if code is LOAD:
             var = op.var
             if var is not None:
@@ -533,28 +543,35 @@ def analyse(body: list[Op], constants: dict) -> Analysis:
                     used[0].add(op.imm[0] if op.imm else 0)
         for a in op.args:
             found = info.get(a)
-            if found is None:
+            if found is None:  # a constant (always inlined), or not defined before
+                if not depth and a in inline:
+                    depth = 1
                 continue
-            at, seg, r, d = found
-            if a not in inline:
-                if uses[a] != 1 or d >= MAX_INLINE_DEPTH or seg != segment or code is CALL:
-                    continue
-                if r and any(last_store.get(v, -1) > at for v in r):
-                    continue
-                inline.add(a)
+            at, r, d = found
+            if at < barrier or d >= max_depth or uses[a] != 1:
+                continue
             if r:
+                blocked = False
+                for v in r:
+                    if last_store.get(v, -1) > at:
+                        blocked = True
+                        break
+                if blocked:
+                    continue
                 reads = reads | r if reads else r
+            inline.add(a)
             if d >= depth:
                 depth = d + 1
         if op.type is not None:
-            info[op] = (i, segment, reads, depth)
             if code is CONST:
                 inline.add(op)
+            else:
+                info[op] = (i, reads, depth)
         elif code is STORE:
             if op.var is not None:
                 last_store[op.var] = i
         elif code in control:
-            segment += 1
+            last_control = i
             calls = calls or code is CALL
     return Analysis(uses, inline, calls)
 

@@ -24,6 +24,7 @@ layer can bind them from the reflection alone:
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 
@@ -151,21 +152,33 @@ class Layout:
     decls: list[Decl] = field(default_factory=list)
     blocks: list[Block] = field(default_factory=list)
     access: dict[int, Access] = field(default_factory=dict)  # id(Variable) -> Access
-    const_elements: dict[int, dict[int, Access]] = field(default_factory=dict)  # id(var) -> element -> access
+    # id(const var) -> (its uniforms in register order, their first registers)
+    const_groups: dict[int, tuple[list[ConstGroup], list[int]]] = field(default_factory=dict)
     groups: list[ConstGroup] = field(default_factory=list)
     draw_state: list[Decl] = field(default_factory=list)  # Vulkan: members of the draw-state block
     reflection: dict = field(default_factory=dict)
     extensions: list[str] = field(default_factory=list)
     namer: Namer = field(default_factory=Namer)
     sampler_types: dict[str, str] = field(default_factory=dict)  # sampler name -> GLSL type
+    texts: dict[Variable, str] = field(default_factory=dict)  # var -> its GLSL text, when not an array
+
+    def reach(self, var: Variable, acc: Access) -> None:
+        """Record how the emitter reaches ``var`` (and its text, when whole)."""
+        self.access[id(var)] = acc
+        if not acc.array:
+            self.texts[var] = acc.name + acc.component
 
     def of(self, var: Variable, element: int | None = None) -> Access:
+        """How to reach ``var``, or its element ``element`` when it is a
+        constant file (whose registers are grouped into uniforms)."""
         if element is not None:
-            elements = self.const_elements.get(id(var))
-            if elements is not None:
-                found = elements.get(element)
-                if found is not None:
-                    return found
+            found = self.const_groups.get(id(var))
+            if found is not None:
+                groups, firsts = found
+                k = bisect.bisect_right(firsts, element) - 1
+                if k >= 0 and element < firsts[k] + groups[k].count:
+                    g = groups[k]
+                    return Access(f"{g.name}[{element - g.first}]" if g.array else g.name)
         return self.access[id(var)]
 
     def text_of(self, var: Variable, element: int | None = None) -> str:
@@ -229,19 +242,28 @@ def plan(program: Program, target: Target, options, used_constants: dict | None 
     refl.update(constants=[], samplers=[], inputs=[], outputs=[], draw_state=[])
     es_pp = target.es
 
-    by_storage: dict[Storage, list[Variable]] = {}  # one walk, not one per storage
+    # One walk sorts the variables: each step below takes its own, in program order.
+    interface: list[Variable] = []
+    privates: list[Variable] = []
+    by_storage: dict[Storage, list[Variable]] = {}
     for var in program.variables:
-        group = by_storage.get(var.storage)
-        if group is None:
-            by_storage[var.storage] = [var]
+        storage = var.storage
+        if storage is Storage.INPUT or storage is Storage.OUTPUT:
+            interface.append(var)
+        elif storage in PRIVATE:
+            privates.append(var)
         else:
-            group.append(var)
+            group = by_storage.get(storage)
+            if group is None:
+                by_storage[storage] = [var]
+            else:
+                group.append(var)
 
     # 1. Fixed names first: interface variables and built-ins.
-    for var in program.variables:
+    for var in interface:
         if var.storage is Storage.INPUT:
             _input(lay, var, program, target, namer, refl, es_pp)
-        elif var.storage is Storage.OUTPUT:
+        else:
             _output(lay, var, program, target, namer, refl)
     if lay.draw_state:
         # std140 with explicit offsets wants the members in offset order
@@ -257,14 +279,11 @@ def plan(program: Program, target: Target, options, used_constants: dict | None 
             if not regs:
                 continue
             groups = _partition(program, var, regs, dyn, namer, prefix)
-            elements: dict[int, Access] = {}
             members = []
             kind, letter, _ = FILE_NAMES[storage]
             gtype = glsl_type(var.type)
             for g in groups:
                 lay.groups.append(g)
-                for k in range(g.count):
-                    elements[g.first + k] = Access(g.name + (f"[{k}]" if g.array else ""))
                 decl = Decl("uniform", g.name, gtype, g.count if g.array else None)
                 entry = {"file": kind, "first": g.first, "count": g.count, "glsl": g.name,
                          "element": 0 if g.array else None}
@@ -279,10 +298,10 @@ def plan(program: Program, target: Target, options, used_constants: dict | None 
                 refl["constants"].append(entry)
             if dyn:
                 g = groups[0]
-                lay.access[id(var)] = Access(g.name, array=True)
+                lay.reach(var, Access(g.name, array=True))
             else:
-                lay.access[id(var)] = Access(groups[0].name)
-            lay.const_elements[id(var)] = elements
+                lay.reach(var, Access(groups[0].name))
+            lay.const_groups[id(var)] = (groups, [g.first for g in groups])  # disjoint, in order
             if members:
                 block = namer.name(f"{prefix}{kind}_constants")
                 lay.blocks.append(Block(block, sset, FILE_BINDING[storage], members))
@@ -311,19 +330,18 @@ def plan(program: Program, target: Target, options, used_constants: dict | None 
             d.precision = "highp"
         lay.decls.append(d)
         lay.sampler_types[name] = d.type
-        lay.access[id(var)] = Access(name)
+        lay.reach(var, Access(name))
         refl["samplers"].append(r)
 
     # 4. Private registers and locals.
-    for var in program.variables:
-        if var.storage in PRIVATE:
-            name = namer.name(var.name)
-            t = glsl_type(var.type)
-            init = None
-            if not var.length:
-                init = _zero(var.type)
-            lay.decls.append(Decl("global", name, t, var.length or None, init=init))
-            lay.access[id(var)] = Access(name, array=bool(var.length))
+    for var in privates:
+        name = namer.name(var.name)
+        t = glsl_type(var.type)
+        init = None
+        if not var.length:
+            init = _zero(var.type)
+        lay.decls.append(Decl("global", name, t, var.length or None, init=init))
+        lay.reach(var, Access(name, array=bool(var.length)))
     return lay
 
 
@@ -338,14 +356,14 @@ def _zero(t: Type) -> str:
 def _input(lay: Layout, var: Variable, program: Program, target: Target, namer: Namer, refl: dict, es_pp: bool):
     b = var.builtin
     if b == "frag_coord":
-        lay.access[id(var)] = Access("gl_FragCoord")
+        lay.reach(var, Access("gl_FragCoord"))
         return
     if b == "front_facing":
-        lay.access[id(var)] = Access("gl_FrontFacing")
+        lay.reach(var, Access("gl_FrontFacing"))
         return
     if b == "viewport":
         name = namer.reserve("xl_viewport")
-        lay.access[id(var)] = Access(name)
+        lay.reach(var, Access(name))
         if target.uniform_blocks:
             sset = STAGE_SET[lay.stage]
             lay.blocks.append(Block(namer.name(f"{lay.prefix}viewport_block"), sset, VIEWPORT_BINDING,
@@ -373,7 +391,7 @@ def _input(lay: Layout, var: Variable, program: Program, target: Target, namer: 
         t = glsl_type(var.type)
         d = Decl("vs_input", name, t, location=reg if (target.io_locations or target.vulkan) else None, precision=pp)
         lay.decls.append(d)
-        lay.access[id(var)] = Access(name)
+        lay.reach(var, Access(name))
         refl["inputs"].append(_io_entry(sem, reg, var.mask, name, reg))
         return
     if reg is None and sem is not None and sem.usage is U.TEXCOORD:
@@ -388,7 +406,7 @@ def _input(lay: Layout, var: Variable, program: Program, target: Target, namer: 
     d = Decl("fs_input", name, "vec4", location=loc if target.varying_locations else None,
              centroid=var.centroid and not target.appendix_a, precision=pp)
     lay.decls.append(d)
-    lay.access[id(var)] = Access(name, ".x" if var.type.width == 1 else "")
+    lay.reach(var, Access(name, ".x" if var.type.width == 1 else ""))
     entry = _io_entry(sem, reg, var.mask, name, loc)
     entry["centroid"] = d.centroid
     refl["inputs"].append(entry)
@@ -401,7 +419,7 @@ def _draw_state_uniform(lay: Layout, var: Variable, target: Target, namer: Namer
     base, stage = _DRAW_STATE_NAME.match(var.builtin).groups()
     gtype, offset, states, value = DRAW_STATE_UNIFORMS[base]
     name = namer.reserve(f"xl_{var.builtin}")
-    lay.access[id(var)] = Access(name)
+    lay.reach(var, Access(name))
     entry = {"glsl": name, "type": gtype, "stage": int(stage), "state": states, "value": value}
     decl = Decl("uniform", name, gtype)
     if target.uniform_blocks:
@@ -445,13 +463,13 @@ def _output(lay: Layout, var: Variable, program: Program, target: Target, namer:
     mask = 0x1 if var.type.width == 1 else var.mask
     if lay.stage == "vertex":
         if sem is not None and sem.usage is U.POSITION and sem.index == 0:
-            lay.access[id(var)] = Access("gl_Position")
+            lay.reach(var, Access("gl_Position"))
             refl["outputs"].append(_io_entry(sem, reg, mask, "gl_Position", None))
             return
         if sem is not None and sem.usage is U.PSIZE and sem.index == 0:
             if var.type.width != 1:
                 raise UnsupportedError(-1, f"output {var.name}: a vec4 point size must be split by the io pass")
-            lay.access[id(var)] = Access("gl_PointSize")
+            lay.reach(var, Access("gl_PointSize"))
             refl["outputs"].append(_io_entry(sem, reg, mask, "gl_PointSize", None))
             return
         label = semantic_name(sem) if sem else f"o{reg}"
@@ -461,7 +479,7 @@ def _output(lay: Layout, var: Variable, program: Program, target: Target, namer:
         namer.reserve(name)
         loc = varying_location(sem, reg, target)
         lay.decls.append(Decl("vs_output", name, "vec4", location=loc if target.varying_locations else None))
-        lay.access[id(var)] = Access(name, ".x" if var.type.width == 1 else "")
+        lay.reach(var, Access(name, ".x" if var.type.width == 1 else ""))
         refl["outputs"].append(_io_entry(sem, reg, mask, name, loc))
         return
     # fragment outputs
@@ -471,7 +489,7 @@ def _output(lay: Layout, var: Variable, program: Program, target: Target, namer:
             name = "gl_FragDepthEXT"
         else:
             name = "gl_FragDepth"
-        lay.access[id(var)] = Access(name)
+        lay.reach(var, Access(name))
         refl["outputs"].append(_io_entry(sem, reg, mask, name, None))
         return
     n = sem.index if sem is not None else (reg or 0)
@@ -482,10 +500,10 @@ def _output(lay: Layout, var: Variable, program: Program, target: Target, namer:
             raise UnsupportedError(-1, "GLSL ES 1.00 has one colour output; oC1-oC3 need GL_EXT_draw_buffers, "
                                        "which the validator does not support: use essl300")
         name = f"gl_FragData[{n}]" if multi else "gl_FragColor"
-        lay.access[id(var)] = Access(name)
+        lay.reach(var, Access(name))
         refl["outputs"].append(_io_entry(sem, reg, mask, name, n))
         return
     name = namer.reserve(f"out_color{n}")
     lay.decls.append(Decl("fs_output", name, "vec4", location=n))
-    lay.access[id(var)] = Access(name)
+    lay.reach(var, Access(name))
     refl["outputs"].append(_io_entry(sem, reg, mask, name, n))

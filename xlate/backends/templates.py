@@ -43,6 +43,11 @@ def environment() -> jinja2.Environment:
     return env
 
 
+@functools.lru_cache(maxsize=1)
+def shader_template() -> jinja2.Template:
+    return environment().get_template("glsl/shader.glsl.j2")
+
+
 def render_shader(*, target, stage, program, layout, extensions, helpers, functions) -> str:
     """The whole file.  ``functions``: (name, body lines) pairs, callees first.
 
@@ -59,9 +64,10 @@ def render_shader(*, target, stage, program, layout, extensions, helpers, functi
             spelled[d.kind] = [line]
         else:
             group.append(line)
-    sections = [spelled[kind] for kind in declarations.SECTIONS if kind in spelled]
-    blocks = [(b, [declarations.block_member(target, m) for m in b.members]) for b in layout.blocks]
-    return environment().get_template("glsl/shader.glsl.j2").render(
+    sections = ["\n".join(spelled[kind]) for kind in declarations.SECTIONS if kind in spelled]
+    blocks = [(b, "\n".join([declarations.block_member(target, m) for m in b.members])) for b in layout.blocks]
+    return shader_template().render(
         target=target, stage=stage, header=header, extensions=extensions, declarations=sections,
-        blocks=blocks, globals=spelled.get("global", ()), helpers=helpers, functions=functions,
+        blocks=blocks, globals="\n".join(spelled.get("global", ())), helpers="\n".join(helpers),
+        functions=[(name, "\n".join(lines)) for name, lines in functions],
     )
