@@ -11,18 +11,19 @@ Declarations, precision and the file skeleton come from the Jinja2
 templates (``templates/glsl/``); this module produces the function bodies
 and the data the templates lay out.
 
-Speed (issue #3 wants a whole translation in well under a millisecond): the
-work is three linear walks per function (count uses, decide inlining, print)
-and every op's printing is one lookup in ``EXPRESSIONS`` / ``STATEMENTS``
-(tables keyed by ``Code``) rather than a chain of tests.  Expressions are
-``(text, precedence)`` tuples, the cheapest record Python builds.
+Speed (issue #3 wants a whole translation in well under a millisecond): per
+function, uses are counted (``Counter``, in C), one walk decides what is
+inlined (``analyse``) and one prints (``Emitter.function``); how each op
+prints is a lookup in ``SHAPES`` / ``STATEMENTS`` (tables keyed by ``Code``)
+rather than a chain of tests.  Expressions are ``(text, precedence)``
+tuples, the cheapest record Python builds.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from itertools import chain
+from itertools import chain, product
 from math import copysign
 
 from ..errors import UnsupportedError
@@ -59,12 +60,9 @@ COMPARE = {
 MAX_INLINE_DEPTH = 10  # keeps expressions readable and parser stacks shallow
 ES100_LOOP_BOUND = 256  # D3D9 rep/loop counts are 0-255 (semantics 4.1): 255 bodies + the exit test
 
-INDENTS = tuple("    " * n for n in range(64))
 COMPONENTS = "xyzw"
-# comps -> ".xzw"-style suffix, for every swizzle of 1-4 components
-SWIZZLES = {(a,): "xyzw"[a] for a in range(4)}
-for _n in range(2, 5):
-    SWIZZLES.update({k + (c,): s + "xyzw"[c] for k, s in list(SWIZZLES.items()) if len(k) == _n - 1 for c in range(4)})
+# component indices -> their letters ((0, 2) -> "xz"), for every swizzle
+SWIZZLES = {comps: "".join(COMPONENTS[c] for c in comps) for n in range(1, 5) for comps in product(range(4), repeat=n)}
 IDENTITY = {w: tuple(range(w)) for w in range(1, 5)}
 # [width][mask] -> the components a store writes: "" for the whole variable
 STORE_MASKS = [None] + [
@@ -100,7 +98,8 @@ class Emitter:
         self.fn_names: dict[str, str] = {}
         self.names: dict[Op, str] = {}  # value -> its local's name
         self.inline: set[Op] = set()  # the values printed inside their user
-        self.texts: dict = {}  # Variable or (Variable, element) -> its text, when not in plain
+        self.plain: dict = {}  # Variable -> its text, for those that are not arrays (the layout's)
+        self.texts: dict = {}  # Variable or (Variable, element) -> its text, for the others
         self.floats: dict = {}  # nonzero float -> its literal, for this shader
 
     # -- errors -------------------------------------------------------------
@@ -123,7 +122,7 @@ class Emitter:
         p = self.p
         # The analysis of every function also finds the constant registers
         # read, which the layout needs: one walk over the ops, not two.
-        constants: dict[int, tuple[set[int], bool]] = {}
+        constants: dict[int, list] = {}  # id(var) -> [registers read, indexed dynamically?]
         analyses = {name: analyse(fn.body, constants) for name, fn in p.functions.items()}
         self.lay: Layout = layout_mod.plan(p, self.t, self.o, constants)
         self.namer = self.lay.namer
@@ -168,7 +167,7 @@ class Emitter:
             else:
                 if code is Code.ELSE or code is Code.ENDIF or code is Code.ENDLOOP:
                     depth -= 1
-                    indent = INDENTS[depth]
+                    indent = "    " * depth
                 handler = statements.get(code)
                 if handler is None:
                     raise self.unsupported(op, f"the backend cannot print '{code.value}' (a D3D op left by the passes?)")
@@ -179,7 +178,7 @@ class Emitter:
             append(indent + stmt)
             if code is Code.IF or code is Code.ELSE or code is Code.LOOP:
                 depth += 1
-                indent = INDENTS[depth]
+                indent = "    " * depth
         return lines
 
     def origins(self, op: Op) -> list[int]:
@@ -217,20 +216,11 @@ class Emitter:
         args = op.args
         mask = imm[0] if imm else 0xF
         element = imm[1] if len(imm) > 1 else None
-        value = args[0]
-        name = self.names.get(value)
-        if name is not None:
-            value = name
-        elif value in self.inline:
-            value = self.expr(value)[0]
-        else:
-            raise self.undefined(value)
+        value = self.operand(args[0])[0]
         if len(args) > 1:
             target = self.indexed_lvalue(op, var, element, self.operand(args[1]))
         else:
-            target = self.plain.get(var) if element is None else None
-            if target is None:
-                target = self.load_text(var, imm[1:2] if element is not None else ())
+            target = self.var_text(var, element)
         width = var.type.width
         if 0 <= mask < 16:
             suffix = STORE_MASKS[width][mask]
@@ -295,8 +285,8 @@ class Emitter:
         if code is SWIZZLE:
             return self.swizzle(op)
         if code is LOAD and not op.args:
-            text = None if op.imm else self.plain.get(op.var)
-            return (text if text is not None else self.load_text(op.var, op.imm)), PRIMARY
+            text = None if op.imm else self.plain.get(op.var)  # the common case, without a call
+            return (text if text is not None else self.var_text(op.var, op.imm[0] if op.imm else None)), PRIMARY
         if code is CONST:
             return self.literal(op.type, op.imm)
         names = self.names
@@ -325,13 +315,19 @@ class Emitter:
             return f"{fn}({', '.join([e[0] for e in a])})", PRIMARY
         return shape[1](self, op, a)
 
-    def load_text(self, var, imm: tuple) -> str:
-        """A variable (or an element of one) read or written without a
-        dynamic index; each one's text is looked up once per shader."""
-        key = (var, imm[0]) if imm else var
+    def var_text(self, var, element=None) -> str:
+        """A variable (or one element of it) read or written without a
+        dynamic index: from the layout's texts, or looked up once per shader."""
+        if element is None:
+            text = self.plain.get(var)
+            if text is not None:
+                return text
+            key = var
+        else:
+            key = (var, element)
         text = self.texts.get(key)
         if text is None:
-            text = self.texts[key] = self.lay.text_of(var, imm[0] if imm else None)
+            text = self.texts[key] = self.lay.text_of(var, element)
         return text
 
     def literal(self, t: Type, values) -> tuple[str, int]:
@@ -504,7 +500,7 @@ def analyse(body: list[Op], constants: dict) -> Analysis:
     since; a CALL is a control op, so it is covered too.  Ops are their own
     keys (they hash by identity).
 
-    Also notes, into ``constants`` (id(var) -> (registers, dynamic?)), the
+    Also notes, into ``constants`` (id(var) -> [registers, dynamic?]), the
     constant registers the body reads, for the layout.
     """
     LOAD, STORE, CONST, CALL = Code.LOAD, Code.STORE, Code.CONST, Code.CALL
@@ -537,9 +533,9 @@ def analyse(body: list[Op], constants: dict) -> Analysis:
                 elif storage in file_binding:
                     used = constants.get(id(var))
                     if used is None:
-                        used = constants[id(var)] = (set(), bool(op.args))
-                    elif op.args and not used[1]:
-                        used = constants[id(var)] = (used[0], True)
+                        used = constants[id(var)] = [set(), False]
+                    if op.args:
+                        used[1] = True  # indexed dynamically
                     used[0].add(op.imm[0] if op.imm else 0)
         for a in op.args:
             found = info.get(a)
@@ -551,7 +547,7 @@ def analyse(body: list[Op], constants: dict) -> Analysis:
             if at < barrier or d >= max_depth or uses[a] != 1:
                 continue
             if r:
-                blocked = False
+                blocked = False  # a variable it reads was stored to since
                 for v in r:
                     if last_store.get(v, -1) > at:
                         blocked = True

@@ -99,6 +99,8 @@ def semantic_name(sem: Semantic) -> str:
     return f"{USAGE_NAMES[sem.usage]}{sem.index}"
 
 
+# The records below are slotted: a shader builds dozens of them, and a
+# slotted dataclass instance is built about twice as fast.
 @dataclass(slots=True)
 class Decl:
     """One GLSL declaration, for the templates."""
