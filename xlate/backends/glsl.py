@@ -10,28 +10,38 @@ function of the program and the options (same input, same bytes).
 Declarations, precision and the file skeleton come from the Jinja2
 templates (``templates/glsl/``); this module produces the function bodies
 and the data the templates lay out.
+
+Speed (issue #3 wants a whole translation in well under a millisecond): per
+function, uses are counted (``Counter``, in C), one walk decides what is
+inlined (``analyse``) and one prints (``Emitter.function``); how each op
+prints is a lookup in ``SHAPES`` / ``STATEMENTS`` (tables keyed by ``Code``)
+rather than a chain of tests.  Expressions are ``(text, precedence)``
+tuples, the cheapest record Python builds.
 """
 
 from __future__ import annotations
 
-import bisect
+from collections import Counter
 from dataclasses import dataclass
+from itertools import chain, product
+from math import copysign
 
 from ..errors import UnsupportedError
 from ..ir import cfg
 from ..ir.ops import Code, Op, SampleKind
 from ..ir.program import Program, Storage
-from ..ir.types import Type
+from ..ir.types import Scalar, Type
 from . import helpers, layout as layout_mod, templates
-from .layout import Layout, glsl_type
+from .layout import GLSL_TYPES, Layout, glsl_type
 from .literals import bool_literal, float_literal, int_literal
 from .targets import Target
 
 # Operator precedence (higher binds tighter), as in the GLSL grammar.
 PRIMARY, UNARY, MUL, ADD, REL, EQ, AND, OR, TERNARY = 16, 15, 14, 13, 11, 10, 6, 4, 2
 
-CONTROL = {Code.IF, Code.ELSE, Code.ENDIF, Code.LOOP, Code.ENDLOOP, Code.BREAK, Code.RETURN, Code.CALL}
-WRITABLE = {Storage.TEMP, Storage.ADDRESS, Storage.LOOP_COUNTER, Storage.PREDICATE, Storage.LOCAL, Storage.OUTPUT}
+CONTROL = frozenset({Code.IF, Code.ELSE, Code.ENDIF, Code.LOOP, Code.ENDLOOP, Code.BREAK, Code.RETURN, Code.CALL})
+WRITABLE = frozenset({Storage.TEMP, Storage.ADDRESS, Storage.LOOP_COUNTER, Storage.PREDICATE, Storage.LOCAL,
+                      Storage.OUTPUT})
 FUNCS = {
     Code.FABS: "abs", Code.FFLOOR: "floor", Code.FFRACT: "fract", Code.FEXP2: "exp2", Code.FLOG2: "log2",
     Code.FSQRT: "sqrt", Code.FRSQ: "inversesqrt", Code.FSIN: "sin", Code.FCOS: "cos", Code.FSIGN: "sign",
@@ -50,21 +60,29 @@ COMPARE = {
 MAX_INLINE_DEPTH = 10  # keeps expressions readable and parser stacks shallow
 ES100_LOOP_BOUND = 256  # D3D9 rep/loop counts are 0-255 (semantics 4.1): 255 bodies + the exit test
 
+COMPONENTS = "xyzw"
+# component indices -> their letters ((0, 2) -> "xz"), for every swizzle
+SWIZZLES = {comps: "".join(COMPONENTS[c] for c in comps) for n in range(1, 5) for comps in product(range(4), repeat=n)}
+IDENTITY = {w: tuple(range(w)) for w in range(1, 5)}
+# [width][mask] -> the components a store writes: "" for the whole variable
+STORE_MASKS = [None] + [
+    ["" if w == 1 or len(comps) == w else "." + comps
+     for comps in ("".join(c for i, c in enumerate(COMPONENTS[:w]) if m & (1 << i)) for m in range(16))]
+    for w in range(1, 5)
+]
+FLOAT, INT = Scalar.FLOAT, Scalar.INT
+SWIZZLE, LOAD, CONST, STORE = Code.SWIZZLE, Code.LOAD, Code.CONST, Code.STORE
+SAMPLER_DIMS = {"sampler2D": (2, "2D"), "samplerCube": (3, "Cube"), "sampler3D": (3, "3D")}
 
-@dataclass
-class Expr:
-    text: str
-    prec: int = PRIMARY
 
-
-def _wrap(e: Expr, need: int) -> str:
-    return e.text if e.prec >= need else f"({e.text})"
-
-
-@dataclass
+@dataclass(slots=True)
 class Output:
     code: str
     reflection: dict
+
+
+def _wrap(e: tuple[str, int], need: int) -> str:
+    return e[0] if e[1] >= need else f"({e[0]})"
 
 
 class Emitter:
@@ -72,14 +90,17 @@ class Emitter:
         self.p = program
         self.t = target
         self.o = options
-        self.lay: Layout = layout_mod.plan(program, target, options)
-        self.namer = self.lay.namer
-        self.helpers = helpers.Helpers(target)
-        self.extensions: list[str] = list(self.lay.extensions)
         self.fragment = program.is_pixel
         self.annotate = bool(getattr(options, "annotate", False))
+        self.bits = target.glsl130_builtins  # literals: inf/nan from their bits (1.30+)
+        self.helpers = helpers.Helpers(target)
         self.loop_counter = 0
         self.fn_names: dict[str, str] = {}
+        self.names: dict[Op, str] = {}  # value -> its local's name
+        self.inline: set[Op] = set()  # the values printed inside their user
+        self.plain: dict = {}  # Variable -> its text, for those that are not arrays (the layout's)
+        self.texts: dict = {}  # Variable or (Variable, element) -> its text, for the others
+        self.floats: dict = {}  # nonzero float -> its literal, for this shader
 
     # -- errors -------------------------------------------------------------
 
@@ -98,118 +119,62 @@ class Emitter:
     # -- whole program ------------------------------------------------------
 
     def run(self) -> Output:
-        order = cfg.call_order(self.p)
+        p = self.p
+        # The analysis of every function also finds the constant registers
+        # read, which the layout needs: one walk over the ops, not two.
+        constants: dict[int, list] = {}  # id(var) -> [registers read, indexed dynamically?]
+        analyses = {name: analyse(fn.body, constants) for name, fn in p.functions.items()}
+        self.lay: Layout = layout_mod.plan(p, self.t, self.o, constants)
+        self.namer = self.lay.namer
+        self.plain = self.lay.texts  # Variable -> its text, for the variables that are not arrays
+        self.extensions: list[str] = list(self.lay.extensions)
+        if any(a.calls for a in analyses.values()):
+            order = cfg.call_order(p)  # checks the calls too
+        else:
+            order = ["main"]
         for name in order:
             self.fn_names[name] = "main" if name == "main" else self.namer.name(name)
-        functions = []
-        for name in order:
-            fn = self.p.functions[name]
-            functions.append({"name": self.fn_names[name], "lines": self.function(fn)})
+        functions = [(self.fn_names[name], self.function(p.functions[name], analyses[name])) for name in order]
         refl = self.lay.reflection
         refl["extensions"] = sorted(self.extensions)
         code = templates.render_shader(
-            target=self.t, stage=self.lay.stage, program=self.p, layout=self.lay,
+            target=self.t, stage=self.lay.stage, program=p, layout=self.lay,
             extensions=self.extensions, helpers=self.helpers.sources(), functions=functions,
         )
         return Output(code, refl)
 
     # -- one function -------------------------------------------------------
 
-    def function(self, fn) -> list[str]:
-        body = fn.body
-        n = len(body)
-        CALL, STORE, CONST, LOAD = Code.CALL, Code.STORE, Code.CONST, Code.LOAD
-        uses: dict[int, list[int]] = {}
-        stores: dict[int, list[int]] = {}
-        # next_barrier[i] / next_call[i]: the first control op / CALL after
-        # position i (n when none): "nothing in between" is a lookup
-        next_barrier = [n] * (n + 1)
-        next_call = [n] * (n + 1)
-        for i, op in enumerate(body):
-            for a in op.args:
-                k = id(a)
-                u = uses.get(k)
-                if u is None:
-                    uses[k] = [i]
-                else:
-                    u.append(i)
-            if op.code is STORE and op.var is not None:
-                stores.setdefault(id(op.var), []).append(i)
-        nb = nc = n
-        for i in range(n - 1, -1, -1):
-            next_barrier[i] = nb
-            next_call[i] = nc
-            code = body[i].code
-            if code in CONTROL:
-                nb = i
-                if code is CALL:
-                    nc = i
-        self.uses = uses
-
-        def clear(lo: int, hi: int, positions: list[int]) -> bool:
-            k = bisect.bisect_right(positions, lo)
-            return k >= len(positions) or positions[k] >= hi
-
-        # Decide, in body order, which values are inlined into their user.
-        inline: set[int] = set()
-        reads_of: dict[int, frozenset] = {}  # id(value) -> ids of writable vars it (with inlined args) reads
-        depth_of: dict[int, int] = {}
-        self.inline = inline
-        self.reads = reads_of
-        self.depth = depth_of
-        empty: frozenset = frozenset()
-        for i, op in enumerate(body):
-            if op.type is None:
-                continue
-            reads = empty
-            depth = 0
-            if op.code is LOAD and op.var is not None and op.var.storage in WRITABLE:
-                reads = frozenset((id(op.var),))
-            for a in op.args:
-                k = id(a)
-                if k in inline:
-                    r = reads_of[k]
-                    if r:
-                        reads = reads | r if reads else r
-                    d = depth_of[k] + 1
-                    if d > depth:
-                        depth = d
-            k = id(op)
-            reads_of[k] = reads
-            depth_of[k] = depth
-            if op.code is CONST:
-                inline.add(k)
-                continue
-            users = uses.get(k)
-            if users is None or len(users) != 1 or depth >= MAX_INLINE_DEPTH:
-                continue
-            u = users[0]
-            if body[u].code is CALL or next_barrier[i] < u:
-                continue
-            if reads and (next_call[i] < u or any(not clear(i, u, stores.get(v, ())) for v in reads)):
-                continue
-            inline.add(k)
-
-        self.names: dict[int, str] = {}
-        self.exprs: dict[int, Expr] = {}
-        lines: list[str] = []
-        depth = 1
-        indent = "    "
+    def function(self, fn, analysis: Analysis) -> list[str]:
+        uses = analysis.uses
+        inline = self.inline = analysis.inline
+        self.names = {}
         self.annotated: set[int] = set()
         annotate = self.annotate
-        statement = self.statement
+        statements = STATEMENTS
+        lines: list[str] = []
         append = lines.append
-        for op in body:
+        depth = 1
+        indent = "    "
+        for op in fn.body:
             code = op.code
-            if op.type is not None and (id(op) in inline or id(op) not in uses):
-                continue
-            if code is Code.ELSE or code is Code.ENDIF or code is Code.ENDLOOP:
-                depth -= 1
-                indent = "    " * depth
-            stmt = statement(op)
+            if op.type is not None:
+                if op in inline or op not in uses:
+                    continue
+                stmt = self.definition(op)
+            elif code is STORE:
+                stmt = self.store(op)
+            else:
+                if code is Code.ELSE or code is Code.ENDIF or code is Code.ENDLOOP:
+                    depth -= 1
+                    indent = "    " * depth
+                handler = statements.get(code)
+                if handler is None:
+                    raise self.unsupported(op, f"the backend cannot print '{code.value}' (a D3D op left by the passes?)")
+                stmt = handler(self, op)
             if annotate:
                 for origin in self.origins(op):
-                    append(indent + "// " + self.instruction_text(origin))
+                    append((indent + "// " + self.instruction_text(origin)).rstrip())
             append(indent + stmt)
             if code is Code.IF or code is Code.ELSE or code is Code.LOOP:
                 depth += 1
@@ -223,7 +188,7 @@ class Emitter:
             o = stack.pop()
             if o.origin >= 0 and o.origin not in self.annotated:
                 found.add(o.origin)
-            stack.extend(a for a in o.args if id(a) in self.inline)
+            stack.extend(a for a in o.args if a in self.inline)
         self.annotated |= found
         return sorted(found)
 
@@ -238,290 +203,528 @@ class Emitter:
 
     # -- statements ---------------------------------------------------------
 
-    def statement(self, op: Op) -> str:
-        code = op.code
-        if op.is_value:
-            name = self.namer.name(f"t{len(self.names)}")
-            self.names[id(op)] = name
-            text = f"{glsl_type(op.type)} {name} = {self.expr(op, top=True).text};"
-            return text
-        if code is Code.STORE:
-            return self.store(op)
-        if code is Code.DISCARD:
-            if not self.fragment:
-                raise self.unsupported(op, "discard in a vertex shader")
-            return "discard;"
-        if code is Code.IF:
-            return f"if ({self.arg(op, 0).text}) {{"
-        if code is Code.ELSE:
-            return "} else {"
-        if code in (Code.ENDIF, Code.ENDLOOP):
-            return "}"
-        if code is Code.LOOP:
-            if self.t.appendix_a:
-                n = self.namer.name(f"xl_loop{self.loop_counter}")
-                self.loop_counter += 1
-                return f"for (int {n} = 0; {n} < {ES100_LOOP_BOUND}; ++{n}) {{"
-            return "for (;;) {"
-        if code is Code.BREAK:
-            return "break;"
-        if code is Code.RETURN:
-            return "return;"
-        if code is Code.CALL:
-            return f"{self.fn_names[op.imm[0]]}();"
-        raise self.unsupported(op, f"the backend cannot print '{code.value}' (a D3D op left by the passes?)")
+    def definition(self, op: Op) -> str:
+        """``T tN = expr;`` for a value that is not inlined."""
+        name = self.namer.fresh(f"t{len(self.names)}")
+        self.names[op] = name
+        t = op.type
+        return f"{GLSL_TYPES[t.scalar][t.width]} {name} = {self.expr(op)[0]};"
 
     def store(self, op: Op) -> str:
         var = op.var
-        mask = op.imm[0] if op.imm else 0xF
-        element = op.imm[1] if len(op.imm) > 1 else None
-        value = self.arg(op, 0)
-        index = self.arg(op, 1) if len(op.args) > 1 else None
-        target = self.lvalue(op, var, element, index)
-        if var.type.width == 1:
-            return f"{target} = {value.text};"
-        comps = "".join(c for i, c in enumerate("xyzw"[: var.type.width]) if mask & (1 << i))
-        if len(comps) == var.type.width:
-            return f"{target} = {value.text};"
-        return f"{target}.{comps} = {value.text};"
+        imm = op.imm
+        args = op.args
+        mask = imm[0] if imm else 0xF
+        element = imm[1] if len(imm) > 1 else None
+        value = self.operand(args[0])[0]
+        if len(args) > 1:
+            target = self.indexed_lvalue(op, var, element, self.operand(args[1]))
+        else:
+            target = self.var_text(var, element)
+        width = var.type.width
+        if 0 <= mask < 16:
+            suffix = STORE_MASKS[width][mask]
+        else:  # a mask beyond 4 bits: print what the bits say
+            comps = "".join(c for i, c in enumerate(COMPONENTS[:width]) if mask & (1 << i))
+            suffix = "" if width == 1 or len(comps) == width else "." + comps
+        return f"{target}{suffix} = {value};"
 
-    def lvalue(self, op: Op, var, element, index: Expr | None) -> str:
-        acc = self.lay.access[id(var)] if index is not None else self.lay.of(var, element)
-        if index is not None:
-            if not acc.array:
-                raise self.unsupported(op, f"dynamic index on {var.name}, which is not an array (relative pass missing?)")
-            if self.t.appendix_a:
-                raise self.unsupported(op, "GLSL ES 1.00 (Appendix A) cannot index a temporary array dynamically")
-            return f"{acc.name}[{self.index_text(index, (element or 0) - acc.base)}]" + acc.component
-        if acc.array:
-            return f"{acc.name}[{(element or 0) - acc.base}]" + acc.component
-        return acc.name + acc.component
+    def indexed_lvalue(self, op: Op, var, element, index: tuple[str, int]) -> str:
+        acc = self.lay.access[id(var)]
+        if not acc.array:
+            raise self.unsupported(op, f"dynamic index on {var.name}, which is not an array (relative pass missing?)")
+        if self.t.appendix_a:
+            raise self.unsupported(op, "GLSL ES 1.00 (Appendix A) cannot index a temporary array dynamically")
+        return f"{acc.name}[{self.index_text(index, (element or 0) - acc.base)}]" + acc.component
+
+    def discard(self, op: Op) -> str:
+        if not self.fragment:
+            raise self.unsupported(op, "discard in a vertex shader")
+        return "discard;"
+
+    def if_(self, op: Op) -> str:
+        return f"if ({self.operand(op.args[0])[0]}) {{"
+
+    def loop(self, op: Op) -> str:
+        if self.t.appendix_a:
+            n = self.namer.name(f"xl_loop{self.loop_counter}")
+            self.loop_counter += 1
+            return f"for (int {n} = 0; {n} < {ES100_LOOP_BOUND}; ++{n}) {{"
+        return "for (;;) {"
+
+    def call_statement(self, op: Op) -> str:
+        return f"{self.fn_names[op.imm[0]]}();"
 
     @staticmethod
-    def index_text(index: Expr, offset: int) -> str:
+    def index_text(index: tuple[str, int], offset: int) -> str:
         if offset == 0:
-            return index.text
+            return index[0]
         return f"{_wrap(index, ADD)} + {offset}" if offset > 0 else f"{_wrap(index, ADD)} - {-offset}"
 
     # -- expressions --------------------------------------------------------
 
-    def arg(self, op: Op, n: int) -> Expr:
-        return self.value(op.args[n])
-
-    def value(self, v: Op) -> Expr:
-        name = self.names.get(id(v))
+    def operand(self, v: Op) -> tuple[str, int]:
+        name = self.names.get(v)
         if name is not None:
-            return Expr(name)
-        if id(v) not in self.inline:
-            raise self.unsupported(v, f"value '{v.code.value}' used before it is defined (IR invariant 2)")
+            return name, PRIMARY
+        if v not in self.inline:
+            raise self.undefined(v)
         return self.expr(v)
 
-    def literal(self, t: Type, values) -> Expr:
-        values = list(values)
-        if t.is_float:
-            parts = [float_literal(x, bits_builtins=self.t.glsl130_builtins) for x in values]
-        elif t.is_int:
+    def undefined(self, v: Op) -> UnsupportedError:
+        return self.unsupported(v, f"value '{v.code.value}' used before it is defined (IR invariant 2)")
+
+    def expr(self, op: Op) -> tuple[str, int]:
+        """The expression of a value (inlined, or the right side of its ``T tN = ...;``).
+
+        Written for speed, as it runs for nearly every op: the common leaves
+        (swizzles, loads, constants) and the common shapes (operators,
+        function and helper calls, see ``SHAPES``) are printed here rather
+        than through a handler call each."""
+        code = op.code
+        if code is SWIZZLE:
+            return self.swizzle(op)
+        if code is LOAD and not op.args:
+            text = None if op.imm else self.plain.get(op.var)  # the common case, without a call
+            return (text if text is not None else self.var_text(op.var, op.imm[0] if op.imm else None)), PRIMARY
+        if code is CONST:
+            return self.literal(op.type, op.imm)
+        names = self.names
+        inline = self.inline
+        a = []
+        for x in op.args:
+            name = names.get(x)
+            if name is not None:
+                a.append((name, PRIMARY))
+            elif x in inline:
+                a.append(self.expr(x))
+            else:
+                raise self.undefined(x)
+        shape = SHAPES.get(code)
+        if shape is None:
+            raise self.unsupported(op, f"the backend cannot print '{code.value}' (a D3D op left by the passes?)")
+        kind = shape[0]
+        if kind is INFIX:
+            _, sym, prec = shape
+            x, y = a[0], a[1]
+            return f"{x[0] if x[1] >= prec else f'({x[0]})'} {sym} {y[0] if y[1] > prec else f'({y[0]})'}", prec
+        if kind is CALL:
+            return f"{shape[1]}({', '.join([e[0] for e in a])})", PRIMARY
+        if kind is HELPER:
+            fn = self.helpers.use(shape[1], op.args[0].type if shape[2] else op.type)
+            return f"{fn}({', '.join([e[0] for e in a])})", PRIMARY
+        return shape[1](self, op, a)
+
+    def var_text(self, var, element=None) -> str:
+        """A variable (or one element of it) read or written without a
+        dynamic index: from the layout's texts, or looked up once per shader."""
+        if element is None:
+            text = self.plain.get(var)
+            if text is not None:
+                return text
+            key = var
+        else:
+            key = (var, element)
+        text = self.texts.get(key)
+        if text is None:
+            text = self.texts[key] = self.lay.text_of(var, element)
+        return text
+
+    def literal(self, t: Type, values) -> tuple[str, int]:
+        scalar = t.scalar
+        if scalar is FLOAT:
+            floats = self.floats
+            parts = []
+            for x in values:
+                text = floats.get(x)  # zeros are never memoised (0.0 == -0.0)
+                if text is None:
+                    if x == 0:  # float_literal's zeros, without the call
+                        text = "-0.0" if copysign(1.0, x) < 0 else "0.0"
+                    else:
+                        text = floats[x] = float_literal(x, bits_builtins=self.bits)
+                parts.append(text)
+        elif scalar is INT:
             parts = [int_literal(x) for x in values]
         else:
             parts = [bool_literal(x) for x in values]
-        if len(parts) < t.width:
-            parts = parts + [parts[-1]] * (t.width - len(parts)) if parts else ["0"] * t.width
-        if t.width == 1:
+        width = t.width
+        if len(parts) < width:
+            parts = parts + [parts[-1]] * (width - len(parts)) if parts else ["0"] * width
+        if width == 1:
             p = parts[0]
-            return Expr(p, UNARY if p.startswith("-") else PRIMARY)
+            return p, (UNARY if p.startswith("-") else PRIMARY)
         if len(set(parts)) == 1:
-            return Expr(f"{glsl_type(t)}({parts[0]})")
-        return Expr(f"{glsl_type(t)}({', '.join(parts[: t.width])})")
+            return f"{glsl_type(t)}({parts[0]})", PRIMARY
+        return f"{glsl_type(t)}({', '.join(parts[:width])})", PRIMARY
 
-    def call(self, name: str, *args: Expr) -> Expr:
-        return Expr(f"{name}({', '.join(a.text for a in args)})")
+    def helper_call(self, helper: str, t: Type, a: list) -> tuple[str, int]:
+        return _call_text(self.helpers.use(helper, t), a)
 
-    def expr(self, op: Op, top: bool = False) -> Expr:
-        code = op.code
-        t = op.type
-        a = [self.value(x) for x in op.args] if code is not Code.SWIZZLE else None
-        if code is Code.CONST:
-            return self.literal(t, op.imm)
-        if code is Code.LOAD:
-            index = a[0] if a else None
-            element = op.imm[0] if op.imm else None
-            return Expr(self.rvalue(op, element, index))
-        if code is Code.SWIZZLE:
-            return self.swizzle(op)
-        if code is Code.CONSTRUCT:
-            return self.call(glsl_type(t), *a)
-        if code is Code.FNEG:
-            return self.negate(a[0])
-        if code in BINARY:
-            sym, prec = BINARY[code]
-            return Expr(f"{_wrap(a[0], prec)} {sym} {_wrap(a[1], prec + 1)}", prec)
-        if code is Code.FMAD:
-            return Expr(f"{_wrap(a[0], MUL)} * {_wrap(a[1], MUL + 1)} + {_wrap(a[2], ADD + 1)}", ADD)
-        if code in FUNCS:
-            return self.call(FUNCS[code], *a)
-        if code is Code.FRCP:
-            return Expr(f"1.0 / {_wrap(a[0], MUL + 1)}", MUL)
-        if code is Code.FFRACT:
-            return self.call("fract", *a)
-        if code is Code.FSATURATE:
-            return self.call(self.helpers.use("saturate", t), *a)
-        if code is Code.FMUL_LEGACY:
-            return self.call(self.helpers.use("mul_legacy", t), *a)
-        if code is Code.FDOT:
-            if op.args[0].type.width == 1:
-                return Expr(f"{_wrap(a[0], MUL)} * {_wrap(a[1], MUL + 1)}", MUL)
-            return self.call("dot", *a)
-        if code is Code.FDOT_LEGACY:
-            return self.call(self.helpers.use("dot_legacy", op.args[0].type), *a)
-        if code is Code.FROUND_EVEN:
-            if self.t.glsl130_builtins:
-                return self.call("roundEven", *a)
-            return self.call(self.helpers.use("round_even", t), *a)
-        if code in (Code.FDDX, Code.FDDY):
-            if not self.fragment:
-                raise self.unsupported(op, "screen-space derivatives in a vertex shader")
-            if self.t.es and self.t.version < 300:
-                self.need_extension("GL_OES_standard_derivatives")
-            return self.call("dFdx" if code is Code.FDDX else "dFdy", *a)
-        if code in COMPARE:
-            sym, prec, fn = COMPARE[code]
-            if op.args[0].type.width == 1:
-                return Expr(f"{_wrap(a[0], prec)} {sym} {_wrap(a[1], prec + 1)}", prec)
-            return self.call(fn, *a)
-        if code is Code.SELECT:
-            return self.select(op, a)
-        if code is Code.BNOT:
-            if t.width == 1:
-                return Expr(f"!{_wrap(a[0], UNARY)}", UNARY)
-            return self.call("not", *a)
-        if code in (Code.BAND, Code.BOR):
-            if t.width == 1:
-                sym, prec = ("&&", AND) if code is Code.BAND else ("||", OR)
-                return Expr(f"{_wrap(a[0], prec)} {sym} {_wrap(a[1], prec + 1)}", prec)
-            return self.call(self.helpers.use("and" if code is Code.BAND else "or", t), *a)
-        if code is Code.BANY:
-            return a[0] if op.args[0].type.width == 1 else self.call("any", *a)
-        if code in (Code.B2F, Code.I2F):
-            return self.call(glsl_type(t), *a)
-        if code is Code.F2I_FLOOR:
-            return self.call(glsl_type(t), self.call("floor", *a))
-        if code is Code.F2I_ROUND:
-            rounded = (self.call("roundEven", *a) if self.t.glsl130_builtins
-                       else self.call(self.helpers.use("round_even", op.args[0].type), *a))
-            return self.call(glsl_type(t), rounded)
-        if code is Code.SAMPLE:
-            return self.sample(op, a)
-        raise self.unsupported(op, f"the backend cannot print '{code.value}' (a D3D op left by the passes?)")
-
-    def negate(self, e: Expr) -> Expr:
-        inner = _wrap(e, UNARY)
-        if inner.startswith("-"):
-            inner = f"({e.text})"
-        return Expr(f"-{inner}", UNARY)
-
-    def rvalue(self, op: Op, element, index: Expr | None) -> str:
+    def rvalue(self, op: Op, element, index) -> str:
         var = op.var
-        acc = self.lay.access[id(var)] if index is not None else self.lay.of(var, element)
-        if index is not None:
-            if not acc.array:
-                raise self.unsupported(op, f"dynamic index on {var.name}, which is not an array (relative pass missing?)")
-            uniform = var.storage in layout_mod.FILE_BINDING
-            if self.t.appendix_a and (not uniform or self.fragment):
-                what = "a uniform array in a fragment shader" if uniform else "a temporary array"
-                raise self.unsupported(op, f"GLSL ES 1.00 (Appendix A) cannot index {what} dynamically")
-            return f"{acc.name}[{self.index_text(index, (element or 0) - acc.base)}]" + acc.component
-        if acc.array:
-            return f"{acc.name}[{(element or 0) - acc.base}]" + acc.component
-        return acc.name + acc.component
+        if index is None:
+            return self.lay.text_of(var, element)
+        acc = self.lay.access[id(var)]
+        if not acc.array:
+            raise self.unsupported(op, f"dynamic index on {var.name}, which is not an array (relative pass missing?)")
+        uniform = var.storage in layout_mod.FILE_BINDING
+        if self.t.appendix_a and (not uniform or self.fragment):
+            what = "a uniform array in a fragment shader" if uniform else "a temporary array"
+            raise self.unsupported(op, f"GLSL ES 1.00 (Appendix A) cannot index {what} dynamically")
+        return f"{acc.name}[{self.index_text(index, (element or 0) - acc.base)}]" + acc.component
 
-    def swizzle(self, op: Op) -> Expr:
+    def swizzle(self, op: Op) -> tuple[str, int]:
         src = op.args[0]
-        comps = tuple(op.imm)
+        comps = op.imm
+        names = self.names
         # fold swizzles of swizzles and of constants
-        while src.code is Code.SWIZZLE and id(src) not in self.names:
-            comps = tuple(src.imm[c] for c in comps)
+        while src.code is SWIZZLE and src not in names:
+            imm = src.imm
+            comps = tuple([imm[c] for c in comps])
             src = src.args[0]
-        if src.code is Code.CONST and id(src) not in self.names:
-            vals = list(src.imm) + [src.imm[-1]] * (src.type.width - len(src.imm))
+        if src.code is CONST and src not in names:
+            imm = src.imm
+            vals = list(imm) + [imm[-1]] * (src.type.width - len(imm))
             return self.literal(op.type, [vals[c] for c in comps])
-        base = self.value(src)
+        name = names.get(src)
+        if name is not None:
+            base = name, PRIMARY
+        elif src in self.inline:
+            base = self.expr(src)
+        else:
+            raise self.undefined(src)
         width = src.type.width
-        if comps == tuple(range(width)) and len(comps) == width:
+        comps = tuple(comps)
+        if comps == IDENTITY.get(width):
             return base
         if width == 1:
             if len(comps) == 1:
                 return base
-            return Expr(f"{glsl_type(op.type)}({base.text})")
-        return Expr(f"{_wrap(base, PRIMARY)}.{''.join('xyzw'[c] for c in comps)}")
+            return f"{glsl_type(op.type)}({base[0]})", PRIMARY
+        suffix = SWIZZLES.get(comps) or "".join(COMPONENTS[c] for c in comps)
+        return f"{base[0] if base[1] >= PRIMARY else f'({base[0]})'}.{suffix}", PRIMARY
 
-    def select(self, op: Op, a: list[Expr]) -> Expr:
-        cond_w = op.args[0].type.width
+    def select(self, op: Op, a: list) -> tuple[str, int]:
+        if op.args[0].type.width == 1:
+            return f"{_wrap(a[0], OR + 1)} ? {_wrap(a[1], TERNARY + 1)} : {_wrap(a[2], TERNARY)}", TERNARY
         t = op.type
-        if cond_w == 1:
-            return Expr(f"{_wrap(a[0], OR + 1)} ? {_wrap(a[1], TERNARY + 1)} : {_wrap(a[2], TERNARY)}", TERNARY)
-        if t.is_float and self.t.glsl130_builtins:
-            return self.call("mix", a[2], a[1], a[0])
-        return self.call(self.helpers.use("select", t), *a)
+        if t.scalar is FLOAT and self.t.glsl130_builtins:
+            return _call_text("mix", [a[2], a[1], a[0]])
+        return self.helper_call("select", t, a)
 
-    def sample(self, op: Op, a: list[Expr]) -> Expr:
-        kind, _stype = op.imm[0], (op.imm[1] if len(op.imm) > 1 else None)
+    def sample(self, op: Op, a: list) -> tuple[str, int]:
+        kind = op.imm[0]
         var = op.var
-        decl_type = next(d.type for d in self.lay.decls if d.kind == "sampler" and d.name == self.lay.access[id(var)].name)
-        dim = {"sampler2D": 2, "samplerCube": 3, "sampler3D": 3}[decl_type]
-        short = {"sampler2D": "2D", "samplerCube": "Cube", "sampler3D": "3D"}[decl_type]
+        name = self.lay.access[id(var)].name
+        decl_type = self.lay.sampler_types.get(name)
+        if decl_type is None:
+            decl_type = next(d.type for d in self.lay.decls if d.kind == "sampler" and d.name == name)
+        dim, short = SAMPLER_DIMS[decl_type]
         coord = self.fit(op, op.args[0], a[0], dim)
-        sampler = Expr(self.lay.access[id(var)].name)
-        es1 = self.t.es and self.t.version < 300
+        sampler = (name, PRIMARY)
+        t = self.t
+        es1 = t.es and t.version < 300
         if decl_type == "sampler3D" and es1:
             self.need_extension("GL_OES_texture_3D")
         if kind is SampleKind.PLAIN:
-            fn = "texture" if self.t.generic_texture else f"texture{short}"
-            return self.call(fn, sampler, coord)
+            fn = "texture" if t.generic_texture else f"texture{short}"
+            return _call_text(fn, [sampler, coord])
         if kind is SampleKind.BIAS:
             if not self.fragment:
                 raise self.unsupported(op, "a LOD bias in a vertex shader")
-            fn = "texture" if self.t.generic_texture else f"texture{short}"
-            return self.call(fn, sampler, coord, a[1])
+            fn = "texture" if t.generic_texture else f"texture{short}"
+            return _call_text(fn, [sampler, coord, a[1]])
         if kind is SampleKind.LOD:
-            if self.t.generic_texture:
-                return self.call("textureLod", sampler, coord, a[1])
+            if t.generic_texture:
+                return _call_text("textureLod", [sampler, coord, a[1]])
             if not self.fragment:
-                if not self.t.es:  # core in 1.20 vertex shaders, but glslang wants the extension named
+                if not t.es:  # core in 1.20 vertex shaders, but glslang wants the extension named
                     self.need_extension("GL_ARB_shader_texture_lod")
-                return self.call(f"texture{short}Lod", sampler, coord, a[1])
+                return _call_text(f"texture{short}Lod", [sampler, coord, a[1]])
             if es1:
                 if decl_type == "sampler3D":
                     raise self.unsupported(op, "GLSL ES 1.00 has no explicit-LOD volume lookup in fragment shaders")
                 self.need_extension("GL_EXT_shader_texture_lod")
-                return self.call(f"texture{short}LodEXT", sampler, coord, a[1])
+                return _call_text(f"texture{short}LodEXT", [sampler, coord, a[1]])
             self.need_extension("GL_ARB_shader_texture_lod")
-            return self.call(f"texture{short}Lod", sampler, coord, a[1])
+            return _call_text(f"texture{short}Lod", [sampler, coord, a[1]])
         if kind is SampleKind.GRAD:
             ddx = self.fit(op, op.args[1], a[1], dim)
             ddy = self.fit(op, op.args[2], a[2], dim)
-            if self.t.generic_texture:
-                return self.call("textureGrad", sampler, coord, ddx, ddy)
+            if t.generic_texture:
+                return _call_text("textureGrad", [sampler, coord, ddx, ddy])
             if es1:
                 if decl_type == "sampler3D":
                     raise self.unsupported(op, "GLSL ES 1.00 has no gradient volume lookup")
                 self.need_extension("GL_EXT_shader_texture_lod")
-                return self.call(f"texture{short}GradEXT", sampler, coord, ddx, ddy)
+                return _call_text(f"texture{short}GradEXT", [sampler, coord, ddx, ddy])
             self.need_extension("GL_ARB_shader_texture_lod")
-            return self.call(f"texture{short}GradARB", sampler, coord, ddx, ddy)
+            return _call_text(f"texture{short}GradARB", [sampler, coord, ddx, ddy])
         raise self.unsupported(op, f"sample kind {kind}")
 
-    def fit(self, op: Op, v: Op, e: Expr, width: int) -> Expr:
+    def fit(self, op: Op, v: Op, e: tuple[str, int], width: int) -> tuple[str, int]:
         """A coordinate of exactly ``width`` components."""
         w = v.type.width
         if w == width:
             return e
         if w > width:
-            if v.code is Code.CONST or (v.code is Code.SWIZZLE and id(v) not in self.names):
+            if v.code is Code.CONST or (v.code is Code.SWIZZLE and v not in self.names):
                 sw = Op(Code.SWIZZLE, v.type.with_width(width), (v,), tuple(range(width)))
-                self.inline.add(id(sw))
+                self.inline.add(sw)
                 return self.swizzle(sw)
-            return Expr(f"{_wrap(e, PRIMARY)}.{'xyzw'[:width]}")
+            return f"{_wrap(e, PRIMARY)}.{COMPONENTS[:width]}", PRIMARY
         raise self.unsupported(op, f"a {w}-component texture coordinate where {width} are needed")
+
+
+# -- inlining decisions -------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Analysis:
+    uses: Counter  # value -> how many args name it (absent: unused, not printed)
+    inline: set[Op]  # the values printed inside their one user
+    calls: bool  # the function has a CALL
+
+
+_NONE: frozenset = frozenset()
+
+
+def analyse(body: list[Op], constants: dict) -> Analysis:
+    """Which values are inlined into their user.
+
+    A value is inlined when it has exactly one use, its expression is less
+    than ``MAX_INLINE_DEPTH`` deep, no control op lies between it and its
+    user (which is not a CALL) and no STORE in between writes a variable it
+    reads.  Decided at the user, walking forward: by then the value's own
+    reads and depth are known and "in between" is what has been walked
+    since; a CALL is a control op, so it is covered too.  Ops are their own
+    keys (they hash by identity).
+
+    Also notes, into ``constants`` (id(var) -> [registers, dynamic?]), the
+    constant registers the body reads, for the layout.
+    """
+    LOAD, STORE, CONST, CALL = Code.LOAD, Code.STORE, Code.CONST, Code.CALL
+    file_binding = layout_mod.FILE_BINDING
+    writable = WRITABLE
+    control = CONTROL
+    uses = Counter(chain.from_iterable([op.args for op in body]))
+    inline: set[Op] = set()
+    # value -> (position, the writable variables it reads with its inlined
+    # args, depth of its inlined args)
+    info: dict[Op, tuple[int, frozenset, int]] = {}
+    last_store: dict = {}  # Variable -> position of the latest STORE to it
+    last_control = -1  # position of the latest control op
+    calls = False
+    no_reads = _NONE
+    max_depth = MAX_INLINE_DEPTH
+    for i, op in enumerate(body):
+        code = op.code
+        reads = no_reads
+        depth = 0
+        # values defined before `barrier` stay where they are: a control op
+        # lies between them and this op (or this op is a CALL)
+        barrier = last_control if code is not CALL else i
+        if code is LOAD:
+            var = op.var
+            if var is not None:
+                storage = var.storage
+                if storage in writable:
+                    reads = frozenset((var,))
+                elif storage in file_binding:
+                    used = constants.get(id(var))
+                    if used is None:
+                        used = constants[id(var)] = [set(), False]
+                    if op.args:
+                        used[1] = True  # indexed dynamically
+                    used[0].add(op.imm[0] if op.imm else 0)
+        for a in op.args:
+            found = info.get(a)
+            if found is None:  # a constant (always inlined), or not defined before
+                if not depth and a in inline:
+                    depth = 1
+                continue
+            at, r, d = found
+            if at < barrier or d >= max_depth or uses[a] != 1:
+                continue
+            if r:
+                blocked = False  # a variable it reads was stored to since
+                for v in r:
+                    if last_store.get(v, -1) > at:
+                        blocked = True
+                        break
+                if blocked:
+                    continue
+                reads = reads | r if reads else r
+            inline.add(a)
+            if d >= depth:
+                depth = d + 1
+        if op.type is not None:
+            if code is CONST:
+                inline.add(op)
+            else:
+                info[op] = (i, reads, depth)
+        elif code is STORE:
+            if op.var is not None:
+                last_store[op.var] = i
+        elif code in control:
+            last_control = i
+            calls = calls or code is CALL
+    return Analysis(uses, inline, calls)
+
+
+# -- printing tables ----------------------------------------------------------
+
+
+def _call_text(name: str, a: list) -> tuple[str, int]:
+    return f"{name}({', '.join([x[0] for x in a])})", PRIMARY
+
+
+def _infix_text(sym: str, prec: int, a: list) -> tuple[str, int]:
+    return f"{_wrap(a[0], prec)} {sym} {_wrap(a[1], prec + 1)}", prec
+
+
+def _scalar_infix_or_call(sym: str, prec: int, fn: str):
+    """Scalars with the operator, vectors with the component-wise built-in."""
+    def emit(em: Emitter, op: Op, a: list) -> tuple[str, int]:
+        if op.args[0].type.width == 1:
+            return _infix_text(sym, prec, a)
+        return _call_text(fn, a)
+    return emit
+
+
+def _logic(sym: str, prec: int, helper: str):
+    def emit(em: Emitter, op: Op, a: list) -> tuple[str, int]:
+        if op.type.width == 1:
+            return _infix_text(sym, prec, a)
+        return em.helper_call(helper, op.type, a)
+    return emit
+
+
+def _load(em: Emitter, op: Op, a: list) -> tuple[str, int]:
+    """A LOAD with a dynamic index (those without are printed by ``expr``)."""
+    return em.rvalue(op, op.imm[0] if op.imm else None, a[0] if a else None), PRIMARY
+
+
+def _construct(em: Emitter, op: Op, a: list) -> tuple[str, int]:
+    return _call_text(glsl_type(op.type), a)
+
+
+def _negate(em: Emitter, op: Op, a: list) -> tuple[str, int]:
+    e = a[0]
+    inner = _wrap(e, UNARY)
+    if inner.startswith("-"):
+        inner = f"({e[0]})"
+    return f"-{inner}", UNARY
+
+
+def _fmad(em: Emitter, op: Op, a: list) -> tuple[str, int]:
+    return f"{_wrap(a[0], MUL)} * {_wrap(a[1], MUL + 1)} + {_wrap(a[2], ADD + 1)}", ADD
+
+
+def _rcp(em: Emitter, op: Op, a: list) -> tuple[str, int]:
+    return f"1.0 / {_wrap(a[0], MUL + 1)}", MUL
+
+
+def _dot(em: Emitter, op: Op, a: list) -> tuple[str, int]:
+    if op.args[0].type.width == 1:
+        return f"{_wrap(a[0], MUL)} * {_wrap(a[1], MUL + 1)}", MUL
+    return _call_text("dot", a)
+
+
+def _round_even(em: Emitter, op: Op, a: list) -> tuple[str, int]:
+    if em.t.glsl130_builtins:
+        return _call_text("roundEven", a)
+    return em.helper_call("round_even", op.type, a)
+
+
+def _derivative(fn: str):
+    def emit(em: Emitter, op: Op, a: list) -> tuple[str, int]:
+        if not em.fragment:
+            raise em.unsupported(op, "screen-space derivatives in a vertex shader")
+        if em.t.es and em.t.version < 300:
+            em.need_extension("GL_OES_standard_derivatives")
+        return _call_text(fn, a)
+    return emit
+
+
+def _select(em: Emitter, op: Op, a: list) -> tuple[str, int]:
+    return em.select(op, a)
+
+
+def _bnot(em: Emitter, op: Op, a: list) -> tuple[str, int]:
+    if op.type.width == 1:
+        return f"!{_wrap(a[0], UNARY)}", UNARY
+    return _call_text("not", a)
+
+
+def _bany(em: Emitter, op: Op, a: list) -> tuple[str, int]:
+    return a[0] if op.args[0].type.width == 1 else _call_text("any", a)
+
+
+def _f2i_floor(em: Emitter, op: Op, a: list) -> tuple[str, int]:
+    return _call_text(glsl_type(op.type), [_call_text("floor", a)])
+
+
+def _f2i_round(em: Emitter, op: Op, a: list) -> tuple[str, int]:
+    rounded = (_call_text("roundEven", a) if em.t.glsl130_builtins
+               else em.helper_call("round_even", op.args[0].type, a))
+    return _call_text(glsl_type(op.type), [rounded])
+
+
+def _sample(em: Emitter, op: Op, a: list) -> tuple[str, int]:
+    return em.sample(op, a)
+
+
+# How each value op but SWIZZLE (which folds its source instead of printing
+# it) is printed, given its operands' (text, precedence):
+#   (INFIX, symbol, precedence)     a + b, left-associative
+#   (CALL, GLSL function)           abs(a), clamp(a, b, c)
+#   (HELPER, helper, of_argument)   xl_saturate(a), overloaded on the result's
+#                                   type (or on the first argument's)
+#   (SPECIAL, printer)              printer(emitter, op, operands)
+# CONST and LOAD without a dynamic index are printed by ``Emitter.expr``.
+INFIX, CALL, HELPER, SPECIAL = "infix", "call", "helper", "special"
+SHAPES = {
+    **{code: (INFIX, sym, prec) for code, (sym, prec) in BINARY.items()},
+    **{code: (CALL, name) for code, name in FUNCS.items()},
+    Code.FSATURATE: (HELPER, "saturate", False),
+    Code.FMUL_LEGACY: (HELPER, "mul_legacy", False),
+    Code.FDOT_LEGACY: (HELPER, "dot_legacy", True),
+    Code.LOAD: (SPECIAL, _load),
+    Code.CONSTRUCT: (SPECIAL, _construct),
+    Code.FNEG: (SPECIAL, _negate),
+    Code.FMAD: (SPECIAL, _fmad),
+    Code.FRCP: (SPECIAL, _rcp),
+    Code.FDOT: (SPECIAL, _dot),
+    Code.FROUND_EVEN: (SPECIAL, _round_even),
+    Code.FDDX: (SPECIAL, _derivative("dFdx")),
+    Code.FDDY: (SPECIAL, _derivative("dFdy")),
+    **{code: (SPECIAL, _scalar_infix_or_call(sym, prec, fn)) for code, (sym, prec, fn) in COMPARE.items()},
+    Code.SELECT: (SPECIAL, _select),
+    Code.BNOT: (SPECIAL, _bnot),
+    Code.BAND: (SPECIAL, _logic("&&", AND, "and")),
+    Code.BOR: (SPECIAL, _logic("||", OR, "or")),
+    Code.BANY: (SPECIAL, _bany),
+    Code.B2F: (SPECIAL, _construct),
+    Code.I2F: (SPECIAL, _construct),
+    Code.F2I_FLOOR: (SPECIAL, _f2i_floor),
+    Code.F2I_ROUND: (SPECIAL, _f2i_round),
+    Code.SAMPLE: (SPECIAL, _sample),
+}
+
+# Code -> printer(emitter, op) for the ops with no value.
+STATEMENTS = {
+    Code.STORE: Emitter.store,
+    Code.DISCARD: Emitter.discard,
+    Code.IF: Emitter.if_,
+    Code.ELSE: lambda em, op: "} else {",
+    Code.ENDIF: lambda em, op: "}",
+    Code.ENDLOOP: lambda em, op: "}",
+    Code.LOOP: Emitter.loop,
+    Code.BREAK: lambda em, op: "break;",
+    Code.RETURN: lambda em, op: "return;",
+    Code.CALL: Emitter.call_statement,
+}
 
 
 def emit(program: Program, target: Target, options) -> Output:

@@ -24,6 +24,7 @@ layer can bind them from the reflection alone:
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 
@@ -31,7 +32,7 @@ from ..bytecode.tables import DeclUsage, SamplerType
 from ..errors import UnsupportedError
 from ..ir.ops import Code
 from ..ir.program import Program, Semantic, Storage, Variable
-from ..ir.types import Type
+from ..ir.types import Scalar, Type
 from .names import Namer
 from .targets import Target
 
@@ -76,17 +77,31 @@ SAMPLER_KINDS = {SamplerType.TEX2D: "2d", SamplerType.CUBE: "cube", SamplerType.
 SAMPLER_GLSL = {"2d": "sampler2D", "cube": "samplerCube", "volume": "sampler3D"}
 
 
+# scalar -> GLSL type name per width (index 0 unused): a table, as the
+# emitter asks for a type name for nearly every value it prints
+GLSL_TYPES = {
+    Scalar.FLOAT: (None, "float", "vec2", "vec3", "vec4"),
+    Scalar.INT: (None, "int", "ivec2", "ivec3", "ivec4"),
+    Scalar.BOOL: (None, "bool", "bvec2", "bvec3", "bvec4"),
+}
+
+
 def glsl_type(t: Type) -> str:
-    if t.width == 1:
-        return {"f": "float", "i": "int", "b": "bool"}[t.scalar.value]
-    return {"f": "vec", "i": "ivec", "b": "bvec"}[t.scalar.value] + str(t.width)
+    return GLSL_TYPES[t.scalar][t.width]
+
+
+USAGE_NAMES = {u: u.name.lower() for u in DeclUsage}  # an enum's .name is a slow property
+MASK_NAMES = tuple("".join(c for i, c in enumerate("xyzw") if mask & (1 << i)) for mask in range(16))
+PRIVATE = frozenset({Storage.TEMP, Storage.ADDRESS, Storage.LOOP_COUNTER, Storage.PREDICATE, Storage.LOCAL})
 
 
 def semantic_name(sem: Semantic) -> str:
-    return f"{sem.usage.name.lower()}{sem.index}"
+    return f"{USAGE_NAMES[sem.usage]}{sem.index}"
 
 
-@dataclass
+# The records below are slotted: a shader builds dozens of them, and a
+# slotted dataclass instance is built about twice as fast.
+@dataclass(slots=True)
 class Decl:
     """One GLSL declaration, for the templates."""
 
@@ -103,7 +118,7 @@ class Decl:
     offset: int | None = None  # block member
 
 
-@dataclass
+@dataclass(slots=True)
 class Block:
     name: str
     set: int
@@ -111,7 +126,7 @@ class Block:
     members: list[Decl]
 
 
-@dataclass
+@dataclass(slots=True)
 class Access:
     """How the emitter reaches a variable.  ``name`` is an lvalue/rvalue
     base; ``component`` selects an IR scalar inside a GLSL vector."""
@@ -122,7 +137,7 @@ class Access:
     base: int = 0  # GLSL index = IR element - base
 
 
-@dataclass
+@dataclass(slots=True)
 class ConstGroup:
     storage: Storage
     first: int
@@ -132,26 +147,48 @@ class ConstGroup:
     ctab_name: str | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class Layout:
     stage: str
     prefix: str
     decls: list[Decl] = field(default_factory=list)
     blocks: list[Block] = field(default_factory=list)
     access: dict[int, Access] = field(default_factory=dict)  # id(Variable) -> Access
-    const_elements: dict[int, dict[int, Access]] = field(default_factory=dict)  # id(var) -> element -> access
+    # id(const var) -> (its uniforms in register order, their first registers)
+    const_groups: dict[int, tuple[list[ConstGroup], list[int]]] = field(default_factory=dict)
     groups: list[ConstGroup] = field(default_factory=list)
     draw_state: list[Decl] = field(default_factory=list)  # Vulkan: members of the draw-state block
     reflection: dict = field(default_factory=dict)
     extensions: list[str] = field(default_factory=list)
     namer: Namer = field(default_factory=Namer)
+    sampler_types: dict[str, str] = field(default_factory=dict)  # sampler name -> GLSL type
+    texts: dict[Variable, str] = field(default_factory=dict)  # var -> its GLSL text, when not an array
+
+    def reach(self, var: Variable, acc: Access) -> None:
+        """Record how the emitter reaches ``var`` (and its text, when whole)."""
+        self.access[id(var)] = acc
+        if not acc.array:
+            self.texts[var] = acc.name + acc.component
 
     def of(self, var: Variable, element: int | None = None) -> Access:
-        if id(var) in self.const_elements and element is not None:
-            found = self.const_elements[id(var)].get(element)
+        """How to reach ``var``, or its element ``element`` when it is a
+        constant file (whose registers are grouped into uniforms)."""
+        if element is not None:
+            found = self.const_groups.get(id(var))
             if found is not None:
-                return found
+                groups, firsts = found
+                k = bisect.bisect_right(firsts, element) - 1
+                if k >= 0 and element < firsts[k] + groups[k].count:
+                    g = groups[k]
+                    return Access(f"{g.name}[{element - g.first}]" if g.array else g.name)
         return self.access[id(var)]
+
+    def text_of(self, var: Variable, element: int | None = None) -> str:
+        """The GLSL spelling of ``var`` (element ``element`` of an array)."""
+        acc = self.of(var, element)
+        if acc.array:
+            return f"{acc.name}[{(element or 0) - acc.base}]" + acc.component
+        return acc.name + acc.component
 
 
 def _used_constants(program: Program) -> dict[int, tuple[set[int], bool]]:
@@ -193,9 +230,13 @@ def _partition(program: Program, var: Variable, regs: set[int], dynamic: bool, n
     return groups
 
 
-def plan(program: Program, target: Target, options) -> Layout:
-    stage = "vertex" if program.is_vertex else "fragment"
-    prefix = "vs_" if program.is_vertex else "ps_"
+def plan(program: Program, target: Target, options, used_constants: dict | None = None) -> Layout:
+    """The layout of ``program`` for ``target``.  ``used_constants`` is what
+    ``_used_constants`` would find, when the caller has already walked the
+    ops (the emitter does, deciding what to inline)."""
+    vertex = program.is_vertex
+    stage = "vertex" if vertex else "fragment"
+    prefix = "vs_" if vertex else "ps_"
     lay = Layout(stage, prefix)
     namer = lay.namer
     sset = STAGE_SET[stage]
@@ -203,11 +244,28 @@ def plan(program: Program, target: Target, options) -> Layout:
     refl.update(constants=[], samplers=[], inputs=[], outputs=[], draw_state=[])
     es_pp = target.es
 
-    # 1. Fixed names first: interface variables and built-ins.
+    # One walk sorts the variables: each step below takes its own, in program order.
+    interface: list[Variable] = []
+    privates: list[Variable] = []
+    by_storage: dict[Storage, list[Variable]] = {}
     for var in program.variables:
+        storage = var.storage
+        if storage is Storage.INPUT or storage is Storage.OUTPUT:
+            interface.append(var)
+        elif storage in PRIVATE:
+            privates.append(var)
+        else:
+            group = by_storage.get(storage)
+            if group is None:
+                by_storage[storage] = [var]
+            else:
+                group.append(var)
+
+    # 1. Fixed names first: interface variables and built-ins.
+    for var in interface:
         if var.storage is Storage.INPUT:
             _input(lay, var, program, target, namer, refl, es_pp)
-        elif var.storage is Storage.OUTPUT:
+        else:
             _output(lay, var, program, target, namer, refl)
     if lay.draw_state:
         # std140 with explicit offsets wants the members in offset order
@@ -216,21 +274,18 @@ def plan(program: Program, target: Target, options) -> Layout:
         lay.blocks.append(Block(namer.name(f"{prefix}draw_state"), sset, DRAW_STATE_BINDING, members))
 
     # 2. Constants, in file order.
-    used = _used_constants(program)
+    used = _used_constants(program) if used_constants is None else used_constants
     for storage in (Storage.FLOAT_CONST, Storage.INT_CONST, Storage.BOOL_CONST):
-        for var in program.variables_of(storage):
-            regs, dyn = used.get(id(var), (set(), False))
+        for var in by_storage.get(storage, ()):
+            regs, dyn = used.get(id(var), (None, False))
             if not regs:
                 continue
             groups = _partition(program, var, regs, dyn, namer, prefix)
-            elements: dict[int, Access] = {}
             members = []
             kind, letter, _ = FILE_NAMES[storage]
             gtype = glsl_type(var.type)
             for g in groups:
                 lay.groups.append(g)
-                for k in range(g.count):
-                    elements[g.first + k] = Access(g.name + (f"[{k}]" if g.array else ""))
                 decl = Decl("uniform", g.name, gtype, g.count if g.array else None)
                 entry = {"file": kind, "first": g.first, "count": g.count, "glsl": g.name,
                          "element": 0 if g.array else None}
@@ -245,16 +300,16 @@ def plan(program: Program, target: Target, options) -> Layout:
                 refl["constants"].append(entry)
             if dyn:
                 g = groups[0]
-                lay.access[id(var)] = Access(g.name, array=True)
+                lay.reach(var, Access(g.name, array=True))
             else:
-                lay.access[id(var)] = Access(groups[0].name)
-            lay.const_elements[id(var)] = elements
+                lay.reach(var, Access(groups[0].name))
+            lay.const_groups[id(var)] = (groups, [g.first for g in groups])  # disjoint, in order
             if members:
                 block = namer.name(f"{prefix}{kind}_constants")
                 lay.blocks.append(Block(block, sset, FILE_BINDING[storage], members))
 
     # 3. Samplers.
-    for var in program.variables_of(Storage.SAMPLER):
+    for var in by_storage.get(Storage.SAMPLER, ()):
         reg = var.register[1] if var.register else 0
         st = var.sampler_type
         if st is None or st is SamplerType.UNKNOWN:
@@ -262,7 +317,7 @@ def plan(program: Program, target: Target, options) -> Layout:
         kind = SAMPLER_KINDS.get(st, "2d")
         entry = program.ctab.find(3, reg) if program.ctab is not None else None
         name = namer.name(prefix + (entry.name if entry is not None else f"s{reg}"))
-        unit = reg + (VS_SAMPLER_UNIT_BASE if program.is_vertex else 0)
+        unit = reg + (VS_SAMPLER_UNIT_BASE if vertex else 0)
         d = Decl("sampler", name, SAMPLER_GLSL[kind])
         r = {"register": reg, "type": kind, "glsl": name, "unit": unit}
         if entry is not None:
@@ -276,38 +331,41 @@ def plan(program: Program, target: Target, options) -> Layout:
         if kind == "volume" and target.es:
             d.precision = "highp"
         lay.decls.append(d)
-        lay.access[id(var)] = Access(name)
+        lay.sampler_types[name] = d.type
+        lay.reach(var, Access(name))
         refl["samplers"].append(r)
 
     # 4. Private registers and locals.
-    for var in program.variables:
-        if var.storage in (Storage.TEMP, Storage.ADDRESS, Storage.LOOP_COUNTER, Storage.PREDICATE, Storage.LOCAL):
-            name = namer.name(var.name)
-            t = glsl_type(var.type)
-            init = None
-            if not var.length:
-                init = _zero(var.type)
-            lay.decls.append(Decl("global", name, t, var.length or None, init=init))
-            lay.access[id(var)] = Access(name, array=bool(var.length))
+    for var in privates:
+        name = namer.name(var.name)
+        t = glsl_type(var.type)
+        init = None
+        if not var.length:
+            init = _zero(var.type)
+        lay.decls.append(Decl("global", name, t, var.length or None, init=init))
+        lay.reach(var, Access(name, array=bool(var.length)))
     return lay
 
 
+ZEROS = {Scalar.FLOAT: "0.0", Scalar.INT: "0", Scalar.BOOL: "false"}
+
+
 def _zero(t: Type) -> str:
-    one = {"f": "0.0", "i": "0", "b": "false"}[t.scalar.value]
+    one = ZEROS[t.scalar]
     return one if t.width == 1 else f"{glsl_type(t)}({one})"
 
 
 def _input(lay: Layout, var: Variable, program: Program, target: Target, namer: Namer, refl: dict, es_pp: bool):
     b = var.builtin
     if b == "frag_coord":
-        lay.access[id(var)] = Access("gl_FragCoord")
+        lay.reach(var, Access("gl_FragCoord"))
         return
     if b == "front_facing":
-        lay.access[id(var)] = Access("gl_FrontFacing")
+        lay.reach(var, Access("gl_FrontFacing"))
         return
     if b == "viewport":
         name = namer.reserve("xl_viewport")
-        lay.access[id(var)] = Access(name)
+        lay.reach(var, Access(name))
         if target.uniform_blocks:
             sset = STAGE_SET[lay.stage]
             lay.blocks.append(Block(namer.name(f"{lay.prefix}viewport_block"), sset, VIEWPORT_BINDING,
@@ -329,13 +387,13 @@ def _input(lay: Layout, var: Variable, program: Program, target: Target, namer: 
     reg = var.register[1] if var.register else None
     sem = var.semantic
     pp = "mediump" if es_pp and var.partial_precision else None
-    if program.is_vertex:
+    if lay.stage == "vertex":
         label = semantic_name(sem) if sem else f"v{reg}"
         name = namer.reserve(f"in_{label}") if f"in_{label}" not in namer.used else namer.name(f"in_{label}")
         t = glsl_type(var.type)
         d = Decl("vs_input", name, t, location=reg if (target.io_locations or target.vulkan) else None, precision=pp)
         lay.decls.append(d)
-        lay.access[id(var)] = Access(name)
+        lay.reach(var, Access(name))
         refl["inputs"].append(_io_entry(sem, reg, var.mask, name, reg))
         return
     if reg is None and sem is not None and sem.usage is U.TEXCOORD:
@@ -350,7 +408,7 @@ def _input(lay: Layout, var: Variable, program: Program, target: Target, namer: 
     d = Decl("fs_input", name, "vec4", location=loc if target.varying_locations else None,
              centroid=var.centroid and not target.appendix_a, precision=pp)
     lay.decls.append(d)
-    lay.access[id(var)] = Access(name, ".x" if var.type.width == 1 else "")
+    lay.reach(var, Access(name, ".x" if var.type.width == 1 else ""))
     entry = _io_entry(sem, reg, var.mask, name, loc)
     entry["centroid"] = d.centroid
     refl["inputs"].append(entry)
@@ -363,7 +421,7 @@ def _draw_state_uniform(lay: Layout, var: Variable, target: Target, namer: Namer
     base, stage = _DRAW_STATE_NAME.match(var.builtin).groups()
     gtype, offset, states, value = DRAW_STATE_UNIFORMS[base]
     name = namer.reserve(f"xl_{var.builtin}")
-    lay.access[id(var)] = Access(name)
+    lay.reach(var, Access(name))
     entry = {"glsl": name, "type": gtype, "stage": int(stage), "state": states, "value": value}
     decl = Decl("uniform", name, gtype)
     if target.uniform_blocks:
@@ -389,9 +447,12 @@ def varying_location(sem: Semantic | None, reg, target: Target) -> int | None:
 
 
 def _io_entry(sem: Semantic | None, reg, mask, name, loc) -> dict:
-    return {"usage": sem.usage.name.lower() if sem else None, "usage_index": sem.index if sem else None,
-            "register": reg, "mask": "".join(c for i, c in enumerate("xyzw") if mask & (1 << i)),
-            "glsl": name, "location": loc}
+    if 0 <= mask < 16:
+        mask_name = MASK_NAMES[mask]
+    else:
+        mask_name = "".join(c for i, c in enumerate("xyzw") if mask & (1 << i))
+    return {"usage": USAGE_NAMES[sem.usage] if sem else None, "usage_index": sem.index if sem else None,
+            "register": reg, "mask": mask_name, "glsl": name, "location": loc}
 
 
 def _output(lay: Layout, var: Variable, program: Program, target: Target, namer: Namer, refl: dict):
@@ -402,15 +463,15 @@ def _output(lay: Layout, var: Variable, program: Program, target: Target, namer:
     reg = var.register[1] if var.register else None
     # a scalar register (oFog, oPts, oDepth) has only .x, whatever mask it was lifted with
     mask = 0x1 if var.type.width == 1 else var.mask
-    if program.is_vertex:
+    if lay.stage == "vertex":
         if sem is not None and sem.usage is U.POSITION and sem.index == 0:
-            lay.access[id(var)] = Access("gl_Position")
+            lay.reach(var, Access("gl_Position"))
             refl["outputs"].append(_io_entry(sem, reg, mask, "gl_Position", None))
             return
         if sem is not None and sem.usage is U.PSIZE and sem.index == 0:
             if var.type.width != 1:
                 raise UnsupportedError(-1, f"output {var.name}: a vec4 point size must be split by the io pass")
-            lay.access[id(var)] = Access("gl_PointSize")
+            lay.reach(var, Access("gl_PointSize"))
             refl["outputs"].append(_io_entry(sem, reg, mask, "gl_PointSize", None))
             return
         label = semantic_name(sem) if sem else f"o{reg}"
@@ -420,7 +481,7 @@ def _output(lay: Layout, var: Variable, program: Program, target: Target, namer:
         namer.reserve(name)
         loc = varying_location(sem, reg, target)
         lay.decls.append(Decl("vs_output", name, "vec4", location=loc if target.varying_locations else None))
-        lay.access[id(var)] = Access(name, ".x" if var.type.width == 1 else "")
+        lay.reach(var, Access(name, ".x" if var.type.width == 1 else ""))
         refl["outputs"].append(_io_entry(sem, reg, mask, name, loc))
         return
     # fragment outputs
@@ -430,7 +491,7 @@ def _output(lay: Layout, var: Variable, program: Program, target: Target, namer:
             name = "gl_FragDepthEXT"
         else:
             name = "gl_FragDepth"
-        lay.access[id(var)] = Access(name)
+        lay.reach(var, Access(name))
         refl["outputs"].append(_io_entry(sem, reg, mask, name, None))
         return
     n = sem.index if sem is not None else (reg or 0)
@@ -441,10 +502,10 @@ def _output(lay: Layout, var: Variable, program: Program, target: Target, namer:
             raise UnsupportedError(-1, "GLSL ES 1.00 has one colour output; oC1-oC3 need GL_EXT_draw_buffers, "
                                        "which the validator does not support: use essl300")
         name = f"gl_FragData[{n}]" if multi else "gl_FragColor"
-        lay.access[id(var)] = Access(name)
+        lay.reach(var, Access(name))
         refl["outputs"].append(_io_entry(sem, reg, mask, name, n))
         return
     name = namer.reserve(f"out_color{n}")
     lay.decls.append(Decl("fs_output", name, "vec4", location=n))
-    lay.access[id(var)] = Access(name)
+    lay.reach(var, Access(name))
     refl["outputs"].append(_io_entry(sem, reg, mask, name, n))

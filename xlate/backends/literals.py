@@ -29,6 +29,9 @@ _FLOAT_CACHE: dict[tuple, str] = {}
 def float_literal(value, *, bits_builtins: bool) -> str:
     # Memoised on (value, flag) for nonzero non-NaN values (0.0 == -0.0 and
     # NaN != NaN would make those bad keys); equal values print alike.
+    # Zeros are answered first: copysign tells 0.0 from -0.0.
+    if value == 0:  # the most common value, and no memo key (0.0 == -0.0)
+        return "-0.0" if math.copysign(1.0, value) < 0 else "0.0"
     if value and value == value:
         key = (value, bits_builtins)
         try:

@@ -87,8 +87,14 @@ def is_reserved(name: str) -> bool:
     return name in RESERVED or name.lower().startswith("gl_") or "__" in name
 
 
+_LEGAL = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,%d}" % (MAX_LENGTH - 1))
+
+
 def sanitize(raw: str) -> str:
     """A legal identifier close to ``raw`` (not yet made unique)."""
+    if _LEGAL.fullmatch(raw) and "__" not in raw and raw != "_" and raw not in RESERVED \
+            and raw[:3].lower() != "gl_":
+        return raw  # already legal (r0, in_texcoord0, vs_WorldViewProj): nothing below would change it
     name = _BAD_CHARS.sub("_", raw)
     name = _UNDERSCORES.sub("_", name)
     if len(name) > MAX_LENGTH:
@@ -116,6 +122,14 @@ class Namer:
             raise ValueError(f"name {name!r} claimed twice")
         self.used.add(name)
         return name
+
+    def fresh(self, name: str) -> str:
+        """``name(name)`` for a name known to be legal (``t12``): the emitter
+        asks for one per local, so the sanitizing is skipped when it is free."""
+        if name not in self.used:
+            self.used.add(name)
+            return name
+        return self.name(name)
 
     def name(self, raw: str) -> str:
         base = sanitize(raw)
