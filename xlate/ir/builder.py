@@ -21,11 +21,13 @@ from dataclasses import dataclass
 from ..bytecode.model import DestOperand, Instruction, RelativeAddress, Shader, SourceOperand
 from ..bytecode.tables import (
     CONST_FILE_BASE,
+    OPCODES,
     OUTPUT,
     TEXTURE,
     IDENTITY_SWIZZLE,
     Comparison,
     DeclUsage,
+    DstMod,
     Layout,
     Opcode,
     RegisterType,
@@ -55,6 +57,21 @@ class D3DOpInfo:
     sampler_swizzle: int = IDENTITY_SWIZZLE  # sm3 applies it to the fetched texel
     nsrc: int = 0  # sources as written (sincos/sgn have scratch forms)
 
+    # One is made per instruction.  The generated frozen __init__ sets each
+    # field through object.__setattr__ (three times slower); writing the
+    # instance dict is what that amounts to.  Keep in step with the fields.
+    def __init__(self, opcode: Opcode, control: int = 0, dst: tuple[RegisterType, int] | None = None,
+                 dst_mask: int = 0xF, sampler: Variable | None = None,
+                 sampler_swizzle: int = IDENTITY_SWIZZLE, nsrc: int = 0):
+        d = self.__dict__
+        d["opcode"] = opcode
+        d["control"] = control
+        d["dst"] = dst
+        d["dst_mask"] = dst_mask
+        d["sampler"] = sampler
+        d["sampler_swizzle"] = sampler_swizzle
+        d["nsrc"] = nsrc
+
 
 @dataclass(frozen=True)
 class DstInfo:
@@ -72,6 +89,21 @@ class DstInfo:
     relative: bool = False
     element: int = 0  # register within an array variable
     coissue: bool = False
+
+    # One per instruction: see D3DOpInfo.__init__.
+    def __init__(self, mask: int, saturate: bool = False, partial_precision: bool = False, shift: int = 0,
+                 opcode: Opcode = Opcode.MOV, predicated: bool = False, relative: bool = False,
+                 element: int = 0, coissue: bool = False):
+        d = self.__dict__
+        d["mask"] = mask
+        d["saturate"] = saturate
+        d["partial_precision"] = partial_precision
+        d["shift"] = shift
+        d["opcode"] = opcode
+        d["predicated"] = predicated
+        d["relative"] = relative
+        d["element"] = element
+        d["coissue"] = coissue
 
 
 # Opcodes whose D3D_OP produces no value and writes no register: texkill,
@@ -104,6 +136,26 @@ _COMPARE = {
     Comparison.GT: Code.FGT, Comparison.EQ: Code.FEQ, Comparison.GE: Code.FGE,
     Comparison.LT: Code.FLT, Comparison.NE: Code.FNE, Comparison.LE: Code.FLE,
 }
+# The D3D_OP result type of each opcode; F4 when not listed.
+_RESULT_TYPE: dict[Opcode, Type | None] = {**{op: None for op in _NO_RESULT}, **{op: B4 for op in _BOOL_RESULT}}
+# sm2+ sampling ops whose second source names the sampler (s#).
+_SAMPLER_SOURCE = {Opcode.TEX, Opcode.TEXLDL, Opcode.TEXLDD}
+
+# The tables below replace per-operand computations of the lifting loop,
+# the hot path of lifting (a dozen operands per shader, every shader).
+#
+# The four components of each swizzle byte.
+_SWIZZLE_COMPONENTS = tuple(swizzle_components(s) for s in range(256))
+# (saturate, partial precision, centroid) of each result-modifier value,
+# indexed by the value: DstMod is an IntFlag, and its ``&`` (behind
+# DestOperand.saturate etc.) runs in Python, slower than the rest of a store.
+_DST_FLAGS = tuple(
+    (bool(m & DstMod.SATURATE), bool(m & DstMod.PARTIALPRECISION), bool(m & DstMod.CENTROID)) for m in range(16)
+)
+_NO_SRCMOD = SrcMod.NONE
+_LOAD = Code.LOAD
+_SWIZZLE = Code.SWIZZLE
+_SRCMOD = Code.D3D_SRCMOD
 
 
 def lift(shader: Shader) -> Program:
@@ -130,8 +182,13 @@ class _Builder:
         self.version = shader.version
         self.instructions = shader.instructions
         self.program = Program(self.version, {}, [], [], self.instructions, shader.ctab)
+        # Variables by (register type, index); the register files (c#, i#, b#)
+        # also by (storage,), and ps_1_x coordinate inputs by ("texcoord", n).
         self.vars: dict[tuple, Variable] = {}
         self.fn: Function | None = None
+        # Where emitted ops go: the body of ``fn``, or a list nobody reads
+        # when ``fn`` is None (dead code, see ``emit``).
+        self.body: list[Op] = []
         self.stack: list[_Open] = []
         self.origin = -1
         self.loop_id = 0
@@ -145,12 +202,15 @@ class _Builder:
 
     def emit(self, code: Code, type: Type | None = None, args=(), imm=(), var=None) -> Op:
         op = Op(code, type, tuple(args), tuple(imm), var, self.origin)
-        if self.fn is None:
-            # Code after a top-level RET and before the next LABEL can never
-            # run; it is dropped rather than attached to any function.
-            return op
-        self.fn.body.append(op)
+        # Code after a top-level RET and before the next LABEL can never run;
+        # it goes to a discarded list rather than to any function.
+        self.body.append(op)
         return op
+
+    def _enter(self, fn: Function | None) -> None:
+        """Emit into ``fn`` from now on (None: dead code, dropped)."""
+        self.fn = fn
+        self.body = fn.body if fn is not None else []
 
     def const(self, values, type: Type) -> Op:
         return self.emit(Code.CONST, type, imm=tuple(values))
@@ -165,21 +225,25 @@ class _Builder:
 
     def var(self, rtype: RegisterType, index: int) -> Variable:
         """The variable modelling a register; created on first use."""
-        if rtype in CONST_FILE_BASE:
-            return self._array("c", Storage.FLOAT_CONST, F4)
-        if rtype == R.CONSTINT:
-            return self._array("i", Storage.INT_CONST, I4)
-        if rtype == R.CONSTBOOL:
-            return self._array("b", Storage.BOOL_CONST, B1)
+        found = self.vars.get((rtype, index))
+        if found is None:
+            found = self._new_var(rtype, index)
+        return found
+
+    def _new_var(self, rtype: RegisterType, index: int) -> Variable:
         key = (rtype, index)
-        found = self.vars.get(key)
-        if found is not None:
-            return found
-        name = register_name(self.version, rtype, index)
-        storage, type, semantics, builtin = self._classify(rtype, index)
-        var = Variable(name, storage, type, register=key, semantics=semantics, builtin=builtin)
-        self.vars[key] = var
-        self.program.variables.append(var)
+        if rtype in CONST_FILE_BASE:
+            var = self._array("c", Storage.FLOAT_CONST, F4)
+        elif rtype == R.CONSTINT:
+            var = self._array("i", Storage.INT_CONST, I4)
+        elif rtype == R.CONSTBOOL:
+            var = self._array("b", Storage.BOOL_CONST, B1)
+        else:
+            name = register_name(self.version, rtype, index)
+            storage, type, semantics, builtin = self._classify(rtype, index)
+            var = Variable(name, storage, type, register=key, semantics=semantics, builtin=builtin)
+            self.program.variables.append(var)
+        self.vars[key] = var  # registers of a file: the file's array, found at once next time
         return var
 
     def _array(self, name: str, storage: Storage, type: Type) -> Variable:
@@ -273,17 +337,48 @@ class _Builder:
         return self.emit(Code.LOAD, var.type, args, (), var)
 
     def src(self, s: SourceOperand) -> Op:
-        """A float4 source: load, swizzle, modifier."""
-        value = self.load(s.type, s.index, s.relative)
+        """A float4 source: load, swizzle, modifier.
+
+        The hot path of lifting, so ``load``, ``swizzle`` and ``emit`` are
+        written out here for the common case (a float4 register).
+        """
+        rtype, index = s.type, s.index
+        var = self.vars.get((rtype, index))
+        if var is None:
+            var = self._new_var(rtype, index)
+        relative = s.relative
+        args = (self.rel_index(relative),) if relative is not None else ()
+        imm = ()
+        if var.length is not None:
+            element = CONST_FILE_BASE.get(rtype, 0) + index
+            if element >= var.length:
+                var.length = element + 1
+            imm = (element,)
+        origin = self.origin
+        body = self.body
+        value = Op(_LOAD, var.type, args, imm, var, origin)
+        body.append(value)
+        if var.type is not F4:
+            value = self._float4(value)
+        swizzle = s.swizzle & 0xFF
+        if swizzle != IDENTITY_SWIZZLE:
+            value = Op(_SWIZZLE, F4, (value,), _SWIZZLE_COMPONENTS[swizzle], None, origin)
+            body.append(value)
+        modifier = s.modifier
+        if modifier is not _NO_SRCMOD:
+            value = Op(_SRCMOD, F4, (value,), (modifier,), None, origin)
+            body.append(value)
+        return value
+
+    def _float4(self, value: Op) -> Op:
+        """A register value that is not a float4 as D3D reads it: a scalar
+        replicated, an int or bool converted."""
         if value.type.width == 1:
             value = self.emit(Code.SWIZZLE, value.type.with_width(4), (value,), (0, 0, 0, 0))
         if value.type.is_int:
             value = self.emit(Code.I2F, F4, (value,))
         elif value.type.is_bool:
             value = self.emit(Code.B2F, F4, (value,))
-        value = self.swizzle(value, swizzle_components(s.swizzle))
-        if s.modifier is not SrcMod.NONE:
-            value = self.emit(Code.D3D_SRCMOD, F4, (value,), (s.modifier,))
         return value
 
     def scalar_src(self, s: SourceOperand) -> Op:
@@ -314,11 +409,16 @@ class _Builder:
     # -- main loop ----------------------------------------------------------
 
     def run(self) -> Program:
-        self.fn = Function("main")
+        self._enter(Function("main"))
         self.program.functions["main"] = self.fn
+        handlers = _HANDLERS
         for n, inst in enumerate(self.instructions):
             self.origin = n
-            self.instruction(inst)
+            if self.pending and not inst.coissue:
+                self.flush_stores()  # the previous instruction's pair (if any) is complete
+            handler = handlers[inst.opcode]
+            if handler is not None:
+                handler(self, inst)
         self.flush_stores()
         if self.stack:
             top = self.stack[-1]
@@ -332,28 +432,12 @@ class _Builder:
         """ps_1_x: the colour output is whatever r0 holds at the end."""
         if not (self.version.is_pixel and self.sm1):
             return
-        self.fn = self.program.main
+        self._enter(self.program.main)
         r0 = self.var(R.TEMP, 0)
         value = self.emit(Code.LOAD, F4, var=r0)
         out = Variable("oC0", Storage.OUTPUT, F4, register=(R.COLOROUT, 0), semantics=((0xF, Semantic(DeclUsage.COLOR, 0)),))
         self.program.variables.append(out)
         self.emit(Code.STORE, None, (value,), (0xF,), out)
-
-    def instruction(self, inst: Instruction) -> None:
-        if not inst.coissue:
-            self.flush_stores()  # the previous instruction's pair (if any) is complete
-        op = inst.opcode
-        layout = inst.info.layout
-        if layout is Layout.DCL:
-            self.declare(inst)
-        elif layout in (Layout.DEF, Layout.DEFI, Layout.DEFB):
-            self.define(inst)
-        elif op in _STRUCTURE:
-            self.structure(inst)
-        elif op in (Opcode.NOP, Opcode.PHASE):
-            return  # phase keeps every value, as all peers do (semantics 2.12)
-        else:
-            self.compute(inst)
 
     # -- declarations and constants ------------------------------------------
 
@@ -365,8 +449,9 @@ class _Builder:
             st = decl.sampler_type
             var.sampler_type = st if isinstance(st, SamplerType) else SamplerType.UNKNOWN
             return
-        var.centroid = var.centroid or dst.centroid
-        var.partial_precision = var.partial_precision or dst.partial_precision
+        _, partial_precision, centroid = _DST_FLAGS[dst.modifiers]
+        var.centroid = var.centroid or centroid
+        var.partial_precision = var.partial_precision or partial_precision
         if var.storage in (Storage.INPUT, Storage.OUTPUT) and var.builtin is None:
             needs_usage = self.version.is_vertex or self.version.major >= 3
             if needs_usage:
@@ -395,32 +480,35 @@ class _Builder:
     # -- arithmetic and texture instructions ----------------------------------
 
     def compute(self, inst: Instruction) -> None:
+        opcode = inst.opcode
         sampler = None
         sampler_swizzle = IDENTITY_SWIZZLE
-        srcs = list(inst.srcs)
+        srcs = inst.srcs
         dst = inst.dst
-        if inst.opcode in (Opcode.TEX, Opcode.TEXLDL, Opcode.TEXLDD) and not self.sm1:
-            s = srcs.pop(1)
+        if self.sm1:
+            if opcode in _SM1_SAMPLING:
+                sampler = self.var(R.SAMPLER, dst.index)  # stage = destination number
+        elif opcode in _SAMPLER_SOURCE:
+            s = srcs[1]
+            srcs = srcs[:1] + srcs[2:]
             sampler = self.var(s.type, s.index)
             sampler_swizzle = s.swizzle
-        elif self.sm1 and inst.opcode in _SM1_SAMPLING:
-            sampler = self.var(R.SAMPLER, dst.index)  # stage = destination number
-        args = [self.src(s) for s in srcs]
-        if inst.opcode is Opcode.TEXKILL and self.ps_tex_registers:
+        src = self.src
+        args = [src(s) for s in srcs]
+        if opcode is Opcode.TEXKILL and self.ps_tex_registers:
             # ps_1_0-1_3 tests the interpolated coordinate set, not the register (§2.12)
             args = [self.emit(Code.LOAD, F4, var=self.texcoord_input(dst.index))]
-        elif inst.opcode in (Opcode.TEXKILL, Opcode.TEXDEPTH):
+        elif opcode is Opcode.TEXKILL or opcode is Opcode.TEXDEPTH:
             # the destination-format token names the register tested / read
             args = [self.src(SourceOperand(dst.type, dst.index))]
-        elif self.ps_tex_registers and inst.opcode in _SM1_READS_COORD:
+        elif self.ps_tex_registers and opcode in _SM1_READS_COORD:
             args.append(self.emit(Code.LOAD, F4, var=self.texcoord_input(dst.index)))
-        info = D3DOpInfo(
-            inst.opcode, inst.control,
-            (dst.type, dst.index) if dst is not None else None,
-            dst.write_mask if dst is not None else 0xF,
-            sampler, sampler_swizzle, len(inst.srcs),
-        )
-        rtype = None if inst.opcode in _NO_RESULT else (B4 if inst.opcode in _BOOL_RESULT else F4)
+        if dst is not None:
+            info = D3DOpInfo(opcode, inst.control, (dst.type, dst.index), dst.write_mask,
+                             sampler, sampler_swizzle, len(inst.srcs))
+        else:
+            info = D3DOpInfo(opcode, inst.control, None, 0xF, sampler, sampler_swizzle, len(inst.srcs))
+        rtype = _RESULT_TYPE.get(opcode, F4)
         if rtype is None and inst.predicate is not None:
             # A predicated effect (texkill): it happens only where the first
             # predicate component is true, as a predicated break does.
@@ -432,7 +520,7 @@ class _Builder:
             return
         # Co-issue (§3.6): both instructions of a pair read their sources
         # before either writes, so the store waits until the next instruction
-        # that is not co-issued with this one begins (``instruction``).
+        # that is not co-issued with this one begins (``run``).
         self.pending.append((self.origin, inst, dst, result))
 
     def flush_stores(self) -> None:
@@ -444,15 +532,18 @@ class _Builder:
 
     def store(self, inst: Instruction, dst: DestOperand, value: Op) -> None:
         var = self.var(dst.type, dst.index)
-        args = [value]
-        if inst.predicate is not None:
-            args.append(self.predicate(inst.predicate))
-        if dst.relative is not None:
-            args.append(self.rel_index(dst.relative))
+        predicate = inst.predicate
+        relative = dst.relative
+        args: tuple[Op, ...] = (value,)
+        if predicate is not None:
+            args += (self.predicate(predicate),)
+        if relative is not None:
+            args += (self.rel_index(relative),)
         element = CONST_FILE_BASE.get(dst.type, 0) + dst.index if var.length is not None else 0
+        saturate, partial_precision, _ = _DST_FLAGS[dst.modifiers]
         info = DstInfo(
-            dst.write_mask, dst.saturate, dst.partial_precision, dst.shift, inst.opcode,
-            inst.predicate is not None, dst.relative is not None, element, inst.coissue,
+            dst.write_mask, saturate, partial_precision, dst.shift, inst.opcode,
+            predicate is not None, relative is not None, element, inst.coissue,
         )
         self.emit(Code.D3D_STORE, None, args, (info,), var)
 
@@ -573,7 +664,7 @@ class _Builder:
         name = f"l{n}"
         if name in self.program.functions:
             raise self._error(inst, f"label l{n} is defined twice")
-        self.fn = Function(name, label=n, origin=self.origin)
+        self._enter(Function(name, label=n, origin=self.origin))
         self.program.functions[name] = self.fn
 
     def ret(self, inst: Instruction) -> None:
@@ -582,4 +673,24 @@ class _Builder:
         if self.stack:
             self.emit(Code.RETURN)  # an early return from inside a block
             return
-        self.fn = None  # the function ends; code until the next LABEL is dead
+        self._enter(None)  # the function ends; code until the next LABEL is dead
+
+
+def _handlers() -> dict:
+    """The ``_Builder`` method lifting each opcode (None: nothing to lift)."""
+    table = {}
+    for opcode, info in OPCODES.items():
+        if info.layout is Layout.DCL:
+            table[opcode] = _Builder.declare
+        elif info.layout in (Layout.DEF, Layout.DEFI, Layout.DEFB):
+            table[opcode] = _Builder.define
+        elif opcode in _STRUCTURE:
+            table[opcode] = _Builder.structure
+        elif opcode in (Opcode.NOP, Opcode.PHASE):
+            table[opcode] = None  # phase keeps every value, as all peers do (semantics 2.12)
+        else:
+            table[opcode] = _Builder.compute
+    return table
+
+
+_HANDLERS = _handlers()
