@@ -25,6 +25,8 @@ from ..bytecode.tables import (
     OUTPUT,
     TEXTURE,
     IDENTITY_SWIZZLE,
+    KNOWN_VERSIONS,
+    REGISTER_FILES,
     Comparison,
     DeclUsage,
     DstMod,
@@ -32,6 +34,7 @@ from ..bytecode.tables import (
     Opcode,
     RegisterType,
     SamplerType,
+    ShaderVersion,
     SrcMod,
     register_file,
     register_name,
@@ -158,6 +161,74 @@ _SWIZZLE = Code.SWIZZLE
 _SRCMOD = Code.D3D_SRCMOD
 
 
+def _classify(v: ShaderVersion, rtype: RegisterType, index: int) -> tuple | None:
+    """(storage, type, semantics, builtin) of a register of ``v`` that is a
+    variable; None for one that cannot be used in ``v``."""
+    none: tuple = ()
+    if rtype == R.TEMP:
+        return Storage.TEMP, F4, none, None
+    if rtype == R.PREDICATE:
+        return Storage.PREDICATE, B4, none, None
+    if rtype == R.LOOP:
+        return Storage.LOOP_COUNTER, I1, none, None
+    if rtype == R.SAMPLER:
+        return Storage.SAMPLER, F4, none, None
+    if v.is_vertex:
+        if rtype == R.ADDR:
+            return Storage.ADDRESS, I4, none, None
+        if rtype == R.INPUT:
+            return Storage.INPUT, F4, none, None  # semantics come from DCL
+        if rtype == R.RASTOUT:
+            usage, t = [(DeclUsage.POSITION, F4), (DeclUsage.FOG, F1), (DeclUsage.PSIZE, F1)][index]
+            return Storage.OUTPUT, t, ((0xF, Semantic(usage, 0)),), None
+        if rtype == R.ATTROUT:
+            return Storage.OUTPUT, F4, ((0xF, Semantic(DeclUsage.COLOR, index)),), None
+        if rtype == R.TEXCRDOUT:
+            if v.major >= 3:
+                return Storage.OUTPUT, F4, none, None  # semantics come from DCL
+            return Storage.OUTPUT, F4, ((0xF, Semantic(DeclUsage.TEXCOORD, index)),), None
+    else:
+        if rtype == R.INPUT:
+            if v.major >= 3:
+                return Storage.INPUT, F4, none, None
+            return Storage.INPUT, F4, ((0xF, Semantic(DeclUsage.COLOR, index)),), None
+        if rtype == TEXTURE:
+            if v.major == 1 and v.minor < 4:
+                # ps_1_1-1_3 t# is a register texture ops write; the
+                # interpolated coordinate is a separate input (texcoord_input).
+                return Storage.TEMP, F4, none, None
+            return Storage.INPUT, F4, ((0xF, Semantic(DeclUsage.TEXCOORD, index)),), None
+        if rtype == R.COLOROUT:
+            return Storage.OUTPUT, F4, ((0xF, Semantic(DeclUsage.COLOR, index)),), None
+        if rtype == R.DEPTHOUT:
+            return Storage.OUTPUT, F1, ((0x1, Semantic(DeclUsage.DEPTH, 0)),), None
+        if rtype == R.MISCTYPE:
+            if index == 0:
+                return Storage.INPUT, F4, none, "vpos"
+            return Storage.INPUT, F1, none, "vface"
+    return None
+
+
+def _register_table(version: ShaderVersion) -> dict[tuple[RegisterType, int], tuple]:
+    """(name, storage, type, semantics, builtin) of every register of
+    ``version`` that lifting models as a variable of its own.  A shader
+    creates about eight variables; looking their model up here is much
+    faster than ``register_name`` and ``_classify`` (enum and version
+    attribute reads), which only registers missing here still go through."""
+    table = {}
+    for rtype, rf in REGISTER_FILES[version].items():
+        if rtype in CONST_FILE_BASE or rtype in (R.CONSTINT, R.CONSTBOOL, R.LABEL):
+            continue  # array files and labels are not register variables
+        for index in range(rf.count):
+            model = _classify(version, rtype, index)
+            if model is not None:
+                table[(rtype, index)] = (register_name(version, rtype, index),) + model
+    return table
+
+
+_REGISTERS = {version: _register_table(version) for version in KNOWN_VERSIONS}
+
+
 def lift(shader: Shader) -> Program:
     """Build the IR of a decoded shader.  Raises StructureError on bad nesting."""
     return _Builder(shader).run()
@@ -193,6 +264,7 @@ class _Builder:
         self.origin = -1
         self.loop_id = 0
         self.sm1 = self.version.major == 1
+        self.registers = _REGISTERS[self.version]
         # ps_1_0-1_3: t# is a register; coordinates are separate inputs.
         self.ps_tex_registers = self.version.is_pixel and self.sm1 and self.version.minor < 4
         # D3D_STOREs waiting for a co-issued partner's sources (§3.6).
@@ -239,8 +311,15 @@ class _Builder:
         elif rtype == R.CONSTBOOL:
             var = self._array("b", Storage.BOOL_CONST, B1)
         else:
-            name = register_name(self.version, rtype, index)
-            storage, type, semantics, builtin = self._classify(rtype, index)
+            model = self.registers.get(key)
+            if model is None:
+                model = _classify(self.version, rtype, index)
+                if model is None:
+                    raise StructureError(
+                        self._offset(), f"register {register_name(self.version, rtype, index)} cannot be used here in {self.version}"
+                    )
+                model = (register_name(self.version, rtype, index),) + model
+            name, storage, type, semantics, builtin = model
             var = Variable(name, storage, type, register=key, semantics=semantics, builtin=builtin)
             self.program.variables.append(var)
         self.vars[key] = var  # registers of a file: the file's array, found at once next time
@@ -254,52 +333,6 @@ class _Builder:
             self.vars[key] = found
             self.program.variables.append(found)
         return found
-
-    def _classify(self, rtype: RegisterType, index: int):
-        v = self.version
-        none: tuple = ()
-        if rtype == R.TEMP:
-            return Storage.TEMP, F4, none, None
-        if rtype == R.PREDICATE:
-            return Storage.PREDICATE, B4, none, None
-        if rtype == R.LOOP:
-            return Storage.LOOP_COUNTER, I1, none, None
-        if rtype == R.SAMPLER:
-            return Storage.SAMPLER, F4, none, None
-        if v.is_vertex:
-            if rtype == R.ADDR:
-                return Storage.ADDRESS, I4, none, None
-            if rtype == R.INPUT:
-                return Storage.INPUT, F4, none, None  # semantics come from DCL
-            if rtype == R.RASTOUT:
-                usage, t = [(DeclUsage.POSITION, F4), (DeclUsage.FOG, F1), (DeclUsage.PSIZE, F1)][index]
-                return Storage.OUTPUT, t, ((0xF, Semantic(usage, 0)),), None
-            if rtype == R.ATTROUT:
-                return Storage.OUTPUT, F4, ((0xF, Semantic(DeclUsage.COLOR, index)),), None
-            if rtype == R.TEXCRDOUT:
-                if v.major >= 3:
-                    return Storage.OUTPUT, F4, none, None  # semantics come from DCL
-                return Storage.OUTPUT, F4, ((0xF, Semantic(DeclUsage.TEXCOORD, index)),), None
-        else:
-            if rtype == R.INPUT:
-                if v.major >= 3:
-                    return Storage.INPUT, F4, none, None
-                return Storage.INPUT, F4, ((0xF, Semantic(DeclUsage.COLOR, index)),), None
-            if rtype == TEXTURE:
-                if v.major == 1 and v.minor < 4:
-                    # ps_1_1-1_3 t# is a register texture ops write; the
-                    # interpolated coordinate is a separate input (texcoord_input).
-                    return Storage.TEMP, F4, none, None
-                return Storage.INPUT, F4, ((0xF, Semantic(DeclUsage.TEXCOORD, index)),), None
-            if rtype == R.COLOROUT:
-                return Storage.OUTPUT, F4, ((0xF, Semantic(DeclUsage.COLOR, index)),), None
-            if rtype == R.DEPTHOUT:
-                return Storage.OUTPUT, F1, ((0x1, Semantic(DeclUsage.DEPTH, 0)),), None
-            if rtype == R.MISCTYPE:
-                if index == 0:
-                    return Storage.INPUT, F4, none, "vpos"
-                return Storage.INPUT, F1, none, "vface"
-        raise StructureError(self._offset(), f"register {register_name(v, rtype, index)} cannot be used here in {v}")
 
     def texcoord_input(self, index: int) -> Variable:
         """ps_1_x: the interpolated texture coordinate set ``index``."""
