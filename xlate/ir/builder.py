@@ -155,10 +155,19 @@ _SWIZZLE_COMPONENTS = tuple(swizzle_components(s) for s in range(256))
 _DST_FLAGS = tuple(
     (bool(m & DstMod.SATURATE), bool(m & DstMod.PARTIALPRECISION), bool(m & DstMod.CENTROID)) for m in range(16)
 )
+# Opcodes whose D3D_OP arguments are not just their sources (``_texture_args``).
+_TEXTURE_ARGS = {Opcode.TEXKILL, Opcode.TEXDEPTH} | _SM1_READS_COORD
+_INPUT_OUTPUT = {Storage.INPUT, Storage.OUTPUT}
+# Reading an enum member (``Code.LOAD``) costs a descriptor call on Python
+# 3.11, about as much as building a small tuple; the per-instruction paths
+# read these names instead.
 _NO_SRCMOD = SrcMod.NONE
 _LOAD = Code.LOAD
 _SWIZZLE = Code.SWIZZLE
 _SRCMOD = Code.D3D_SRCMOD
+_D3D_OP = Code.D3D_OP
+_D3D_STORE = Code.D3D_STORE
+_SAMPLER = Storage.SAMPLER
 
 
 def _classify(v: ShaderVersion, rtype: RegisterType, index: int) -> tuple | None:
@@ -264,6 +273,8 @@ class _Builder:
         self.origin = -1
         self.loop_id = 0
         self.sm1 = self.version.major == 1
+        # vs_*, ps_3_*: a DCL of an input or output carries its usage.
+        self.declares_usage = self.version.is_vertex or self.version.major >= 3
         self.registers = _REGISTERS[self.version]
         # ps_1_0-1_3: t# is a register; coordinates are separate inputs.
         self.ps_tex_registers = self.version.is_pixel and self.sm1 and self.version.minor < 4
@@ -478,16 +489,15 @@ class _Builder:
         dst = inst.dst
         decl = inst.declaration
         var = self.var(dst.type, dst.index)
-        if var.storage is Storage.SAMPLER:
+        if var.storage is _SAMPLER:
             st = decl.sampler_type
             var.sampler_type = st if isinstance(st, SamplerType) else SamplerType.UNKNOWN
             return
         _, partial_precision, centroid = _DST_FLAGS[dst.modifiers]
         var.centroid = var.centroid or centroid
         var.partial_precision = var.partial_precision or partial_precision
-        if var.storage in (Storage.INPUT, Storage.OUTPUT) and var.builtin is None:
-            needs_usage = self.version.is_vertex or self.version.major >= 3
-            if needs_usage:
+        if var.storage in _INPUT_OUTPUT and var.builtin is None:
+            if self.declares_usage:
                 usage = decl.usage
                 if not isinstance(usage, DeclUsage):
                     raise self._error(inst, f"unknown declaration usage {usage}")
@@ -526,16 +536,9 @@ class _Builder:
             srcs = srcs[:1] + srcs[2:]
             sampler = self.var(s.type, s.index)
             sampler_swizzle = s.swizzle
-        src = self.src
-        args = [src(s) for s in srcs]
-        if opcode is Opcode.TEXKILL and self.ps_tex_registers:
-            # ps_1_0-1_3 tests the interpolated coordinate set, not the register (§2.12)
-            args = [self.emit(Code.LOAD, F4, var=self.texcoord_input(dst.index))]
-        elif opcode is Opcode.TEXKILL or opcode is Opcode.TEXDEPTH:
-            # the destination-format token names the register tested / read
-            args = [self.src(SourceOperand(dst.type, dst.index))]
-        elif self.ps_tex_registers and opcode in _SM1_READS_COORD:
-            args.append(self.emit(Code.LOAD, F4, var=self.texcoord_input(dst.index)))
+        args = list(map(self.src, srcs))
+        if opcode in _TEXTURE_ARGS:
+            args = self._texture_args(opcode, dst, args)
         if dst is not None:
             info = D3DOpInfo(opcode, inst.control, (dst.type, dst.index), dst.write_mask,
                              sampler, sampler_swizzle, len(inst.srcs))
@@ -546,15 +549,32 @@ class _Builder:
             # A predicated effect (texkill): it happens only where the first
             # predicate component is true, as a predicated break does.
             cond = self._predicate_x(inst.predicate)
-            self._conditional(cond, lambda: self.emit(Code.D3D_OP, rtype, args, (info,)))
+            self._conditional(cond, lambda: self.emit(_D3D_OP, rtype, args, (info,)))
             return
-        result = self.emit(Code.D3D_OP, rtype, args, (info,))
+        result = Op(_D3D_OP, rtype, tuple(args), (info,), None, self.origin)
+        self.body.append(result)
         if rtype is None or dst is None:
             return
         # Co-issue (§3.6): both instructions of a pair read their sources
         # before either writes, so the store waits until the next instruction
-        # that is not co-issued with this one begins (``run``).
-        self.pending.append((self.origin, inst, dst, result))
+        # that is not co-issued with this one begins (``run``).  Without a
+        # pair, that is now: nothing comes between.
+        following = self.origin + 1
+        if self.pending or (following < len(self.instructions) and self.instructions[following].coissue):
+            self.pending.append((self.origin, inst, dst, result))
+        else:
+            self.store(inst, dst, result)
+
+    def _texture_args(self, opcode: Opcode, dst: DestOperand, args: list[Op]) -> list[Op]:
+        if opcode is Opcode.TEXKILL and self.ps_tex_registers:
+            # ps_1_0-1_3 tests the interpolated coordinate set, not the register (§2.12)
+            return [self.emit(Code.LOAD, F4, var=self.texcoord_input(dst.index))]
+        if opcode is Opcode.TEXKILL or opcode is Opcode.TEXDEPTH:
+            # the destination-format token names the register tested / read
+            return [self.src(SourceOperand(dst.type, dst.index))]
+        if self.ps_tex_registers:  # opcode in _SM1_READS_COORD
+            args.append(self.emit(Code.LOAD, F4, var=self.texcoord_input(dst.index)))
+        return args
 
     def flush_stores(self) -> None:
         origin = self.origin
@@ -578,7 +598,7 @@ class _Builder:
             dst.write_mask, saturate, partial_precision, dst.shift, inst.opcode,
             predicate is not None, relative is not None, element, inst.coissue,
         )
-        self.emit(Code.D3D_STORE, None, args, (info,), var)
+        self.body.append(Op(_D3D_STORE, None, args, (info,), var, self.origin))
 
     # -- control flow -------------------------------------------------------
 
