@@ -235,7 +235,9 @@ def _register_table(version: ShaderVersion) -> dict[tuple[RegisterType, int], tu
     return table
 
 
-_REGISTERS = {version: _register_table(version) for version in KNOWN_VERSIONS}
+_REGISTERS = {(v.kind, v.major, v.minor): _register_table(v) for v in KNOWN_VERSIONS}
+# Every declaration semantic, made once: a frozen dataclass is slow to build.
+_SEMANTICS = {(usage, index): Semantic(usage, index) for usage in DeclUsage for index in range(16)}
 
 
 def lift(shader: Shader) -> Program:
@@ -272,12 +274,15 @@ class _Builder:
         self.stack: list[_Open] = []
         self.origin = -1
         self.loop_id = 0
-        self.sm1 = self.version.major == 1
+        version = self.version
+        pixel = version.is_pixel
+        self.sm1 = version.major == 1
         # vs_*, ps_3_*: a DCL of an input or output carries its usage.
-        self.declares_usage = self.version.is_vertex or self.version.major >= 3
-        self.registers = _REGISTERS[self.version]
+        self.declares_usage = not pixel or version.major >= 3
+        # (a tuple of ints hashes in C; a ShaderVersion hashes in Python)
+        self.registers = _REGISTERS[version.kind, version.major, version.minor]
         # ps_1_0-1_3: t# is a register; coordinates are separate inputs.
-        self.ps_tex_registers = self.version.is_pixel and self.sm1 and self.version.minor < 4
+        self.ps_tex_registers = pixel and self.sm1 and version.minor < 4
         # D3D_STOREs waiting for a co-issued partner's sources (§3.6).
         self.pending: list[tuple[int, Instruction, DestOperand, Op]] = []
 
@@ -499,9 +504,11 @@ class _Builder:
         if var.storage in _INPUT_OUTPUT and var.builtin is None:
             if self.declares_usage:
                 usage = decl.usage
-                if not isinstance(usage, DeclUsage):
-                    raise self._error(inst, f"unknown declaration usage {usage}")
-                sem = Semantic(usage, decl.usage_index)
+                sem = _SEMANTICS.get((usage, decl.usage_index))
+                if sem is None:
+                    if not isinstance(usage, DeclUsage):
+                        raise self._error(inst, f"unknown declaration usage {usage}")
+                    sem = Semantic(usage, decl.usage_index)
                 # vs_3_0 may split one output register between semantics.
                 pairs = tuple(p for p in var.semantics if p[1] != sem) + ((dst.write_mask, sem),)
                 var.semantics = pairs
@@ -584,7 +591,9 @@ class _Builder:
         self.origin = origin
 
     def store(self, inst: Instruction, dst: DestOperand, value: Op) -> None:
-        var = self.var(dst.type, dst.index)
+        var = self.vars.get((dst.type, dst.index))
+        if var is None:
+            var = self._new_var(dst.type, dst.index)
         predicate = inst.predicate
         relative = dst.relative
         args: tuple[Op, ...] = (value,)
