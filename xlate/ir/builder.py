@@ -158,6 +158,12 @@ _DST_FLAGS = tuple(
 # Opcodes whose D3D_OP arguments are not just their sources (``_texture_args``).
 _TEXTURE_ARGS = {Opcode.TEXKILL, Opcode.TEXDEPTH} | _SM1_READS_COORD
 _INPUT_OUTPUT = {Storage.INPUT, Storage.OUTPUT}
+# The register files modelled as one array variable each: name, storage, type.
+_CONSTANT_FILES = {
+    **{rtype: ("c", Storage.FLOAT_CONST, F4) for rtype in CONST_FILE_BASE},
+    R.CONSTINT: ("i", Storage.INT_CONST, I4),
+    R.CONSTBOOL: ("b", Storage.BOOL_CONST, B1),
+}
 # Reading an enum member (``Code.LOAD``) costs a descriptor call on Python
 # 3.11, about as much as building a small tuple; the per-instruction paths
 # read these names instead.
@@ -320,12 +326,9 @@ class _Builder:
 
     def _new_var(self, rtype: RegisterType, index: int) -> Variable:
         key = (rtype, index)
-        if rtype in CONST_FILE_BASE:
-            var = self._array("c", Storage.FLOAT_CONST, F4)
-        elif rtype == R.CONSTINT:
-            var = self._array("i", Storage.INT_CONST, I4)
-        elif rtype == R.CONSTBOOL:
-            var = self._array("b", Storage.BOOL_CONST, B1)
+        array = _CONSTANT_FILES.get(rtype)
+        if array is not None:
+            var = self._array(*array)
         else:
             model = self.registers.get(key)
             if model is None:
@@ -509,8 +512,9 @@ class _Builder:
                     if not isinstance(usage, DeclUsage):
                         raise self._error(inst, f"unknown declaration usage {usage}")
                     sem = Semantic(usage, decl.usage_index)
-                # vs_3_0 may split one output register between semantics.
-                pairs = tuple(p for p in var.semantics if p[1] != sem) + ((dst.write_mask, sem),)
+                pairs = ((dst.write_mask, sem),)
+                if var.semantics:  # vs_3_0 may split one output register between semantics.
+                    pairs = tuple(p for p in var.semantics if p[1] != sem) + pairs
                 var.semantics = pairs
             var.mask = dst.write_mask if len(var.semantics) <= 1 else 0xF
 
@@ -543,7 +547,7 @@ class _Builder:
             srcs = srcs[:1] + srcs[2:]
             sampler = self.var(s.type, s.index)
             sampler_swizzle = s.swizzle
-        args = list(map(self.src, srcs))
+        args = tuple(map(self.src, srcs))
         if opcode in _TEXTURE_ARGS:
             args = self._texture_args(opcode, dst, args)
         if dst is not None:
@@ -558,7 +562,7 @@ class _Builder:
             cond = self._predicate_x(inst.predicate)
             self._conditional(cond, lambda: self.emit(_D3D_OP, rtype, args, (info,)))
             return
-        result = Op(_D3D_OP, rtype, tuple(args), (info,), None, self.origin)
+        result = Op(_D3D_OP, rtype, args, (info,), None, self.origin)
         self.body.append(result)
         if rtype is None or dst is None:
             return
@@ -572,15 +576,15 @@ class _Builder:
         else:
             self.store(inst, dst, result)
 
-    def _texture_args(self, opcode: Opcode, dst: DestOperand, args: list[Op]) -> list[Op]:
+    def _texture_args(self, opcode: Opcode, dst: DestOperand, args: tuple[Op, ...]) -> tuple[Op, ...]:
         if opcode is Opcode.TEXKILL and self.ps_tex_registers:
             # ps_1_0-1_3 tests the interpolated coordinate set, not the register (§2.12)
-            return [self.emit(Code.LOAD, F4, var=self.texcoord_input(dst.index))]
+            return (self.emit(Code.LOAD, F4, var=self.texcoord_input(dst.index)),)
         if opcode is Opcode.TEXKILL or opcode is Opcode.TEXDEPTH:
             # the destination-format token names the register tested / read
-            return [self.src(SourceOperand(dst.type, dst.index))]
+            return (self.src(SourceOperand(dst.type, dst.index)),)
         if self.ps_tex_registers:  # opcode in _SM1_READS_COORD
-            args.append(self.emit(Code.LOAD, F4, var=self.texcoord_input(dst.index)))
+            args += (self.emit(Code.LOAD, F4, var=self.texcoord_input(dst.index)),)
         return args
 
     def flush_stores(self) -> None:
