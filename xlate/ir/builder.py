@@ -132,8 +132,10 @@ _SWIZZLE_COMPONENTS = tuple(swizzle_components(s) for s in range(256))
 _DST_FLAGS = tuple(
     (bool(m & DstMod.SATURATE), bool(m & DstMod.PARTIALPRECISION), bool(m & DstMod.CENTROID)) for m in range(16)
 )
-# Opcodes whose D3D_OP arguments are not just their sources (``_texture_args``).
-_TEXTURE_ARGS = {Opcode.TEXKILL, Opcode.TEXDEPTH} | _SM1_READS_COORD
+# Opcodes that read their destination register (``_texture_args``), and
+# with those, in ps_1_0-1_3, the ones that read a texture coordinate.
+_DST_ARGS = {Opcode.TEXKILL, Opcode.TEXDEPTH}
+_TEXTURE_ARGS = _DST_ARGS | _SM1_READS_COORD
 _INPUT_OUTPUT = {Storage.INPUT, Storage.OUTPUT}
 # The register files modelled as one array variable each: name, storage, type.
 _CONSTANT_FILES = {
@@ -248,7 +250,7 @@ class _Builder:
         self.instructions = shader.instructions
         self.program = Program(self.version, {}, [], [], self.instructions, shader.ctab)
         # Variables by (register type, index); the register files (c#, i#, b#)
-        # also by (storage,), and ps_1_x coordinate inputs by ("texcoord", n).
+        # also by their storage, and ps_1_x coordinate inputs by ("texcoord", n).
         self.vars: dict[tuple, Variable] = {}
         self.fn: Function | None = None
         # Where emitted ops go: the body of ``fn``, or a list nobody reads
@@ -266,6 +268,9 @@ class _Builder:
         self.registers = _REGISTERS[version.kind, version.major, version.minor]
         # ps_1_0-1_3: t# is a register; coordinates are separate inputs.
         self.ps_tex_registers = pixel and self.sm1 and version.minor < 4
+        self.ps1 = pixel and self.sm1
+        # Opcodes whose D3D_OP arguments are not just their sources (``_texture_args``).
+        self.texture_args = _TEXTURE_ARGS if self.ps_tex_registers else _DST_ARGS
         # D3D_STOREs waiting for a co-issued partner's sources (§3.6).
         self.pending: list[tuple[int, Instruction, DestOperand, Op]] = []
 
@@ -305,7 +310,11 @@ class _Builder:
         key = (rtype, index)
         array = _CONSTANT_FILES.get(rtype)
         if array is not None:
-            var = self._array(*array)
+            name, storage, type = array
+            var = self.vars.get(storage)
+            if var is None:
+                var = self.vars[storage] = Variable(name, storage, type, length=0)
+                self.program.variables.append(var)
         else:
             model = self.registers.get(key)
             if model is None:
@@ -320,15 +329,6 @@ class _Builder:
             self.program.variables.append(var)
         self.vars[key] = var  # registers of a file: the file's array, found at once next time
         return var
-
-    def _array(self, name: str, storage: Storage, type: Type) -> Variable:
-        key = (storage,)
-        found = self.vars.get(key)
-        if found is None:
-            found = Variable(name, storage, type, length=0)
-            self.vars[key] = found
-            self.program.variables.append(found)
-        return found
 
     def texcoord_input(self, index: int) -> Variable:
         """ps_1_x: the interpolated texture coordinate set ``index``."""
@@ -448,7 +448,8 @@ class _Builder:
             handler = handlers[inst.opcode]
             if handler is not None:
                 handler(self, inst)
-        self.flush_stores()
+        if self.pending:
+            self.flush_stores()
         if self.stack:
             top = self.stack[-1]
             inst = next(i for i in self.instructions if i.offset == top.offset)
@@ -459,7 +460,7 @@ class _Builder:
 
     def _finish_ps1(self) -> None:
         """ps_1_x: the colour output is whatever r0 holds at the end."""
-        if not (self.version.is_pixel and self.sm1):
+        if not self.ps1:
             return
         self._enter(self.program.main)
         r0 = self.var(R.TEMP, 0)
@@ -525,7 +526,7 @@ class _Builder:
             sampler = self.var(s.type, s.index)
             sampler_swizzle = s.swizzle
         args = tuple(map(self.src, srcs))
-        if opcode in _TEXTURE_ARGS:
+        if opcode in self.texture_args:
             args = self._texture_args(opcode, dst, args)
         if dst is not None:
             info = D3DOpInfo(opcode, inst.control, (dst.type, dst.index), dst.write_mask,
