@@ -17,6 +17,7 @@ aL is restored after a nested loop.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import attrgetter
 
 from ..bytecode.model import DestOperand, Instruction, RelativeAddress, Shader, SourceOperand
 from ..bytecode.tables import (
@@ -137,6 +138,12 @@ _DST_FLAGS = tuple(
 _DST_ARGS = {Opcode.TEXKILL, Opcode.TEXDEPTH}
 _TEXTURE_ARGS = _DST_ARGS | _SM1_READS_COORD
 _INPUT_OUTPUT = {Storage.INPUT, Storage.OUTPUT}
+# def/defi/defb: the constant file they fill, and their values.
+_DEFINITIONS = {
+    Opcode.DEF: (Storage.FLOAT_CONST, attrgetter("float_values")),
+    Opcode.DEFI: (Storage.INT_CONST, attrgetter("int_values")),
+    Opcode.DEFB: (Storage.BOOL_CONST, lambda inst: (inst.bool_value,)),
+}
 # The register files modelled as one array variable each: name, storage, type.
 _CONSTANT_FILES = {
     **{rtype: ("c", Storage.FLOAT_CONST, F4) for rtype in CONST_FILE_BASE},
@@ -245,7 +252,6 @@ class _Open:
 
 class _Builder:
     def __init__(self, shader: Shader):
-        self.shader = shader
         self.version = shader.version
         self.instructions = shader.instructions
         self.program = Program(self.version, {}, [], [], self.instructions, shader.ctab)
@@ -325,7 +331,7 @@ class _Builder:
                     )
                 model = (register_name(self.version, rtype, index),) + model
             name, storage, type, semantics, builtin = model
-            var = Variable(name, storage, type, register=key, semantics=semantics, builtin=builtin)
+            var = Variable(name, storage, type, None, key, semantics, builtin)
             self.program.variables.append(var)
         self.vars[key] = var  # registers of a file: the file's array, found at once next time
         return var
@@ -498,13 +504,9 @@ class _Builder:
 
     def define(self, inst: Instruction) -> None:
         dst = inst.dst
-        if inst.opcode is Opcode.DEF:
-            storage, values = Storage.FLOAT_CONST, inst.float_values
-            index = CONST_FILE_BASE.get(dst.type, 0) + dst.index
-        elif inst.opcode is Opcode.DEFI:
-            storage, values, index = Storage.INT_CONST, inst.int_values, dst.index
-        else:
-            storage, values, index = Storage.BOOL_CONST, (inst.bool_value,), dst.index
+        storage, literals = _DEFINITIONS[inst.opcode]
+        values = literals(inst)
+        index = CONST_FILE_BASE.get(dst.type, 0) + dst.index  # c# of the extra float files
         arr = self.var(dst.type, dst.index)
         arr.length = max(arr.length or 0, index + 1)
         self.program.defs.append(ConstantDef(storage, index, tuple(values), self.origin))
