@@ -372,38 +372,47 @@ class _Builder:
         return self.emit(Code.LOAD, var.type, args, (), var)
 
     def src(self, s: SourceOperand) -> Op:
-        """A float4 source: load, swizzle, modifier.
+        """A float4 source: load, swizzle, modifier."""
+        return self.sources((s,))[0]
+
+    def sources(self, operands: tuple[SourceOperand, ...]) -> tuple[Op, ...]:
+        """``src`` of each operand, in order.
 
         The hot path of lifting, so ``load``, ``swizzle`` and ``emit`` are
-        written out here for the common case (a float4 register).
+        written out here for the common case (a float4 register), in one
+        loop over an instruction's sources rather than a call per source.
         """
-        rtype, index = s.type, s.index
-        var = self.vars.get((rtype, index))
-        if var is None:
-            var = self._new_var(rtype, index)
-        relative = s.relative
-        args = (self.rel_index(relative),) if relative is not None else ()
-        imm = ()
-        if var.length is not None:
-            element = CONST_FILE_BASE.get(rtype, 0) + index
-            if element >= var.length:
-                var.length = element + 1
-            imm = (element,)
+        vars = self.vars
         origin = self.origin
         body = self.body
-        value = Op(_LOAD, var.type, args, imm, var, origin)
-        body.append(value)
-        if var.type is not F4:
-            value = self._float4(value)
-        swizzle = s.swizzle & 0xFF
-        if swizzle != IDENTITY_SWIZZLE:
-            value = Op(_SWIZZLE, F4, (value,), _SWIZZLE_COMPONENTS[swizzle], None, origin)
+        values = []
+        for s in operands:
+            rtype, index = s.type, s.index
+            var = vars.get((rtype, index))
+            if var is None:
+                var = self._new_var(rtype, index)
+            relative = s.relative
+            args = (self.rel_index(relative),) if relative is not None else ()
+            imm = ()
+            if var.length is not None:
+                element = CONST_FILE_BASE.get(rtype, 0) + index
+                if element >= var.length:
+                    var.length = element + 1
+                imm = (element,)
+            value = Op(_LOAD, var.type, args, imm, var, origin)
             body.append(value)
-        modifier = s.modifier
-        if modifier is not _NO_SRCMOD:
-            value = Op(_SRCMOD, F4, (value,), (modifier,), None, origin)
-            body.append(value)
-        return value
+            if var.type is not F4:
+                value = self._float4(value)
+            swizzle = s.swizzle & 0xFF
+            if swizzle != IDENTITY_SWIZZLE:
+                value = Op(_SWIZZLE, F4, (value,), _SWIZZLE_COMPONENTS[swizzle], None, origin)
+                body.append(value)
+            modifier = s.modifier
+            if modifier is not _NO_SRCMOD:
+                value = Op(_SRCMOD, F4, (value,), (modifier,), None, origin)
+                body.append(value)
+            values.append(value)
+        return tuple(values)
 
     def _float4(self, value: Op) -> Op:
         """A register value that is not a float4 as D3D reads it: a scalar
@@ -527,7 +536,7 @@ class _Builder:
             srcs = srcs[:1] + srcs[2:]
             sampler = self.var(s.type, s.index)
             sampler_swizzle = s.swizzle
-        args = tuple(map(self.src, srcs))
+        args = self.sources(srcs)
         if opcode in self.texture_args:
             args = self._texture_args(opcode, dst, args)
         if dst is not None:
