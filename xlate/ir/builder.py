@@ -323,13 +323,13 @@ class _Builder:
                 self.program.variables.append(var)
         else:
             model = self.registers.get(key)
-            if model is None:
-                model = _classify(self.version, rtype, index)
+            if model is None:  # a register outside the version's files
+                v = self.version
+                model = _classify(v, rtype, index)
                 if model is None:
-                    raise StructureError(
-                        self._offset(), f"register {register_name(self.version, rtype, index)} cannot be used here in {self.version}"
-                    )
-                model = (register_name(self.version, rtype, index),) + model
+                    name = register_name(v, rtype, index)
+                    raise StructureError(self._offset(), f"register {name} cannot be used here in {v}")
+                model = (register_name(v, rtype, index),) + model
             name, storage, type, semantics, builtin = model
             var = Variable(name, storage, type, None, key, semantics, builtin)
             self.program.variables.append(var)
@@ -415,8 +415,8 @@ class _Builder:
         return tuple(values)
 
     def _float4(self, value: Op) -> Op:
-        """A register value that is not a float4 as D3D reads it: a scalar
-        replicated, an int or bool converted."""
+        """A register value that is not a float4, read as D3D reads it: a
+        scalar replicated, an int or bool converted."""
         if value.type.width == 1:
             value = self.emit(Code.SWIZZLE, value.type.with_width(4), (value,), (0, 0, 0, 0))
         if value.type.is_int:
