@@ -17,19 +17,25 @@ aL is restored after a nested loop.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import attrgetter
 
 from ..bytecode.model import DestOperand, Instruction, RelativeAddress, Shader, SourceOperand
 from ..bytecode.tables import (
     CONST_FILE_BASE,
+    OPCODES,
     OUTPUT,
     TEXTURE,
     IDENTITY_SWIZZLE,
+    KNOWN_VERSIONS,
+    REGISTER_FILES,
     Comparison,
     DeclUsage,
+    DstMod,
     Layout,
     Opcode,
     RegisterType,
     SamplerType,
+    ShaderVersion,
     SrcMod,
     register_file,
     register_name,
@@ -43,7 +49,14 @@ from .types import B1, B4, F1, F4, I1, I4, Type
 R = RegisterType
 
 
-@dataclass(frozen=True)
+# D3DOpInfo and DstInfo are values: never change one, make a new one with
+# dataclasses.replace.  They are not ``frozen``: one of each is made per
+# instruction, and a frozen dataclass is built through object.__setattr__,
+# three times slower than these slotted classes (which are also faster to
+# read); eq and hash are the same as a frozen dataclass's.
+
+
+@dataclass(slots=True, unsafe_hash=True)
 class D3DOpInfo:
     """Immediate of a ``D3D_OP``: what the instruction was."""
 
@@ -56,7 +69,7 @@ class D3DOpInfo:
     nsrc: int = 0  # sources as written (sincos/sgn have scratch forms)
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, unsafe_hash=True)
 class DstInfo:
     """Immediate of a ``D3D_STORE``: the destination's modifiers.
 
@@ -104,6 +117,119 @@ _COMPARE = {
     Comparison.GT: Code.FGT, Comparison.EQ: Code.FEQ, Comparison.GE: Code.FGE,
     Comparison.LT: Code.FLT, Comparison.NE: Code.FNE, Comparison.LE: Code.FLE,
 }
+# The D3D_OP result type of each opcode; F4 when not listed.
+_RESULT_TYPE: dict[Opcode, Type | None] = {**{op: None for op in _NO_RESULT}, **{op: B4 for op in _BOOL_RESULT}}
+# sm2+ sampling ops whose second source names the sampler (s#).
+_SAMPLER_SOURCE = {Opcode.TEX, Opcode.TEXLDL, Opcode.TEXLDD}
+
+# The tables below replace per-operand computations of the lifting loop,
+# the hot path of lifting (a dozen operands per shader, every shader).
+#
+# The four components of each swizzle byte.
+_SWIZZLE_COMPONENTS = tuple(swizzle_components(s) for s in range(256))
+# (saturate, partial precision, centroid) of each result-modifier value,
+# indexed by the value: DstMod is an IntFlag, and its ``&`` (behind
+# DestOperand.saturate etc.) runs in Python, slower than the rest of a store.
+_DST_FLAGS = tuple(
+    (bool(m & DstMod.SATURATE), bool(m & DstMod.PARTIALPRECISION), bool(m & DstMod.CENTROID)) for m in range(16)
+)
+# Opcodes that read their destination register (``_texture_args``), and
+# with those, in ps_1_0-1_3, the ones that read a texture coordinate.
+_DST_ARGS = {Opcode.TEXKILL, Opcode.TEXDEPTH}
+_TEXTURE_ARGS = _DST_ARGS | _SM1_READS_COORD
+_INPUT_OUTPUT = {Storage.INPUT, Storage.OUTPUT}
+# def/defi/defb: the constant file they fill, and their values.
+_DEFINITIONS = {
+    Opcode.DEF: (Storage.FLOAT_CONST, attrgetter("float_values")),
+    Opcode.DEFI: (Storage.INT_CONST, attrgetter("int_values")),
+    Opcode.DEFB: (Storage.BOOL_CONST, lambda inst: (inst.bool_value,)),
+}
+# The register files modelled as one array variable each: name, storage, type.
+_CONSTANT_FILES = {
+    **{rtype: ("c", Storage.FLOAT_CONST, F4) for rtype in CONST_FILE_BASE},
+    R.CONSTINT: ("i", Storage.INT_CONST, I4),
+    R.CONSTBOOL: ("b", Storage.BOOL_CONST, B1),
+}
+# Reading an enum member (``Code.LOAD``) costs a descriptor call on Python
+# 3.11, about as much as building a small tuple; the per-instruction paths
+# read these names instead.
+_NO_SRCMOD = SrcMod.NONE
+_LOAD = Code.LOAD
+_SWIZZLE = Code.SWIZZLE
+_SRCMOD = Code.D3D_SRCMOD
+_D3D_OP = Code.D3D_OP
+_D3D_STORE = Code.D3D_STORE
+_SAMPLER = Storage.SAMPLER
+
+
+def _classify(v: ShaderVersion, rtype: RegisterType, index: int) -> tuple | None:
+    """(storage, type, semantics, builtin) of a register of ``v`` that is a
+    variable; None for one that cannot be used in ``v``."""
+    none: tuple = ()
+    if rtype == R.TEMP:
+        return Storage.TEMP, F4, none, None
+    if rtype == R.PREDICATE:
+        return Storage.PREDICATE, B4, none, None
+    if rtype == R.LOOP:
+        return Storage.LOOP_COUNTER, I1, none, None
+    if rtype == R.SAMPLER:
+        return Storage.SAMPLER, F4, none, None
+    if v.is_vertex:
+        if rtype == R.ADDR:
+            return Storage.ADDRESS, I4, none, None
+        if rtype == R.INPUT:
+            return Storage.INPUT, F4, none, None  # semantics come from DCL
+        if rtype == R.RASTOUT:
+            usage, t = [(DeclUsage.POSITION, F4), (DeclUsage.FOG, F1), (DeclUsage.PSIZE, F1)][index]
+            return Storage.OUTPUT, t, ((0xF, Semantic(usage, 0)),), None
+        if rtype == R.ATTROUT:
+            return Storage.OUTPUT, F4, ((0xF, Semantic(DeclUsage.COLOR, index)),), None
+        if rtype == R.TEXCRDOUT:
+            if v.major >= 3:
+                return Storage.OUTPUT, F4, none, None  # semantics come from DCL
+            return Storage.OUTPUT, F4, ((0xF, Semantic(DeclUsage.TEXCOORD, index)),), None
+    else:
+        if rtype == R.INPUT:
+            if v.major >= 3:
+                return Storage.INPUT, F4, none, None
+            return Storage.INPUT, F4, ((0xF, Semantic(DeclUsage.COLOR, index)),), None
+        if rtype == TEXTURE:
+            if v.major == 1 and v.minor < 4:
+                # ps_1_1-1_3 t# is a register texture ops write; the
+                # interpolated coordinate is a separate input (texcoord_input).
+                return Storage.TEMP, F4, none, None
+            return Storage.INPUT, F4, ((0xF, Semantic(DeclUsage.TEXCOORD, index)),), None
+        if rtype == R.COLOROUT:
+            return Storage.OUTPUT, F4, ((0xF, Semantic(DeclUsage.COLOR, index)),), None
+        if rtype == R.DEPTHOUT:
+            return Storage.OUTPUT, F1, ((0x1, Semantic(DeclUsage.DEPTH, 0)),), None
+        if rtype == R.MISCTYPE:
+            if index == 0:
+                return Storage.INPUT, F4, none, "vpos"
+            return Storage.INPUT, F1, none, "vface"
+    return None
+
+
+def _register_table(version: ShaderVersion) -> dict[tuple[RegisterType, int], tuple]:
+    """(name, storage, type, semantics, builtin) of every register of
+    ``version`` that lifting models as a variable of its own.  A shader
+    creates about eight variables; looking their model up here is much
+    faster than ``register_name`` and ``_classify`` (enum and version
+    attribute reads), which only registers missing here still go through."""
+    table = {}
+    for rtype, rf in REGISTER_FILES[version].items():
+        if rtype in CONST_FILE_BASE or rtype in (R.CONSTINT, R.CONSTBOOL, R.LABEL):
+            continue  # array files and labels are not register variables
+        for index in range(rf.count):
+            model = _classify(version, rtype, index)
+            if model is not None:
+                table[(rtype, index)] = (register_name(version, rtype, index),) + model
+    return table
+
+
+_REGISTERS = {(v.kind, v.major, v.minor): _register_table(v) for v in KNOWN_VERSIONS}
+# Every declaration semantic, made once: a frozen dataclass is slow to build.
+_SEMANTICS = {(usage, index): Semantic(usage, index) for usage in DeclUsage for index in range(16)}
 
 
 def lift(shader: Shader) -> Program:
@@ -126,18 +252,31 @@ class _Open:
 
 class _Builder:
     def __init__(self, shader: Shader):
-        self.shader = shader
         self.version = shader.version
         self.instructions = shader.instructions
         self.program = Program(self.version, {}, [], [], self.instructions, shader.ctab)
+        # Variables by (register type, index); the register files (c#, i#, b#)
+        # also by their storage, and ps_1_x coordinate inputs by ("texcoord", n).
         self.vars: dict[tuple, Variable] = {}
         self.fn: Function | None = None
+        # Where emitted ops go: the body of ``fn``, or a list nobody reads
+        # when ``fn`` is None (dead code, see ``emit``).
+        self.body: list[Op] = []
         self.stack: list[_Open] = []
         self.origin = -1
         self.loop_id = 0
-        self.sm1 = self.version.major == 1
+        version = self.version
+        pixel = version.is_pixel
+        self.sm1 = version.major == 1
+        # vs_*, ps_3_*: a DCL of an input or output carries its usage.
+        self.declares_usage = not pixel or version.major >= 3
+        # (a tuple of ints hashes in C; a ShaderVersion hashes in Python)
+        self.registers = _REGISTERS[version.kind, version.major, version.minor]
         # ps_1_0-1_3: t# is a register; coordinates are separate inputs.
-        self.ps_tex_registers = self.version.is_pixel and self.sm1 and self.version.minor < 4
+        self.ps_tex_registers = pixel and self.sm1 and version.minor < 4
+        self.ps1 = pixel and self.sm1
+        # Opcodes whose D3D_OP arguments are not just their sources (``_texture_args``).
+        self.texture_args = _TEXTURE_ARGS if self.ps_tex_registers else _DST_ARGS
         # D3D_STOREs waiting for a co-issued partner's sources (§3.6).
         self.pending: list[tuple[int, Instruction, DestOperand, Op]] = []
 
@@ -145,12 +284,15 @@ class _Builder:
 
     def emit(self, code: Code, type: Type | None = None, args=(), imm=(), var=None) -> Op:
         op = Op(code, type, tuple(args), tuple(imm), var, self.origin)
-        if self.fn is None:
-            # Code after a top-level RET and before the next LABEL can never
-            # run; it is dropped rather than attached to any function.
-            return op
-        self.fn.body.append(op)
+        # Code after a top-level RET and before the next LABEL can never run;
+        # it goes to a discarded list rather than to any function.
+        self.body.append(op)
         return op
+
+    def _enter(self, fn: Function | None) -> None:
+        """Emit into ``fn`` from now on (None: dead code, dropped)."""
+        self.fn = fn
+        self.body = fn.body if fn is not None else []
 
     def const(self, values, type: Type) -> Op:
         return self.emit(Code.CONST, type, imm=tuple(values))
@@ -165,77 +307,34 @@ class _Builder:
 
     def var(self, rtype: RegisterType, index: int) -> Variable:
         """The variable modelling a register; created on first use."""
-        if rtype in CONST_FILE_BASE:
-            return self._array("c", Storage.FLOAT_CONST, F4)
-        if rtype == R.CONSTINT:
-            return self._array("i", Storage.INT_CONST, I4)
-        if rtype == R.CONSTBOOL:
-            return self._array("b", Storage.BOOL_CONST, B1)
-        key = (rtype, index)
-        found = self.vars.get(key)
-        if found is not None:
-            return found
-        name = register_name(self.version, rtype, index)
-        storage, type, semantics, builtin = self._classify(rtype, index)
-        var = Variable(name, storage, type, register=key, semantics=semantics, builtin=builtin)
-        self.vars[key] = var
-        self.program.variables.append(var)
-        return var
-
-    def _array(self, name: str, storage: Storage, type: Type) -> Variable:
-        key = (storage,)
-        found = self.vars.get(key)
+        found = self.vars.get((rtype, index))
         if found is None:
-            found = Variable(name, storage, type, length=0)
-            self.vars[key] = found
-            self.program.variables.append(found)
+            found = self._new_var(rtype, index)
         return found
 
-    def _classify(self, rtype: RegisterType, index: int):
-        v = self.version
-        none: tuple = ()
-        if rtype == R.TEMP:
-            return Storage.TEMP, F4, none, None
-        if rtype == R.PREDICATE:
-            return Storage.PREDICATE, B4, none, None
-        if rtype == R.LOOP:
-            return Storage.LOOP_COUNTER, I1, none, None
-        if rtype == R.SAMPLER:
-            return Storage.SAMPLER, F4, none, None
-        if v.is_vertex:
-            if rtype == R.ADDR:
-                return Storage.ADDRESS, I4, none, None
-            if rtype == R.INPUT:
-                return Storage.INPUT, F4, none, None  # semantics come from DCL
-            if rtype == R.RASTOUT:
-                usage, t = [(DeclUsage.POSITION, F4), (DeclUsage.FOG, F1), (DeclUsage.PSIZE, F1)][index]
-                return Storage.OUTPUT, t, ((0xF, Semantic(usage, 0)),), None
-            if rtype == R.ATTROUT:
-                return Storage.OUTPUT, F4, ((0xF, Semantic(DeclUsage.COLOR, index)),), None
-            if rtype == R.TEXCRDOUT:
-                if v.major >= 3:
-                    return Storage.OUTPUT, F4, none, None  # semantics come from DCL
-                return Storage.OUTPUT, F4, ((0xF, Semantic(DeclUsage.TEXCOORD, index)),), None
+    def _new_var(self, rtype: RegisterType, index: int) -> Variable:
+        key = (rtype, index)
+        array = _CONSTANT_FILES.get(rtype)
+        if array is not None:
+            name, storage, type = array
+            var = self.vars.get(storage)
+            if var is None:
+                var = self.vars[storage] = Variable(name, storage, type, length=0)
+                self.program.variables.append(var)
         else:
-            if rtype == R.INPUT:
-                if v.major >= 3:
-                    return Storage.INPUT, F4, none, None
-                return Storage.INPUT, F4, ((0xF, Semantic(DeclUsage.COLOR, index)),), None
-            if rtype == TEXTURE:
-                if v.major == 1 and v.minor < 4:
-                    # ps_1_1-1_3 t# is a register texture ops write; the
-                    # interpolated coordinate is a separate input (texcoord_input).
-                    return Storage.TEMP, F4, none, None
-                return Storage.INPUT, F4, ((0xF, Semantic(DeclUsage.TEXCOORD, index)),), None
-            if rtype == R.COLOROUT:
-                return Storage.OUTPUT, F4, ((0xF, Semantic(DeclUsage.COLOR, index)),), None
-            if rtype == R.DEPTHOUT:
-                return Storage.OUTPUT, F1, ((0x1, Semantic(DeclUsage.DEPTH, 0)),), None
-            if rtype == R.MISCTYPE:
-                if index == 0:
-                    return Storage.INPUT, F4, none, "vpos"
-                return Storage.INPUT, F1, none, "vface"
-        raise StructureError(self._offset(), f"register {register_name(v, rtype, index)} cannot be used here in {v}")
+            model = self.registers.get(key)
+            if model is None:  # a register outside the version's files
+                v = self.version
+                model = _classify(v, rtype, index)
+                if model is None:
+                    name = register_name(v, rtype, index)
+                    raise StructureError(self._offset(), f"register {name} cannot be used here in {v}")
+                model = (register_name(v, rtype, index),) + model
+            name, storage, type, semantics, builtin = model
+            var = Variable(name, storage, type, None, key, semantics, builtin)
+            self.program.variables.append(var)
+        self.vars[key] = var  # registers of a file: the file's array, found at once next time
+        return var
 
     def texcoord_input(self, index: int) -> Variable:
         """ps_1_x: the interpolated texture coordinate set ``index``."""
@@ -274,16 +373,56 @@ class _Builder:
 
     def src(self, s: SourceOperand) -> Op:
         """A float4 source: load, swizzle, modifier."""
-        value = self.load(s.type, s.index, s.relative)
+        return self.sources((s,))[0]
+
+    def sources(self, operands: tuple[SourceOperand, ...]) -> tuple[Op, ...]:
+        """``src`` of each operand, in order.
+
+        The hot path of lifting, so ``load``, ``swizzle`` and ``emit`` are
+        written out here for the common case (a float4 register), in one
+        loop over an instruction's sources rather than a call per source.
+        """
+        vars = self.vars
+        origin = self.origin
+        body = self.body
+        values = []
+        for s in operands:
+            rtype, index = s.type, s.index
+            var = vars.get((rtype, index))
+            if var is None:
+                var = self._new_var(rtype, index)
+            relative = s.relative
+            args = (self.rel_index(relative),) if relative is not None else ()
+            imm = ()
+            if var.length is not None:
+                element = CONST_FILE_BASE.get(rtype, 0) + index
+                if element >= var.length:
+                    var.length = element + 1
+                imm = (element,)
+            value = Op(_LOAD, var.type, args, imm, var, origin)
+            body.append(value)
+            if var.type is not F4:
+                value = self._float4(value)
+            swizzle = s.swizzle & 0xFF
+            if swizzle != IDENTITY_SWIZZLE:
+                value = Op(_SWIZZLE, F4, (value,), _SWIZZLE_COMPONENTS[swizzle], None, origin)
+                body.append(value)
+            modifier = s.modifier
+            if modifier is not _NO_SRCMOD:
+                value = Op(_SRCMOD, F4, (value,), (modifier,), None, origin)
+                body.append(value)
+            values.append(value)
+        return tuple(values)
+
+    def _float4(self, value: Op) -> Op:
+        """A register value that is not a float4, read as D3D reads it: a
+        scalar replicated, an int or bool converted."""
         if value.type.width == 1:
             value = self.emit(Code.SWIZZLE, value.type.with_width(4), (value,), (0, 0, 0, 0))
         if value.type.is_int:
             value = self.emit(Code.I2F, F4, (value,))
         elif value.type.is_bool:
             value = self.emit(Code.B2F, F4, (value,))
-        value = self.swizzle(value, swizzle_components(s.swizzle))
-        if s.modifier is not SrcMod.NONE:
-            value = self.emit(Code.D3D_SRCMOD, F4, (value,), (s.modifier,))
         return value
 
     def scalar_src(self, s: SourceOperand) -> Op:
@@ -314,12 +453,18 @@ class _Builder:
     # -- main loop ----------------------------------------------------------
 
     def run(self) -> Program:
-        self.fn = Function("main")
+        self._enter(Function("main"))
         self.program.functions["main"] = self.fn
+        handlers = _HANDLERS
         for n, inst in enumerate(self.instructions):
             self.origin = n
-            self.instruction(inst)
-        self.flush_stores()
+            if self.pending and not inst.coissue:
+                self.flush_stores()  # the previous instruction's pair (if any) is complete
+            handler = handlers[inst.opcode]
+            if handler is not None:
+                handler(self, inst)
+        if self.pending:
+            self.flush_stores()
         if self.stack:
             top = self.stack[-1]
             inst = next(i for i in self.instructions if i.offset == top.offset)
@@ -330,30 +475,14 @@ class _Builder:
 
     def _finish_ps1(self) -> None:
         """ps_1_x: the colour output is whatever r0 holds at the end."""
-        if not (self.version.is_pixel and self.sm1):
+        if not self.ps1:
             return
-        self.fn = self.program.main
+        self._enter(self.program.main)
         r0 = self.var(R.TEMP, 0)
         value = self.emit(Code.LOAD, F4, var=r0)
         out = Variable("oC0", Storage.OUTPUT, F4, register=(R.COLOROUT, 0), semantics=((0xF, Semantic(DeclUsage.COLOR, 0)),))
         self.program.variables.append(out)
         self.emit(Code.STORE, None, (value,), (0xF,), out)
-
-    def instruction(self, inst: Instruction) -> None:
-        if not inst.coissue:
-            self.flush_stores()  # the previous instruction's pair (if any) is complete
-        op = inst.opcode
-        layout = inst.info.layout
-        if layout is Layout.DCL:
-            self.declare(inst)
-        elif layout in (Layout.DEF, Layout.DEFI, Layout.DEFB):
-            self.define(inst)
-        elif op in _STRUCTURE:
-            self.structure(inst)
-        elif op in (Opcode.NOP, Opcode.PHASE):
-            return  # phase keeps every value, as all peers do (semantics 2.12)
-        else:
-            self.compute(inst)
 
     # -- declarations and constants ------------------------------------------
 
@@ -361,33 +490,32 @@ class _Builder:
         dst = inst.dst
         decl = inst.declaration
         var = self.var(dst.type, dst.index)
-        if var.storage is Storage.SAMPLER:
+        if var.storage is _SAMPLER:
             st = decl.sampler_type
             var.sampler_type = st if isinstance(st, SamplerType) else SamplerType.UNKNOWN
             return
-        var.centroid = var.centroid or dst.centroid
-        var.partial_precision = var.partial_precision or dst.partial_precision
-        if var.storage in (Storage.INPUT, Storage.OUTPUT) and var.builtin is None:
-            needs_usage = self.version.is_vertex or self.version.major >= 3
-            if needs_usage:
+        _, partial_precision, centroid = _DST_FLAGS[dst.modifiers]
+        var.centroid = var.centroid or centroid
+        var.partial_precision = var.partial_precision or partial_precision
+        if var.storage in _INPUT_OUTPUT and var.builtin is None:
+            if self.declares_usage:
                 usage = decl.usage
-                if not isinstance(usage, DeclUsage):
-                    raise self._error(inst, f"unknown declaration usage {usage}")
-                sem = Semantic(usage, decl.usage_index)
-                # vs_3_0 may split one output register between semantics.
-                pairs = tuple(p for p in var.semantics if p[1] != sem) + ((dst.write_mask, sem),)
+                sem = _SEMANTICS.get((usage, decl.usage_index))
+                if sem is None:
+                    if not isinstance(usage, DeclUsage):
+                        raise self._error(inst, f"unknown declaration usage {usage}")
+                    sem = Semantic(usage, decl.usage_index)
+                pairs = ((dst.write_mask, sem),)
+                if var.semantics:  # vs_3_0 may split one output register between semantics.
+                    pairs = tuple(p for p in var.semantics if p[1] != sem) + pairs
                 var.semantics = pairs
             var.mask = dst.write_mask if len(var.semantics) <= 1 else 0xF
 
     def define(self, inst: Instruction) -> None:
         dst = inst.dst
-        if inst.opcode is Opcode.DEF:
-            storage, values = Storage.FLOAT_CONST, inst.float_values
-            index = CONST_FILE_BASE.get(dst.type, 0) + dst.index
-        elif inst.opcode is Opcode.DEFI:
-            storage, values, index = Storage.INT_CONST, inst.int_values, dst.index
-        else:
-            storage, values, index = Storage.BOOL_CONST, (inst.bool_value,), dst.index
+        storage, literals = _DEFINITIONS[inst.opcode]
+        values = literals(inst)
+        index = CONST_FILE_BASE.get(dst.type, 0) + dst.index  # c# of the extra float files
         arr = self.var(dst.type, dst.index)
         arr.length = max(arr.length or 0, index + 1)
         self.program.defs.append(ConstantDef(storage, index, tuple(values), self.origin))
@@ -395,45 +523,58 @@ class _Builder:
     # -- arithmetic and texture instructions ----------------------------------
 
     def compute(self, inst: Instruction) -> None:
+        opcode = inst.opcode
         sampler = None
         sampler_swizzle = IDENTITY_SWIZZLE
-        srcs = list(inst.srcs)
+        srcs = inst.srcs
         dst = inst.dst
-        if inst.opcode in (Opcode.TEX, Opcode.TEXLDL, Opcode.TEXLDD) and not self.sm1:
-            s = srcs.pop(1)
+        if self.sm1:
+            if opcode in _SM1_SAMPLING:
+                sampler = self.var(R.SAMPLER, dst.index)  # stage = destination number
+        elif opcode in _SAMPLER_SOURCE:
+            s = srcs[1]
+            srcs = srcs[:1] + srcs[2:]
             sampler = self.var(s.type, s.index)
             sampler_swizzle = s.swizzle
-        elif self.sm1 and inst.opcode in _SM1_SAMPLING:
-            sampler = self.var(R.SAMPLER, dst.index)  # stage = destination number
-        args = [self.src(s) for s in srcs]
-        if inst.opcode is Opcode.TEXKILL and self.ps_tex_registers:
-            # ps_1_0-1_3 tests the interpolated coordinate set, not the register (§2.12)
-            args = [self.emit(Code.LOAD, F4, var=self.texcoord_input(dst.index))]
-        elif inst.opcode in (Opcode.TEXKILL, Opcode.TEXDEPTH):
-            # the destination-format token names the register tested / read
-            args = [self.src(SourceOperand(dst.type, dst.index))]
-        elif self.ps_tex_registers and inst.opcode in _SM1_READS_COORD:
-            args.append(self.emit(Code.LOAD, F4, var=self.texcoord_input(dst.index)))
-        info = D3DOpInfo(
-            inst.opcode, inst.control,
-            (dst.type, dst.index) if dst is not None else None,
-            dst.write_mask if dst is not None else 0xF,
-            sampler, sampler_swizzle, len(inst.srcs),
-        )
-        rtype = None if inst.opcode in _NO_RESULT else (B4 if inst.opcode in _BOOL_RESULT else F4)
+        args = self.sources(srcs)
+        if opcode in self.texture_args:
+            args = self._texture_args(opcode, dst, args)
+        if dst is not None:
+            info = D3DOpInfo(opcode, inst.control, (dst.type, dst.index), dst.write_mask,
+                             sampler, sampler_swizzle, len(inst.srcs))
+        else:
+            info = D3DOpInfo(opcode, inst.control, None, 0xF, sampler, sampler_swizzle, len(inst.srcs))
+        rtype = _RESULT_TYPE.get(opcode, F4)
         if rtype is None and inst.predicate is not None:
             # A predicated effect (texkill): it happens only where the first
             # predicate component is true, as a predicated break does.
             cond = self._predicate_x(inst.predicate)
-            self._conditional(cond, lambda: self.emit(Code.D3D_OP, rtype, args, (info,)))
+            self._conditional(cond, lambda: self.emit(_D3D_OP, rtype, args, (info,)))
             return
-        result = self.emit(Code.D3D_OP, rtype, args, (info,))
+        result = Op(_D3D_OP, rtype, args, (info,), None, self.origin)
+        self.body.append(result)
         if rtype is None or dst is None:
             return
         # Co-issue (§3.6): both instructions of a pair read their sources
         # before either writes, so the store waits until the next instruction
-        # that is not co-issued with this one begins (``instruction``).
-        self.pending.append((self.origin, inst, dst, result))
+        # that is not co-issued with this one begins (``run``).  Without a
+        # pair, that is now: nothing comes between.
+        following = self.origin + 1
+        if self.pending or (following < len(self.instructions) and self.instructions[following].coissue):
+            self.pending.append((self.origin, inst, dst, result))
+        else:
+            self.store(inst, dst, result)
+
+    def _texture_args(self, opcode: Opcode, dst: DestOperand, args: tuple[Op, ...]) -> tuple[Op, ...]:
+        if opcode is Opcode.TEXKILL and self.ps_tex_registers:
+            # ps_1_0-1_3 tests the interpolated coordinate set, not the register (§2.12)
+            return (self.emit(Code.LOAD, F4, var=self.texcoord_input(dst.index)),)
+        if opcode is Opcode.TEXKILL or opcode is Opcode.TEXDEPTH:
+            # the destination-format token names the register tested / read
+            return (self.src(SourceOperand(dst.type, dst.index)),)
+        if self.ps_tex_registers:  # opcode in _SM1_READS_COORD
+            args += (self.emit(Code.LOAD, F4, var=self.texcoord_input(dst.index)),)
+        return args
 
     def flush_stores(self) -> None:
         origin = self.origin
@@ -443,18 +584,23 @@ class _Builder:
         self.origin = origin
 
     def store(self, inst: Instruction, dst: DestOperand, value: Op) -> None:
-        var = self.var(dst.type, dst.index)
-        args = [value]
-        if inst.predicate is not None:
-            args.append(self.predicate(inst.predicate))
-        if dst.relative is not None:
-            args.append(self.rel_index(dst.relative))
+        var = self.vars.get((dst.type, dst.index))
+        if var is None:
+            var = self._new_var(dst.type, dst.index)
+        predicate = inst.predicate
+        relative = dst.relative
+        args: tuple[Op, ...] = (value,)
+        if predicate is not None:
+            args += (self.predicate(predicate),)
+        if relative is not None:
+            args += (self.rel_index(relative),)
         element = CONST_FILE_BASE.get(dst.type, 0) + dst.index if var.length is not None else 0
+        saturate, partial_precision, _ = _DST_FLAGS[dst.modifiers]
         info = DstInfo(
-            dst.write_mask, dst.saturate, dst.partial_precision, dst.shift, inst.opcode,
-            inst.predicate is not None, dst.relative is not None, element, inst.coissue,
+            dst.write_mask, saturate, partial_precision, dst.shift, inst.opcode,
+            predicate is not None, relative is not None, element, inst.coissue,
         )
-        self.emit(Code.D3D_STORE, None, args, (info,), var)
+        self.body.append(Op(_D3D_STORE, None, args, (info,), var, self.origin))
 
     # -- control flow -------------------------------------------------------
 
@@ -573,7 +719,7 @@ class _Builder:
         name = f"l{n}"
         if name in self.program.functions:
             raise self._error(inst, f"label l{n} is defined twice")
-        self.fn = Function(name, label=n, origin=self.origin)
+        self._enter(Function(name, label=n, origin=self.origin))
         self.program.functions[name] = self.fn
 
     def ret(self, inst: Instruction) -> None:
@@ -582,4 +728,24 @@ class _Builder:
         if self.stack:
             self.emit(Code.RETURN)  # an early return from inside a block
             return
-        self.fn = None  # the function ends; code until the next LABEL is dead
+        self._enter(None)  # the function ends; code until the next LABEL is dead
+
+
+def _handlers() -> dict:
+    """The ``_Builder`` method lifting each opcode (None: nothing to lift)."""
+    table = {}
+    for opcode, info in OPCODES.items():
+        if info.layout is Layout.DCL:
+            table[opcode] = _Builder.declare
+        elif info.layout in (Layout.DEF, Layout.DEFI, Layout.DEFB):
+            table[opcode] = _Builder.define
+        elif opcode in _STRUCTURE:
+            table[opcode] = _Builder.structure
+        elif opcode in (Opcode.NOP, Opcode.PHASE):
+            table[opcode] = None  # phase keeps every value, as all peers do (semantics 2.12)
+        else:
+            table[opcode] = _Builder.compute
+    return table
+
+
+_HANDLERS = _handlers()

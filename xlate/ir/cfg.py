@@ -10,6 +10,7 @@ cycles (recursion), and drawing (``to_dot``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 import networkx as nx
 
@@ -157,11 +158,20 @@ def call_graph(program: Program) -> nx.DiGraph:
     return graph
 
 
-def check_calls(program: Program) -> nx.DiGraph:
-    """Every CALL names an existing label; no recursion.  Returns the call graph."""
+def _has_calls(program: Program) -> bool:
+    # ``in`` over the codes runs in C: this is on every translation's path,
+    # and most shaders have no CALL, hence no call graph worth building.
+    code = attrgetter("code")
+    return any(Code.CALL in map(code, fn.body) for fn in program.functions.values())
+
+
+def check_calls(program: Program) -> nx.DiGraph | None:
+    """Every CALL names an existing label; no recursion.  Returns the call
+    graph, or None when there is no CALL at all (most shaders: nothing to
+    check, and no graph is built)."""
+    if not _has_calls(program):
+        return None
     graph = call_graph(program)
-    if not graph.number_of_edges():  # no CALL at all (most shaders): nothing to check
-        return graph
     for caller, callee, data in graph.edges(data=True):
         if callee not in program.functions:
             raise _error(program, data["op"], f"call to label {callee} which is never defined")
@@ -177,7 +187,7 @@ def check_calls(program: Program) -> nx.DiGraph:
 def call_order(program: Program) -> list[str]:
     """Functions callees-first, the order a GLSL file must define them."""
     graph = check_calls(program)
-    if not graph.number_of_edges():
+    if graph is None:
         return ["main"]
     reachable = nx.descendants(graph, "main") | {"main"}
     order = list(reversed(list(nx.topological_sort(graph.subgraph(reachable)))))
