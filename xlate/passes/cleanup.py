@@ -21,24 +21,25 @@ constants pass has run.
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 import numpy as np
 
-from ..ir.ops import Code, Op
+from ..ir.ops import CONTROL, Code, Op
 from ..ir.program import Function, Program
 from ..options import Options
-from .analysis import PRIVATE, RegisterAnalysis
-from .rewrite import Rewriter, rewrite
+from .analysis import PICKED, PRIVATE, LiveSlots, RegisterAnalysis
+from .rewrite import Rewriter
 
 
 def run(program: Program, options: Options) -> None:
-    for fn in program.functions.values():
+    functions = program.functions.values()
+    for fn in functions:
         fn.body = fold_static_branches(fn.body)
-    rewrite(program, {**{c: _fold for c in _FOLDERS}, Code.SWIZZLE: _swizzle, Code.SELECT: _select, Code.LOAD: _load})
-    for fn in program.functions.values():
-        while True:
-            remove_unused_values(fn)
-            if not remove_dead_stores(program, fn):
-                break
+    for fn in functions:
+        fn.body = peepholes(program, fn)
+    for fn in functions:
+        remove_dead_code(program, fn)
     _drop_unused_variables(program)
     if "array_ranges" in program.notes:
         from .constants import shrink_arrays
@@ -51,6 +52,8 @@ def run(program: Program, options: Options) -> None:
 
 def fold_static_branches(body: list[Op]) -> list[Op]:
     """Drop the branch of an ``IF CONST`` that never runs, and its markers."""
+    if Code.IF not in map(_code, body):
+        return body  # most bodies have no IF: one C-level scan instead of the walk below
     out: list[Op] = []
     # per open IF: [const (None when dynamic), active when opened, live]
     frames: list[list] = []
@@ -90,6 +93,48 @@ def fold_static_branches(body: list[Op]) -> list[Op]:
 
 
 # -- 2. peepholes -----------------------------------------------------------------------
+
+
+def peepholes(program: Program, fn: Function) -> list[Op]:
+    """``fn``'s body with the handlers of ``_PEEPHOLES`` applied in one
+    forward walk, as ``rewrite.rewrite`` would apply them.
+
+    Most ops have nothing to fold, so a handler is called only when a quick
+    look at the arguments says it may change something (a call per op was
+    most of the cost of this pass); ``remap`` is keyed by the op itself (ops
+    hash by identity), which saves an ``id()`` call per argument."""
+    rw = Rewriter(program, fn)
+    out = rw.out
+    remap: dict[Op, Op] = {}
+    SWIZZLE, CONST, LOAD, SELECT = Code.SWIZZLE, Code.CONST, Code.LOAD, Code.SELECT
+    for op in fn.body:
+        args = op.args
+        if not args:  # CONST, LOAD of a static register: nothing to fold
+            out.append(op)
+            continue
+        if remap:
+            args = op.args = tuple([remap.get(a, a) for a in args])
+        code = op.code
+        if code is SWIZZLE:
+            src = args[0]
+            worth = src.code is SWIZZLE or src.code is CONST or op.imm == _IDENTITY[src.type.width]
+        elif code is SELECT:
+            worth = args[0].code is CONST or args[1] is args[2]
+        elif code in _FOLDERS or code is LOAD:  # folds need CONSTs, LOAD a CONST index
+            worth = args[0].code is CONST
+        else:
+            worth = False
+        if not worth:
+            out.append(op)
+            continue
+        rw.origin = op.origin
+        result = _PEEPHOLES[code](rw, op)
+        if result is not op:
+            remap[op] = result
+    return out
+
+
+_IDENTITY = (None, (0,), (0, 1), (0, 1, 2), (0, 1, 2, 3))  # width -> the SWIZZLE that changes nothing
 
 
 def _swizzle(rw: Rewriter, op: Op) -> Op:
@@ -206,42 +251,109 @@ def _fold(rw: Rewriter, op: Op) -> Op:
     return rw.emit(Code.CONST, op.type, imm=tuple(values))
 
 
+_PEEPHOLES = {**{c: _fold for c in _FOLDERS}, Code.SWIZZLE: _swizzle, Code.SELECT: _select, Code.LOAD: _load}
+
+
 # -- 3. unused values and dead stores ---------------------------------------------------
+
+
+def remove_dead_code(program: Program, fn: Function) -> None:
+    """Remove values nobody uses and STOREs nobody reads, until neither is left."""
+    body = sweep_straight_line(program, fn)
+    if body is not None:
+        fn.body = body
+        return
+    while True:
+        remove_unused_values(fn)
+        if not remove_dead_stores(program, fn):
+            break
+
+
+# Ops that end a straight line: control flow needs the CFG, a CALL reads and
+# writes every private register, a D3D_STORE is not lowered yet.
+_NOT_STRAIGHT = frozenset(CONTROL | {Code.D3D_STORE})
+
+
+def sweep_straight_line(program: Program, fn: Function) -> list[Op] | None:
+    """``fn``'s body without unused values and dead stores, in one backward
+    walk; None when the body has control flow (``_NOT_STRAIGHT``).
+
+    Walking backward through straight-line code, every later op is already
+    final: a value stays when a kept op uses it, a STORE to a private variable
+    when a kept LOAD may read a slot it writes before a STORE kills it.  That
+    is the fixpoint the ``remove_unused_values`` / ``remove_dead_stores`` loop
+    reaches (removing an unused value or a dead store never makes anything
+    needed again), found without building a ``RegisterAnalysis`` per round.
+    Only private slots are followed: other stores are never dead."""
+    slots = LiveSlots(program, fn)
+    # private slots live at the exit: none in main, all in a subroutine (the
+    # caller may read them; -1 has every bit set)
+    live = 0 if fn.name == "main" else -1
+    used: dict[Op, int] = {}  # value -> the components its kept uses read (LOADs: ``loaded_components``)
+    get = used.get
+    keep: list[Op] = []
+    LOAD, STORE, SWIZZLE = Code.LOAD, Code.STORE, Code.SWIZZLE
+    for op in reversed(fn.body):
+        code = op.code
+        if op.type is not None:
+            comps = get(op)
+            if comps is None:
+                continue  # nobody uses it
+            if code is LOAD and op.var.storage in PRIVATE:
+                live |= slots.read(op, comps)
+        elif code is STORE:
+            if op.var.storage in PRIVATE:
+                kill, written = slots.write(op)
+                if not written & live:
+                    continue  # dead
+                live &= ~kill
+        elif code in _NOT_STRAIGHT:
+            return None
+        keep.append(op)
+        args = op.args
+        if args:
+            if code is SWIZZLE:
+                a = args[0]
+                used[a] = get(a, 0) | PICKED[op.imm]
+            else:
+                for a in args:
+                    used[a] = 0xF
+    keep.reverse()
+    return keep
 
 
 def remove_unused_values(fn: Function) -> bool:
     """Drop value ops nobody uses (values have no effects).  One backward walk
-    suffices: uses come after definitions."""
-    counts: dict[int, int] = {}
-    get = counts.get
-    for op in fn.body:
-        for a in op.args:
-            k = id(a)
-            counts[k] = get(k, 0) + 1
+    suffices: uses come after definitions, so an op's users are all decided
+    when the walk reaches it."""
+    used: set[Op] = set()
     keep = []
-    changed = False
     for op in reversed(fn.body):
-        if op.type is not None and not get(id(op), 0):
-            changed = True
-            for a in op.args:
-                k = id(a)
-                counts[k] = get(k, 0) - 1
+        if op.type is not None and op not in used:
             continue
         keep.append(op)
-    if changed:
-        keep.reverse()
-        fn.body = keep
-    return changed
+        used.update(op.args)
+    if len(keep) == len(fn.body):
+        return False
+    keep.reverse()
+    fn.body = keep
+    return True
 
 
 def remove_dead_stores(program: Program, fn: Function) -> bool:
     analysis = RegisterAnalysis(program, fn)
-    dead = {id(op) for op in fn.body if op.code is Code.STORE and analysis.is_dead_store(op)}
+    dead = {op for op in fn.body if op.code is Code.STORE and analysis.is_dead_store(op)}
     if dead:
-        fn.body = [op for op in fn.body if id(op) not in dead]
+        fn.body = [op for op in fn.body if op not in dead]
     return bool(dead)
 
 
 def _drop_unused_variables(program: Program) -> None:
-    used = {id(op.var) for _, op in program.all_ops() if op.var is not None}
-    program.variables[:] = [v for v in program.variables if v.storage not in PRIVATE or id(v) in used]
+    used: set = set()
+    for fn in program.functions.values():
+        used.update(map(_var, fn.body))
+    program.variables[:] = [v for v in program.variables if v.storage not in PRIVATE or v in used]
+
+
+_code = attrgetter("code")
+_var = attrgetter("var")
