@@ -139,6 +139,9 @@ class LiveSlots:
         self.fn = fn
         self.ranges: dict[Variable, tuple[int, int, int]] = {}  # var -> (first bit, width, elements)
         self.extra: dict[tuple[Variable, int], int] = {}  # (var, element outside it) -> first bit
+        # variables that are not arrays -> (first bit, width mask): a LOAD or
+        # STORE of one without an index reads or writes ``(mask & width mask) << first``
+        self.plain: dict[Variable, tuple[int, int]] = {}
         self._next = 0
         self._replicate: dict[tuple[int, int], int] = {}
         self._files: dict[tuple, list[Variable]] | None = None
@@ -186,6 +189,8 @@ class LiveSlots:
             width = var.type.width
             elements = var.length if precise(var) else 1
             found = self.ranges[var] = (self._next, width, elements)
+            if var.length is None:
+                self.plain[var] = (self._next, (1 << width) - 1)
             self._next += width * elements
         return found
 

@@ -21,8 +21,6 @@ constants pass has run.
 
 from __future__ import annotations
 
-from operator import attrgetter
-
 import numpy as np
 
 from ..ir.ops import CONTROL, Code, Op
@@ -34,17 +32,39 @@ from .rewrite import Rewriter
 
 def run(program: Program, options: Options) -> None:
     functions = program.functions.values()
+    # ``array_ranges`` (the constants pass, just before) stays right unless a
+    # LOAD goes or changes here: in a folded branch, through the peepholes
+    # (which only touch LOADs with an index, or their index), or as a value
+    # nobody uses.  Recomputing it costs as much as the rest of the pass.
+    loads_may_change = False
     for fn in functions:
-        fn.body = fold_static_branches(fn.body)
+        has_if, indexed = _shape(fn.body)
+        if has_if:
+            fn.body = fold_static_branches(fn.body)
+        loads_may_change |= has_if or indexed
     for fn in functions:
         fn.body = peepholes(program, fn)
     for fn in functions:
-        remove_dead_code(program, fn)
+        removed = remove_dead_code(program, fn)
+        loads_may_change = loads_may_change or any(op.code is Code.LOAD for op in removed)
     _drop_unused_variables(program)
-    if "array_ranges" in program.notes:
+    if loads_may_change and "array_ranges" in program.notes:
         from .constants import shrink_arrays
 
         shrink_arrays(program)
+
+
+def _shape(body: list[Op]) -> tuple[bool, bool]:
+    """(whether ``body`` has an IF, whether it has a LOAD with an index)."""
+    has_if = indexed = False
+    IF, LOAD = Code.IF, Code.LOAD
+    for op in body:
+        code = op.code
+        if code is IF:
+            has_if = True
+        elif code is LOAD and op.args:
+            indexed = True
+    return has_if, indexed
 
 
 # -- 1. static branches ------------------------------------------------------------
@@ -52,8 +72,6 @@ def run(program: Program, options: Options) -> None:
 
 def fold_static_branches(body: list[Op]) -> list[Op]:
     """Drop the branch of an ``IF CONST`` that never runs, and its markers."""
-    if Code.IF not in map(_code, body):
-        return body  # most bodies have no IF: one C-level scan instead of the walk below
     out: list[Op] = []
     # per open IF: [const (None when dynamic), active when opened, live]
     frames: list[list] = []
@@ -101,34 +119,37 @@ def peepholes(program: Program, fn: Function) -> list[Op]:
 
     Most ops have nothing to fold, so a handler is called only when a quick
     look at the arguments says it may change something (a call per op was
-    most of the cost of this pass); ``remap`` is keyed by the op itself (ops
-    hash by identity), which saves an ``id()`` call per argument."""
+    most of the cost of this pass).  ``remap`` is keyed by the op itself (ops
+    hash by identity), and arguments are rebuilt only when one of them was
+    replaced (``isdisjoint`` is one C call; a new tuple per op is not free)."""
     rw = Rewriter(program, fn)
     out = rw.out
     remap: dict[Op, Op] = {}
-    SWIZZLE, CONST, LOAD, SELECT = Code.SWIZZLE, Code.CONST, Code.LOAD, Code.SELECT
+    get = _PEEPHOLES.get
+    SWIZZLE, CONST, SELECT = Code.SWIZZLE, Code.CONST, Code.SELECT
     for op in fn.body:
         args = op.args
         if not args:  # CONST, LOAD of a static register: nothing to fold
             out.append(op)
             continue
-        if remap:
+        if remap and not remap.keys().isdisjoint(args):
             args = op.args = tuple([remap.get(a, a) for a in args])
         code = op.code
-        if code is SWIZZLE:
+        handler = get(code)
+        if handler is None:
+            worth = False
+        elif code is SWIZZLE:
             src = args[0]
             worth = src.code is SWIZZLE or src.code is CONST or op.imm == _IDENTITY[src.type.width]
         elif code is SELECT:
             worth = args[0].code is CONST or args[1] is args[2]
-        elif code in _FOLDERS or code is LOAD:  # folds need CONSTs, LOAD a CONST index
+        else:  # folds need CONSTs, a LOAD a CONST index
             worth = args[0].code is CONST
-        else:
-            worth = False
         if not worth:
             out.append(op)
             continue
         rw.origin = op.origin
-        result = _PEEPHOLES[code](rw, op)
+        result = handler(rw, op)
         if result is not op:
             remap[op] = result
     return out
@@ -140,15 +161,21 @@ _IDENTITY = (None, (0,), (0, 1), (0, 1, 2), (0, 1, 2, 3))  # width -> the SWIZZL
 def _swizzle(rw: Rewriter, op: Op) -> Op:
     src, picks = op.args[0], op.imm
     while src.code is Code.SWIZZLE:
-        picks = tuple(src.imm[i] for i in picks)
+        picks = _pick(src.imm, picks)
         src = src.args[0]
     if src.code is Code.CONST:
-        return rw.emit(Code.CONST, op.type, imm=tuple(_component(src, i) for i in picks))
-    if picks == tuple(range(src.type.width)):
+        imm = src.imm
+        return rw.emit(Code.CONST, op.type, imm=imm * len(picks) if len(imm) == 1 else _pick(imm, picks))
+    if picks == _IDENTITY[src.type.width]:
         return src
     if src is op.args[0]:
         return rw.keep(op)
     return rw.emit(Code.SWIZZLE, op.type, (src,), picks)
+
+
+def _pick(values: tuple, picks: tuple[int, ...]) -> tuple:
+    """``values[i]`` for each pick (``map`` of ``__getitem__``: no Python frame per item)."""
+    return tuple(map(values.__getitem__, picks))
 
 
 def _select(rw: Rewriter, op: Op) -> Op:
@@ -257,16 +284,20 @@ _PEEPHOLES = {**{c: _fold for c in _FOLDERS}, Code.SWIZZLE: _swizzle, Code.SELEC
 # -- 3. unused values and dead stores ---------------------------------------------------
 
 
-def remove_dead_code(program: Program, fn: Function) -> None:
-    """Remove values nobody uses and STOREs nobody reads, until neither is left."""
-    body = sweep_straight_line(program, fn)
-    if body is not None:
-        fn.body = body
-        return
+def remove_dead_code(program: Program, fn: Function) -> list[Op]:
+    """Remove values nobody uses and STOREs nobody reads, until neither is
+    left; returns the ops removed."""
+    swept = sweep_straight_line(program, fn)
+    if swept is not None:
+        fn.body, removed = swept
+        return removed
+    before = fn.body
     while True:
         remove_unused_values(fn)
         if not remove_dead_stores(program, fn):
             break
+    kept = set(fn.body)
+    return [op for op in before if op not in kept]
 
 
 # Ops that end a straight line: control flow needs the CFG, a CALL reads and
@@ -274,9 +305,10 @@ def remove_dead_code(program: Program, fn: Function) -> None:
 _NOT_STRAIGHT = frozenset(CONTROL | {Code.D3D_STORE})
 
 
-def sweep_straight_line(program: Program, fn: Function) -> list[Op] | None:
+def sweep_straight_line(program: Program, fn: Function) -> tuple[list[Op], list[Op]] | None:
     """``fn``'s body without unused values and dead stores, in one backward
-    walk; None when the body has control flow (``_NOT_STRAIGHT``).
+    walk, and the ops removed; None when the body has control flow
+    (``_NOT_STRAIGHT``).
 
     Walking backward through straight-line code, every later op is already
     final: a value stays when a kept op uses it, a STORE to a private variable
@@ -286,26 +318,40 @@ def sweep_straight_line(program: Program, fn: Function) -> list[Op] | None:
     needed again), found without building a ``RegisterAnalysis`` per round.
     Only private slots are followed: other stores are never dead."""
     slots = LiveSlots(program, fn)
+    # the bits of variables that are neither arrays nor indexed: one shift
+    # inline instead of the general ``slots.read`` / ``slots.write``
+    plain = slots.plain
     # private slots live at the exit: none in main, all in a subroutine (the
     # caller may read them; -1 has every bit set)
     live = 0 if fn.name == "main" else -1
     used: dict[Op, int] = {}  # value -> the components its kept uses read (LOADs: ``loaded_components``)
     get = used.get
     keep: list[Op] = []
+    removed: list[Op] = []
     LOAD, STORE, SWIZZLE = Code.LOAD, Code.STORE, Code.SWIZZLE
     for op in reversed(fn.body):
         code = op.code
         if op.type is not None:
             comps = get(op)
             if comps is None:
-                continue  # nobody uses it
+                removed.append(op)  # nobody uses it
+                continue
             if code is LOAD and op.var.storage in PRIVATE:
-                live |= slots.read(op, comps)
+                bits = plain.get(op.var)
+                if bits is None or op.args:
+                    live |= slots.read(op, comps)
+                else:
+                    live |= (comps & bits[1]) << bits[0]
         elif code is STORE:
             if op.var.storage in PRIVATE:
-                kill, written = slots.write(op)
+                bits = plain.get(op.var)
+                if bits is None or len(op.args) > 1 or not op.imm:
+                    kill, written = slots.write(op)
+                else:  # a plain variable is certainly overwritten
+                    kill = written = (op.imm[0] & bits[1]) << bits[0]
                 if not written & live:
-                    continue  # dead
+                    removed.append(op)  # dead
+                    continue
                 live &= ~kill
         elif code in _NOT_STRAIGHT:
             return None
@@ -319,7 +365,7 @@ def sweep_straight_line(program: Program, fn: Function) -> list[Op] | None:
                 for a in args:
                     used[a] = 0xF
     keep.reverse()
-    return keep
+    return keep, removed
 
 
 def remove_unused_values(fn: Function) -> bool:
@@ -351,9 +397,6 @@ def remove_dead_stores(program: Program, fn: Function) -> bool:
 def _drop_unused_variables(program: Program) -> None:
     used: set = set()
     for fn in program.functions.values():
-        used.update(map(_var, fn.body))
+        used |= {op.var for op in fn.body}
     program.variables[:] = [v for v in program.variables if v.storage not in PRIVATE or v in used]
 
-
-_code = attrgetter("code")
-_var = attrgetter("var")
