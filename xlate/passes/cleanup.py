@@ -27,7 +27,6 @@ from ..ir.ops import CONTROL, Code, Op
 from ..ir.program import Function, Program
 from ..options import Options
 from .analysis import PICKED, PRIVATE, LiveSlots, RegisterAnalysis
-from .rewrite import Rewriter
 
 
 def run(program: Program, options: Options) -> None:
@@ -43,7 +42,7 @@ def run(program: Program, options: Options) -> None:
             fn.body = fold_static_branches(fn.body)
         loads_may_change |= has_if or indexed
     for fn in functions:
-        fn.body = peepholes(program, fn)
+        fn.body = peepholes(fn)
     for fn in functions:
         removed = remove_dead_code(program, fn)
         loads_may_change = loads_may_change or any(op.code is Code.LOAD for op in removed)
@@ -113,24 +112,29 @@ def fold_static_branches(body: list[Op]) -> list[Op]:
 # -- 2. peepholes -----------------------------------------------------------------------
 
 
-def peepholes(program: Program, fn: Function) -> list[Op]:
-    """``fn``'s body with the handlers of ``_PEEPHOLES`` applied in one
-    forward walk, as ``rewrite.rewrite`` would apply them.
+def peepholes(fn: Function) -> list[Op]:
+    """``fn``'s body with the handlers of ``_PEEPHOLES`` applied, in one
+    forward walk.
 
-    Most ops have nothing to fold, so a handler is called only when a quick
-    look at the arguments says it may change something (a call per op was
-    most of the cost of this pass).  ``remap`` is keyed by the op itself (ops
-    hash by identity), and arguments are rebuilt only when one of them was
-    replaced (``isdisjoint`` is one C call; a new tuple per op is not free)."""
-    rw = Rewriter(program, fn)
-    out = rw.out
-    remap: dict[Op, Op] = {}
+    A handler returns the value that now stands for its op: the op itself,
+    rewritten in place when it folds (into a CONST, a shorter SWIZZLE, a
+    static LOAD: it keeps its place and origin, and every later use already
+    points at it), or an older value (identity SWIZZLE, SELECT with a known
+    side), which the later uses are remapped to.  Remapping is rare, so
+    arguments are rebuilt only when one of them was replaced.
+
+    Most ops have nothing to fold: a handler is called only when a quick look
+    at the arguments says it may change something (a call per op was most of
+    the cost of this pass)."""
+    out: list[Op] = []
+    append = out.append
+    remap: dict[Op, Op] = {}  # replaced op -> the older value standing for it
     get = _PEEPHOLES.get
     SWIZZLE, CONST, SELECT = Code.SWIZZLE, Code.CONST, Code.SELECT
     for op in fn.body:
         args = op.args
         if not args:  # CONST, LOAD of a static register: nothing to fold
-            out.append(op)
+            append(op)
             continue
         if remap and not remap.keys().isdisjoint(args):
             args = op.args = tuple([remap.get(a, a) for a in args])
@@ -145,32 +149,37 @@ def peepholes(program: Program, fn: Function) -> list[Op]:
             worth = args[0].code is CONST or args[1] is args[2]
         else:  # folds need CONSTs, a LOAD a CONST index
             worth = args[0].code is CONST
-        if not worth:
-            out.append(op)
-            continue
-        rw.origin = op.origin
-        result = handler(rw, op)
-        if result is not op:
-            remap[op] = result
+        if worth:
+            value = handler(op)
+            if value is not op:
+                remap[op] = value
+                continue
+        append(op)
     return out
 
 
 _IDENTITY = (None, (0,), (0, 1), (0, 1, 2), (0, 1, 2, 3))  # width -> the SWIZZLE that changes nothing
 
 
-def _swizzle(rw: Rewriter, op: Op) -> Op:
+def _become(op: Op, code: Code, args: tuple = (), imm: tuple = ()) -> Op:
+    """Rewrite ``op`` in place (same type, variable, origin and place)."""
+    op.code, op.args, op.imm = code, args, imm
+    return op
+
+
+def _swizzle(op: Op) -> Op:
     src, picks = op.args[0], op.imm
     while src.code is Code.SWIZZLE:
         picks = _pick(src.imm, picks)
         src = src.args[0]
     if src.code is Code.CONST:
         imm = src.imm
-        return rw.emit(Code.CONST, op.type, imm=imm * len(picks) if len(imm) == 1 else _pick(imm, picks))
+        return _become(op, Code.CONST, imm=imm * len(picks) if len(imm) == 1 else _pick(imm, picks))
     if picks == _IDENTITY[src.type.width]:
         return src
     if src is op.args[0]:
-        return rw.keep(op)
-    return rw.emit(Code.SWIZZLE, op.type, (src,), picks)
+        return op
+    return _become(op, Code.SWIZZLE, (src,), picks)
 
 
 def _pick(values: tuple, picks: tuple[int, ...]) -> tuple:
@@ -178,22 +187,22 @@ def _pick(values: tuple, picks: tuple[int, ...]) -> tuple:
     return tuple(map(values.__getitem__, picks))
 
 
-def _select(rw: Rewriter, op: Op) -> Op:
+def _select(op: Op) -> Op:
     cond, a, b = op.args
     if a is b:
         return a
     if cond.code is Code.CONST and len(set(bool(v) for v in cond.imm)) == 1:
         return a if cond.imm[0] else b
-    return _fold(rw, op)
+    return _fold(op)
 
 
-def _load(rw: Rewriter, op: Op) -> Op:
+def _load(op: Op) -> Op:
     var = op.var
     if op.args and op.args[0].code is Code.CONST and var.length is not None:
         element = op.imm[0] + int(op.args[0].imm[0])
         if 0 <= element < var.length:
-            return rw.emit(Code.LOAD, op.type, (), (element,), var)
-    return rw.keep(op)
+            return _become(op, Code.LOAD, imm=(element,))
+    return op
 
 
 def _component(op: Op, i: int):
@@ -251,10 +260,10 @@ _FOLDERS = {
 }
 
 
-def _fold(rw: Rewriter, op: Op) -> Op:
-    """A CONST for an op whose arguments are all CONSTs (see _FOLDERS)."""
+def _fold(op: Op) -> Op:
+    """``op`` as a CONST when its arguments are all CONSTs (see _FOLDERS)."""
     if not op.args or any(a.code is not Code.CONST for a in op.args):
-        return rw.keep(op)
+        return op
     kind, fn = _FOLDERS[op.code]
     if op.code is Code.CONSTRUCT:
         values = [v for a in op.args for v in a.imm]
@@ -275,7 +284,7 @@ def _fold(rw: Rewriter, op: Op) -> Op:
         values = [int(v) for v in values]
     else:
         values = [bool(v) for v in values]
-    return rw.emit(Code.CONST, op.type, imm=tuple(values))
+    return _become(op, Code.CONST, imm=tuple(values))
 
 
 _PEEPHOLES = {**{c: _fold for c in _FOLDERS}, Code.SWIZZLE: _swizzle, Code.SELECT: _select, Code.LOAD: _load}
