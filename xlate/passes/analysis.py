@@ -452,14 +452,30 @@ class RegisterAnalysis:
         LOAD, STORE, D3D_STORE, CALL = Code.LOAD, Code.STORE, Code.D3D_STORE, Code.CALL
         effects: list[list[tuple[Op, int, int, int]]] = []
         gen_kill: list[tuple[int, int]] = []
+        plain = slots.plain
         for ops in blocks:
             eff = []
             for op in ops:
                 code = op.code
                 if code is LOAD:
                     comps = load_comps.get(op, 0)
-                    eff.append((op, 0, slots.read(op, comps) if comps else 0, 0))
-                elif code is STORE or code is D3D_STORE:
+                    if not comps:
+                        eff.append((op, 0, 0, 0))
+                        continue
+                    bits = plain.get(op.var)
+                    if bits is None or op.args:
+                        read = slots.read(op, comps)
+                    else:  # see LiveSlots.plain
+                        read = (comps & bits[1]) << bits[0]
+                    eff.append((op, 0, read, 0))
+                elif code is STORE:
+                    bits = plain.get(op.var)
+                    if bits is None or len(op.args) > 1 or not op.imm:
+                        k, w = slots.write(op)
+                    else:  # a plain variable is certainly overwritten
+                        k = w = (op.imm[0] & bits[1]) << bits[0]
+                    eff.append((op, k, 0, w))
+                elif code is D3D_STORE:
                     k, w = slots.write(op)
                     eff.append((op, k, 0, w))
                 elif code is CALL:
@@ -572,52 +588,58 @@ def _blocks(body: list[Op]) -> tuple[list[list[Op]], list[list[int]]]:
         succs.append([])
         return len(blocks) - 1
 
+    IF, ELSE, ENDIF, LOOP, ENDLOOP, BREAK, RETURN = (
+        Code.IF, Code.ELSE, Code.ENDIF, Code.LOOP, Code.ENDLOOP, Code.BREAK, Code.RETURN)
+    splits = {IF, ELSE, ENDIF, LOOP, ENDLOOP, BREAK, RETURN}
+    ops = blocks[0]
     for op in body:
         code = op.code
-        if code is Code.IF:
-            blocks[current].append(op)
+        if code not in splits:
+            ops.append(op)
+            continue
+        if code is IF:
+            ops.append(op)
             stack.append(["if", current, None, False])
             nb = new_block()
             succs[current].append(nb)
             current = nb
-        elif code is Code.ELSE:
+        elif code is ELSE:
             frame = stack[-1]
             frame[2] = current
             frame[3] = True
             nb = new_block()
             succs[frame[1]].append(nb)
             current = nb
-        elif code is Code.ENDIF:
+        elif code is ENDIF:
             frame = stack.pop()
             join = new_block()
             succs[frame[2] if frame[3] else frame[1]].append(join)
             succs[current].append(join)
             current = join
-        elif code is Code.LOOP:
+        elif code is LOOP:
             header = new_block()
             succs[current].append(header)
             stack.append(["loop", header, []])
             current = header
-        elif code is Code.ENDLOOP:
+        elif code is ENDLOOP:
             frame = stack.pop()
             succs[current].append(frame[1])  # back edge
             after = new_block()
             for b in frame[2]:
                 succs[b].append(after)
             current = after
-        elif code is Code.BREAK:
-            blocks[current].append(op)
+        elif code is BREAK:
+            ops.append(op)
             for frame in reversed(stack):
                 if frame[0] == "loop":
                     frame[2].append(current)
                     break
             current = new_block()
-        elif code is Code.RETURN:
-            blocks[current].append(op)
+        else:  # RETURN
+            ops.append(op)
             succs[current].append(-1)
             current = new_block()
-        else:
-            blocks[current].append(op)
+        ops = blocks[current]
     succs[current].append(-1)
     return blocks, succs
 
