@@ -33,7 +33,9 @@ times until nothing changes.
 Cost: liveness (all ``cleanup`` needs) is computed when the analysis is
 built, with per-op read/kill masks and per-block summaries, on a block list
 of its own (no networkx); reaching definitions and the networkx CFG
-(``graph``) are computed on first use only.
+(``graph``) are computed on first use only.  The liveness bits and masks are
+``LiveSlots``, which the cleanup pass also uses directly for its one-sweep
+removal of dead stores in straight-line functions.
 """
 
 from __future__ import annotations
@@ -139,8 +141,9 @@ class LiveSlots:
         self.fn = fn
         self.ranges: dict[Variable, tuple[int, int, int]] = {}  # var -> (first bit, width, elements)
         self.extra: dict[tuple[Variable, int], int] = {}  # (var, element outside it) -> first bit
-        # variables that are not arrays -> (first bit, width mask): a LOAD or
-        # STORE of one without an index reads or writes ``(mask & width mask) << first``
+        # variables that are not arrays -> (first bit, width mask), filled as
+        # ``ranges`` is: a LOAD or STORE of one without an index reads or
+        # writes ``(mask & width mask) << first`` (the hot loops look here first)
         self.plain: dict[Variable, tuple[int, int]] = {}
         self._next = 0
         self._replicate: dict[tuple[int, int], int] = {}

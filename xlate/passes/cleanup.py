@@ -3,20 +3,24 @@
 In order, per function:
 1. IFs on a constant condition (folded DEFBs, ``ifc`` codes 0/7) keep only
    the branch that runs.
-2. Peepholes (one ``rewrite`` walk): identity SWIZZLEs go, SWIZZLE of
-   SWIZZLE composes, SWIZZLE/CONSTRUCT of CONSTs and simple CONST-only
-   arithmetic fold to a CONST (float math in float32, ints wrap at 32 bits,
-   exactly what the GPU computes; min/max/dot/transcendentals are left alone),
-   SELECT on a constant condition picks its side, an array LOAD with a
-   constant in-bounds index becomes a static LOAD.
-3. Then until nothing changes: values nobody uses are removed (their ops
-   have no effects), and STOREs to private variables none of whose written
-   components can be read afterwards (``analysis.RegisterAnalysis``: sees
-   loops' back edges, CALLs read everything, subroutines leave everything
-   live for the caller) are removed, which frees more values.
+2. Peepholes (one forward walk; an op that folds is rewritten in place):
+   identity SWIZZLEs go, SWIZZLE of SWIZZLE composes, SWIZZLE/CONSTRUCT of
+   CONSTs and simple CONST-only arithmetic fold to a CONST (float math in
+   float32, ints wrap at 32 bits, exactly what the GPU computes;
+   min/max/dot/transcendentals are left alone), SELECT on a constant
+   condition picks its side, an array LOAD with a constant in-bounds index
+   becomes a static LOAD.
+3. Until nothing changes: values nobody uses are removed (their ops have no
+   effects), and STOREs to private variables none of whose written
+   components can be read afterwards are removed, which frees more values.
+   Straight-line functions (nearly all) get there in one backward sweep
+   (``sweep_straight_line``); the others alternate ``remove_unused_values``
+   and ``remove_dead_stores`` (``analysis.RegisterAnalysis``: sees loops'
+   back edges, CALLs read everything, subroutines leave everything live for
+   the caller).
 Finally private variables nothing touches any more are dropped, and the
 constant files are re-trimmed (``constants.shrink_arrays``) when the
-constants pass has run.
+constants pass has run and a LOAD may have gone or changed here.
 """
 
 from __future__ import annotations
@@ -43,9 +47,10 @@ def run(program: Program, options: Options) -> None:
         loads_may_change |= has_if or indexed
     for fn in functions:
         fn.body = peepholes(fn)
+    LOAD = Code.LOAD
     for fn in functions:
         removed = remove_dead_code(program, fn)
-        loads_may_change = loads_may_change or any(op.code is Code.LOAD for op in removed)
+        loads_may_change = loads_may_change or any(op.code is LOAD for op in removed)
     _drop_unused_variables(program)
     if loads_may_change and "array_ranges" in program.notes:
         from .constants import shrink_arrays
@@ -327,8 +332,10 @@ def sweep_straight_line(program: Program, fn: Function) -> tuple[list[Op], list[
     needed again), found without building a ``RegisterAnalysis`` per round.
     Only private slots are followed: other stores are never dead."""
     slots = LiveSlots(program, fn)
-    # the bits of variables that are neither arrays nor indexed: one shift
-    # inline instead of the general ``slots.read`` / ``slots.write``
+    # Variables that are not arrays, accessed without an index: one shift
+    # inline instead of the general ``slots.read`` / ``slots.write``.  Only
+    # private variables are ever given slots here, so a hit in ``plain`` is a
+    # private variable; the first access of each goes the general way.
     plain = slots.plain
     # private slots live at the exit: none in main, all in a subroutine (the
     # caller may read them; -1 has every bit set)
@@ -345,23 +352,23 @@ def sweep_straight_line(program: Program, fn: Function) -> tuple[list[Op], list[
             if comps is None:
                 removed.append(op)  # nobody uses it
                 continue
-            if code is LOAD and op.var.storage in PRIVATE:
+            if code is LOAD:
                 bits = plain.get(op.var)
-                if bits is None or op.args:
-                    live |= slots.read(op, comps)
-                else:
+                if bits is not None and not op.args:
                     live |= (comps & bits[1]) << bits[0]
-        elif code is STORE:
-            if op.var.storage in PRIVATE:
-                bits = plain.get(op.var)
-                if bits is None or len(op.args) > 1 or not op.imm:
-                    kill, written = slots.write(op)
-                else:  # a plain variable is certainly overwritten
-                    kill = written = (op.imm[0] & bits[1]) << bits[0]
-                if not written & live:
-                    removed.append(op)  # dead
-                    continue
-                live &= ~kill
+                elif op.var.storage in PRIVATE:
+                    live |= slots.read(op, comps)
+        elif code is STORE and op.var.storage in PRIVATE:  # other stores are observable
+            bits = plain.get(op.var)
+            if bits is not None and len(op.args) == 1 and op.imm:
+                # a plain variable without an index: certainly overwritten
+                kill = written = (op.imm[0] & bits[1]) << bits[0]
+            else:
+                kill, written = slots.write(op)
+            if not written & live:
+                removed.append(op)  # dead
+                continue
+            live &= ~kill
         elif code in _NOT_STRAIGHT:
             return None
         keep.append(op)
