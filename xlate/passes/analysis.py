@@ -33,11 +33,14 @@ times until nothing changes.
 Cost: liveness (all ``cleanup`` needs) is computed when the analysis is
 built, with per-op read/kill masks and per-block summaries, on a block list
 of its own (no networkx); reaching definitions and the networkx CFG
-(``graph``) are computed on first use only.
+(``graph``) are computed on first use only.  The liveness bits and masks are
+``LiveSlots``, which the cleanup pass also uses directly for its one-sweep
+removal of dead stores in straight-line functions.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections import defaultdict
 from typing import Iterable
 
@@ -94,25 +97,175 @@ def _bits(x: int) -> Iterable[int]:
         x ^= low
 
 
+def precise(var: Variable) -> bool:
+    """Whether ``var`` is a small array with one slot per element."""
+    return var.length is not None and var.length <= PRECISE_ARRAY
+
+
+def op_index(op: Op) -> Op | None:
+    """The dynamic index of a LOAD/STORE/D3D_STORE, None when static."""
+    code = op.code
+    if code is Code.LOAD:
+        return op.args[0] if op.args else None
+    if code is Code.STORE:
+        return op.args[1] if len(op.args) > 1 else None
+    if code is Code.D3D_STORE:
+        return op.args[-1] if op.imm[0].relative else None
+    return None
+
+
+def op_element(op: Op) -> int | None:
+    """The static element an array access names, None when indexed."""
+    if op_index(op) is not None:
+        return None
+    if op.code is Code.LOAD:
+        return op.imm[0] if op.imm else None
+    if op.code is Code.STORE:
+        return op.imm[1] if len(op.imm) > 1 else None
+    return None
+
+
+class LiveSlots:
+    """The bits of liveness for one function, and each op's masks.
+
+    Every variable an op touches gets a contiguous range of bits, ``width``
+    per element (small arrays) or ``width`` in all; a static element outside
+    its array gets a range of its own (as ``RegisterAnalysis.slot`` would
+    make).  ``read`` and ``write`` give the masks of a LOAD / STORE under the
+    rules of the module doc; ``RegisterAnalysis`` and the cleanup pass's
+    straight-line sweep share them, so both see the same slots.
+    """
+
+    def __init__(self, program: Program, fn: Function):
+        self.program = program
+        self.fn = fn
+        self.ranges: dict[Variable, tuple[int, int, int]] = {}  # var -> (first bit, width, elements)
+        self.extra: dict[tuple[Variable, int], int] = {}  # (var, element outside it) -> first bit
+        # variables that are not arrays -> (first bit, width mask), filled as
+        # ``ranges`` is: a LOAD or STORE of one without an index reads or
+        # writes ``(mask & width mask) << first`` (the hot loops look here first)
+        self.plain: dict[Variable, tuple[int, int]] = {}
+        self._next = 0
+        self._replicate: dict[tuple[int, int], int] = {}
+        self._files: dict[tuple, list[Variable]] | None = None
+        self._clobbered: list[Variable] = []
+
+    # -- the variables a function can touch, found on first need ---------------
+
+    def _scan(self) -> None:
+        known = list(self.program.variables)
+        seen = set(known)
+        for op in self.fn.body:
+            var = op.var
+            if var is not None and var not in seen:
+                seen.add(var)
+                known.append(var)
+        self._files = defaultdict(list)
+        for var in known:
+            if var.register is not None and var.length is None:
+                self._files[(var.storage, var.register[0])].append(var)
+        self._clobbered = [v for v in known if v.storage in CALL_CLOBBERS]
+
+    @property
+    def clobbered(self) -> list[Variable]:
+        """The variables a CALL may read and write."""
+        if self._files is None:
+            self._scan()
+        return self._clobbered
+
+    def targets(self, op: Op) -> list[Variable]:
+        """Variables an op's LOAD/STORE may touch: a dynamic index on a
+        register variable reaches every register of its file."""
+        var = op.var
+        if var.length is None and var.register is not None and op_index(op) is not None:
+            if self._files is None:
+                self._scan()
+            return self._files[(var.storage, var.register[0])] or [var]
+        return [var]
+
+    # -- bits -------------------------------------------------------------------
+
+    def range_of(self, var: Variable) -> tuple[int, int, int]:
+        """(first bit, width, elements) of ``var``'s slots."""
+        found = self.ranges.get(var)
+        if found is None:
+            width = var.type.width
+            elements = var.length if precise(var) else 1
+            found = self.ranges[var] = (self._next, width, elements)
+            if var.length is None:
+                self.plain[var] = (self._next, (1 << width) - 1)
+            self._next += width * elements
+        return found
+
+    def mask(self, var: Variable, comps: int, element: int | None) -> int:
+        """Bits of components ``comps`` (a mask) of ``var``: one element, or
+        all of them (``element`` None, or a variable with one slot set)."""
+        base, width, elements = self.range_of(var)
+        comps &= (1 << width) - 1
+        if elements == 1:
+            return comps << base
+        if element is not None:
+            if 0 <= element < elements:
+                return comps << (base + element * width)
+            extra = self.extra.get((var, element))
+            if extra is None:
+                extra = self.extra[(var, element)] = self._next
+                self._next += width
+            return comps << extra
+        rep = self._replicate.get((width, elements))
+        if rep is None:
+            rep = self._replicate[(width, elements)] = sum(1 << (e * width) for e in range(elements))
+        return (comps * rep) << base
+
+    def read(self, load: Op, comps: int) -> int:
+        """The bits a LOAD reads when components ``comps`` of its value are used."""
+        element = op_element(load)
+        bits = 0
+        for v in self.targets(load):
+            bits |= self.mask(v, comps, element if precise(v) else None)
+        return bits
+
+    def write(self, store: Op) -> tuple[int, int]:
+        """(killed, written) bits of a STORE or D3D_STORE: it kills only what
+        it certainly overwrites."""
+        targets = self.targets(store)
+        var = store.var
+        kills = len(targets) == 1 and op_index(store) is None and (var.length is None or precise(var))
+        if store.code is Code.D3D_STORE and store.imm[0].predicated:
+            kills = False
+        mask = store_mask(store)
+        element = op_element(store)
+        written = 0
+        for v in targets:
+            written |= self.mask(v, mask, element if precise(v) else None)
+        return (written if kills else 0), written
+
+    def call(self) -> int:
+        """The bits a CALL may read and write: every private variable and output."""
+        bits = 0
+        for v in self.clobbered:
+            bits |= self.mask(v, (1 << v.type.width) - 1, None)
+        return bits
+
+    def of_storages(self, storages) -> int:
+        """Every bit given out so far to variables of ``storages``."""
+        bits = 0
+        for v, (base, width, elements) in self.ranges.items():
+            if v.storage in storages:
+                bits |= ((1 << (width * elements)) - 1) << base
+        for (v, _), first in self.extra.items():
+            if v.storage in storages:
+                bits |= ((1 << v.type.width) - 1) << first
+        return bits
+
+
 class RegisterAnalysis:
     """Reaching definitions, def-use chains and liveness of one function."""
 
     def __init__(self, program: Program, fn: Function):
         self.program = program
         self.fn = fn
-        known = list(program.variables)
-        seen = {id(v) for v in known}
-        for op in fn.body:
-            var = op.var
-            if var is not None and id(var) not in seen:
-                seen.add(id(var))
-                known.append(var)
-        self._known = known
-        self._files: dict[tuple, list[Variable]] = defaultdict(list)
-        for var in known:
-            if var.register is not None and var.length is None:
-                self._files[(var.storage, var.register[0])].append(var)
-        self._clobbered = [v for v in known if v.storage in CALL_CLOBBERS]
+        self._slots_live = LiveSlots(program, fn)
         self._graph: nx.DiGraph | None = None
         self._uses: dict[int, list[Op]] | None = None
         self._reach_done = False
@@ -158,9 +311,12 @@ class RegisterAnalysis:
             self._slot_key.append((var, element, component))
         return found
 
-    @staticmethod
-    def _precise(var: Variable) -> bool:
-        return var.length is not None and var.length <= PRECISE_ARRAY
+    _precise = staticmethod(precise)
+    _index = staticmethod(op_index)
+    _element = staticmethod(op_element)
+
+    def _targets(self, op: Op) -> list[Variable]:
+        return self._slots_live.targets(op)
 
     def _var_slots(self, var: Variable, comps: Iterable[int], op: Op | None = None) -> list[int]:
         """Slots of ``comps`` of ``var`` that ``op`` touches (all elements
@@ -171,35 +327,6 @@ class RegisterAnalysis:
         element = self._element(op) if op is not None else None
         elements = range(var.length) if element is None else (element,)
         return [self.slot(var, c, e) for e in elements for c in comps]
-
-    def _element(self, op: Op) -> int | None:
-        """The static element an array access names, None when indexed."""
-        if self._index(op) is not None:
-            return None
-        if op.code is Code.LOAD:
-            return op.imm[0] if op.imm else None
-        if op.code is Code.STORE:
-            return op.imm[1] if len(op.imm) > 1 else None
-        return None
-
-    def _targets(self, op: Op) -> list[Variable]:
-        """Variables an op's LOAD/STORE may touch: a dynamic index on a
-        register variable reaches every register of its file."""
-        var = op.var
-        indexed = var.length is None and self._index(op) is not None
-        if indexed and var.register is not None:
-            return self._files[(var.storage, var.register[0])] or [var]
-        return [var]
-
-    @staticmethod
-    def _index(op: Op) -> Op | None:
-        if op.code is Code.LOAD:
-            return op.args[0] if op.args else None
-        if op.code is Code.STORE:
-            return op.args[1] if len(op.args) > 1 else None
-        if op.code is Code.D3D_STORE:
-            return op.args[-1] if op.imm[0].relative else None
-        return None
 
     def _op_effects(self, op: Op):
         """(read slots, [(written slot, kills)]) of one op."""
@@ -217,7 +344,7 @@ class RegisterAnalysis:
             writes = [(s, kills) for v in targets for s in self._var_slots(v, mask_components(mask, v.type.width), op)]
             return [], writes
         if code is Code.CALL:
-            slots = [s for v in self._clobbered for s in self._var_slots(v, range(v.type.width))]
+            slots = [s for v in self._slots_live.clobbered for s in self._var_slots(v, range(v.type.width))]
             return slots, [(s, False) for s in slots]
         return [], []
 
@@ -317,110 +444,46 @@ class RegisterAnalysis:
 
     # -- liveness -------------------------------------------------------------
     #
-    # Slots for liveness: every variable an op touches gets a contiguous
-    # range of bits, ``width`` per element (small arrays) or ``width`` in all;
-    # each op becomes a (kill, read) pair of masks.
-
-    def _live_slots(self, var: Variable) -> tuple[int, int, int]:
-        """(first bit, width, elements) of ``var``'s liveness slots."""
-        found = self._live_base.get(id(var))
-        if found is None:
-            width = var.type.width
-            elements = var.length if self._precise(var) else 1
-            found = (self._live_next, width, elements)
-            self._live_base[id(var)] = found
-            self._live_order[id(var)] = len(self._live_vars)
-            self._live_vars.append(var)
-            self._live_next += width * elements
-        return found
-
-    def _live_mask(self, var: Variable, comps: int, element: int | None) -> int:
-        """Bits of components ``comps`` (a mask) of ``var``: one element, or
-        all of them (``element`` None, or a variable with one slot set)."""
-        base, width, elements = self._live_slots(var)
-        comps &= (1 << width) - 1
-        if elements == 1:
-            return comps << base
-        if element is not None:
-            if 0 <= element < elements:
-                return comps << (base + element * width)
-            # outside the array: a slot of its own, as ``slot`` would make
-            key = (id(var), element)
-            extra = self._live_extra.get(key)
-            if extra is None:
-                extra = self._live_extra[key] = self._live_next
-                self._live_next += width
-            return comps << extra
-        rep = self._replicate.get((width, elements))
-        if rep is None:
-            rep = self._replicate[(width, elements)] = sum(1 << (e * width) for e in range(elements))
-        return (comps * rep) << base
-
-    def _live_effects(self, op: Op, load_comps: dict[int, int]) -> tuple[int, int, int]:
-        """(kill, read, written) masks of one op (same rules as ``_op_effects``)."""
-        code = op.code
-        if code is Code.LOAD:
-            comps = load_comps.get(id(op), 0)
-            if not comps:
-                return 0, 0, 0
-            element = self._element(op)
-            read = 0
-            for v in self._targets(op):
-                read |= self._live_mask(v, comps, element if self._precise(v) else None)
-            return 0, read, 0
-        if code is Code.STORE or code is Code.D3D_STORE:
-            targets = self._targets(op)
-            index = self._index(op)
-            kills = len(targets) == 1 and index is None and (op.var.length is None or self._precise(op.var))
-            if code is Code.D3D_STORE and op.imm[0].predicated:
-                kills = False
-            mask = store_mask(op)
-            element = self._element(op)
-            written = 0
-            for v in targets:
-                written |= self._live_mask(v, mask, element if self._precise(v) else None)
-            return (written if kills else 0), 0, written
-        if code is Code.CALL:
-            slots = 0
-            for v in self._clobbered:
-                slots |= self._live_mask(v, (1 << v.type.width) - 1, None)
-            return 0, slots, slots
-        return 0, 0, 0
+    # One bit per slot (``LiveSlots``); each op becomes a (kill, read,
+    # written) triple of masks, each block a backward (gen, kill) summary.
 
     def _liveness(self) -> None:
-        self._live_base: dict[int, tuple[int, int, int]] = {}
-        self._live_vars: list[Variable] = []
-        self._live_order: dict[int, int] = {}
-        self._live_next = 0
-        self._live_extra: dict[tuple[int, int], int] = {}
-        self._replicate: dict[tuple[int, int], int] = {}
+        slots = self._slots_live
         body = self.fn.body
-        # components of each LOAD that matter (``used_components``, as masks)
-        load_comps: dict[int, int] = {}
-        for op in body:
-            if op.args:
-                swz = op.code is Code.SWIZZLE
-                for a in op.args:
-                    if a.code is Code.LOAD:
-                        if swz:
-                            m = load_comps.get(id(a), 0)
-                            for c in op.imm:
-                                m |= 1 << c
-                            load_comps[id(a)] = m
-                        else:
-                            load_comps[id(a)] = 0xF
+        load_comps = loaded_components(body)
         blocks, succs = _blocks(body)
-        # per op (kill, read, written); per block the backward summary
+        LOAD, STORE, D3D_STORE, CALL = Code.LOAD, Code.STORE, Code.D3D_STORE, Code.CALL
         effects: list[list[tuple[Op, int, int, int]]] = []
         gen_kill: list[tuple[int, int]] = []
-        live_effects = self._live_effects
+        plain = slots.plain
         for ops in blocks:
             eff = []
             for op in ops:
                 code = op.code
-                if code is Code.LOAD or code is Code.STORE or code is Code.CALL or code is Code.D3D_STORE:
-                    k, r, w = live_effects(op, load_comps)
-                    eff.append((op, k, r, w))
+                if code is LOAD:
+                    comps = load_comps.get(op, 0)
+                    if not comps:
+                        eff.append((op, 0, 0, 0))
+                        continue
+                    bits = plain.get(op.var)
+                    if bits is None or op.args:
+                        read = slots.read(op, comps)
+                    else:  # see LiveSlots.plain
+                        read = (comps & bits[1]) << bits[0]
+                    eff.append((op, 0, read, 0))
+                elif code is STORE:
+                    bits = plain.get(op.var)
+                    if bits is None or len(op.args) > 1 or not op.imm:
+                        k, w = slots.write(op)
+                    else:  # a plain variable is certainly overwritten
+                        k = w = (op.imm[0] & bits[1]) << bits[0]
+                    eff.append((op, k, 0, w))
+                elif code is D3D_STORE:
+                    k, w = slots.write(op)
+                    eff.append((op, k, 0, w))
+                elif code is CALL:
+                    bits = slots.call()
+                    eff.append((op, 0, bits, bits))
                 else:
                     eff.append((op, 0, 0, 0))
             g = k_all = 0
@@ -431,15 +494,7 @@ class RegisterAnalysis:
             gen_kill.append((g, k_all))
         # live at the exit: main's outputs; in a subroutine everything the
         # caller may read
-        storages = {Storage.OUTPUT} if self.fn.name == "main" else CALL_CLOBBERS
-        exit_live = 0
-        for v in self._live_vars:
-            if v.storage in storages:
-                exit_live |= self._live_mask(v, (1 << v.type.width) - 1, None)
-        for (vid, _), first in self._live_extra.items():
-            v = self._live_vars[self._live_order[vid]]
-            if v.storage in storages:
-                exit_live |= ((1 << v.type.width) - 1) << first
+        exit_live = slots.of_storages({Storage.OUTPUT} if self.fn.name == "main" else CALL_CLOBBERS)
         n = len(blocks)
         live_in = [0] * n
         changed = True
@@ -454,8 +509,8 @@ class RegisterAnalysis:
                 if cur != live_in[b]:
                     live_in[b] = cur
                     changed = True
-        self._live_after: dict[int, int] = {}
-        self._written: dict[int, int] = {}
+        self._live_after: dict[Op, int] = {}
+        self._written: dict[Op, int] = {}
         live_after = self._live_after
         written = self._written
         for b in range(n):
@@ -463,17 +518,17 @@ class RegisterAnalysis:
             for s in succs[b]:
                 cur |= exit_live if s < 0 else live_in[s]
             for op, k, r, w in reversed(effects[b]):
-                live_after[id(op)] = cur
+                live_after[op] = cur
                 if w:
-                    written[id(op)] = w
+                    written[op] = w
                 cur = (cur & ~k) | r
 
     def live_after(self, op: Op, var: Variable | None = None) -> set[int]:
         """Components of ``var`` (default ``op.var``) that may still be read
         after ``op``.  Ops in unreachable code see nothing live."""
         var = var or op.var
-        bits = self._live_after.get(id(op), 0)
-        found = self._live_base.get(id(var))
+        bits = self._live_after.get(op, 0)
+        found = self._slots_live.ranges.get(var)
         if found is None:
             return set()
         base, width, elements = found
@@ -491,8 +546,35 @@ class RegisterAnalysis:
         read-only files are never stored."""
         if store.var.storage not in PRIVATE:
             return False
-        bits = self._live_after.get(id(store), 0)
-        return not bits & self._written.get(id(store), 0)
+        return not self._live_after.get(store, 0) & self._written.get(store, 0)
+
+
+def loaded_components(body: list[Op]) -> dict[Op, int]:
+    """LOAD -> the mask of its components that matter (``used_components``
+    for every LOAD of ``body`` at once); LOADs nobody uses are left out."""
+    comps: dict[Op, int] = {}
+    get = comps.get
+    LOAD, SWIZZLE = Code.LOAD, Code.SWIZZLE
+    for op in body:
+        if op.args:
+            if op.code is SWIZZLE:
+                a = op.args[0]
+                if a.code is LOAD:
+                    comps[a] = get(a, 0) | PICKED[op.imm]
+            else:
+                for a in op.args:
+                    if a.code is LOAD:
+                        comps[a] = 0xF
+    return comps
+
+
+# SWIZZLE picks -> the mask of the components they read (every pick of up to
+# four components: a table lookup instead of a loop per SWIZZLE).
+PICKED: dict[tuple[int, ...], int] = {
+    picks: sum(1 << c for c in set(picks))
+    for n in range(1, 5)
+    for picks in itertools.product(range(4), repeat=n)
+}
 
 
 def _blocks(body: list[Op]) -> tuple[list[list[Op]], list[list[int]]]:
@@ -509,52 +591,58 @@ def _blocks(body: list[Op]) -> tuple[list[list[Op]], list[list[int]]]:
         succs.append([])
         return len(blocks) - 1
 
+    IF, ELSE, ENDIF, LOOP, ENDLOOP, BREAK, RETURN = (
+        Code.IF, Code.ELSE, Code.ENDIF, Code.LOOP, Code.ENDLOOP, Code.BREAK, Code.RETURN)
+    splits = {IF, ELSE, ENDIF, LOOP, ENDLOOP, BREAK, RETURN}
+    ops = blocks[0]
     for op in body:
         code = op.code
-        if code is Code.IF:
-            blocks[current].append(op)
+        if code not in splits:
+            ops.append(op)
+            continue
+        if code is IF:
+            ops.append(op)
             stack.append(["if", current, None, False])
             nb = new_block()
             succs[current].append(nb)
             current = nb
-        elif code is Code.ELSE:
+        elif code is ELSE:
             frame = stack[-1]
             frame[2] = current
             frame[3] = True
             nb = new_block()
             succs[frame[1]].append(nb)
             current = nb
-        elif code is Code.ENDIF:
+        elif code is ENDIF:
             frame = stack.pop()
             join = new_block()
             succs[frame[2] if frame[3] else frame[1]].append(join)
             succs[current].append(join)
             current = join
-        elif code is Code.LOOP:
+        elif code is LOOP:
             header = new_block()
             succs[current].append(header)
             stack.append(["loop", header, []])
             current = header
-        elif code is Code.ENDLOOP:
+        elif code is ENDLOOP:
             frame = stack.pop()
             succs[current].append(frame[1])  # back edge
             after = new_block()
             for b in frame[2]:
                 succs[b].append(after)
             current = after
-        elif code is Code.BREAK:
-            blocks[current].append(op)
+        elif code is BREAK:
+            ops.append(op)
             for frame in reversed(stack):
                 if frame[0] == "loop":
                     frame[2].append(current)
                     break
             current = new_block()
-        elif code is Code.RETURN:
-            blocks[current].append(op)
+        else:  # RETURN
+            ops.append(op)
             succs[current].append(-1)
             current = new_block()
-        else:
-            blocks[current].append(op)
+        ops = blocks[current]
     succs[current].append(-1)
     return blocks, succs
 
