@@ -14,7 +14,7 @@ from __future__ import annotations
 from ..bytecode.tables import Comparison, Opcode
 from ..ir.ops import Code, Op
 from ..ir.types import B4
-from .build import Context, compare, component, construct, dispatch, dot, fconst, fop, mul, select, splat, swizzle
+from .build import Context, compare, component, construct, dot, fconst, fop, mul, select, splat, swizzle
 from .rewrite import Rewriter, rewrite
 
 
@@ -142,4 +142,4 @@ HANDLERS = {
 
 
 def run(program, options) -> None:
-    rewrite(program, {Code.D3D_OP: dispatch(HANDLERS, Context(program, options))})
+    rewrite(program, {}, HANDLERS, Context(program, options))

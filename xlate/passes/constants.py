@@ -34,7 +34,7 @@ from ..ir.validate import index_range
 from ..options import Options
 from .rewrite import Rewriter, rewrite
 
-CONST_FILES = (Storage.FLOAT_CONST, Storage.INT_CONST, Storage.BOOL_CONST)
+CONST_FILES = frozenset((Storage.FLOAT_CONST, Storage.INT_CONST, Storage.BOOL_CONST))
 _DEFAULT_NAMES = {Storage.FLOAT_CONST: "c", Storage.INT_CONST: "i", Storage.BOOL_CONST: "b"}
 
 
@@ -90,7 +90,8 @@ def run(program: Program, options: Options) -> None:
             value = rw.emit(Code.SELECT, var.type, (hit, _const(rw, var.type, table[(var.storage, k)]), value))
         return value
 
-    rewrite(program, {Code.LOAD: load})
+    if table:  # without a DEF every load stays as it is
+        rewrite(program, {Code.LOAD: load})
     shrink_arrays(program)
 
 
@@ -110,19 +111,35 @@ def loaded_elements(op: Op) -> tuple[int, int] | None:
 
 def shrink_arrays(program: Program) -> None:
     """Cut each constant file to the registers still loaded (see module doc)."""
-    spans: dict[int, list[int]] = {}
-    for _, op in program.all_ops():
-        if op.code is Code.LOAD and op.var is not None and op.var.storage in CONST_FILES:
-            span = loaded_elements(op)
-            if span is None:
+    spans: dict[Variable, list[int]] = {}
+    LOAD = Code.LOAD
+    for fn in program.functions.values():
+        for op in fn.body:
+            var = op.var
+            if op.code is not LOAD or var is None or var.storage not in CONST_FILES:
                 continue
-            known = spans.setdefault(id(op.var), [span[0], span[1]])
-            known[0], known[1] = min(known[0], span[0]), max(known[1], span[1])
+            if op.args:
+                span = loaded_elements(op)
+                if span is None:
+                    continue
+                first, last = span
+            else:  # a static load (most): inlined, this loop runs after every pass that removes loads
+                first = last = op.imm[0]
+                if not 0 <= first < var.length:
+                    continue
+            known = spans.get(var)
+            if known is None:
+                spans[var] = [first, last]
+            else:
+                if first < known[0]:
+                    known[0] = first
+                if last > known[1]:
+                    known[1] = last
     ranges: dict[str, tuple[int, int]] = {}
     kept: list[Variable] = []
     for var in program.variables:
         if var.storage in CONST_FILES:
-            span = spans.get(id(var))
+            span = spans.get(var)
             if span is None:
                 continue  # nothing reads this file any more
             var.length = span[1] + 1

@@ -54,7 +54,7 @@ from ..bytecode.tables import DeclUsage, RegisterType
 from ..ir.ops import Code, Op
 from ..ir.program import Program, Semantic, Storage, Variable
 from ..ir.types import B1, F1, F4
-from .rewrite import rewrite
+from .rewrite import census, rewrite
 
 U = DeclUsage
 
@@ -62,6 +62,11 @@ U = DeclUsage
 def run(program: Program, options) -> None:
     _IO(program, options).run()
 
+
+# vs_1_x/2_x outputs and D3D's values for them before the shader writes:
+# oD0 = 1, oD1 = 0, then (with ``fixed_outputs``) oT0-oT7 = 0.
+_SM2_DEFAULTS = (((RegisterType.ATTROUT, 0), 1.0), ((RegisterType.ATTROUT, 1), 0.0)) + tuple(
+    ((RegisterType.TEXCRDOUT, i), 0.0) for i in range(8))
 
 # The half-pixel shift as a fraction of half a pixel: 63/128 px (wined3d,
 # DXVK) unless Options.half_pixel_exact.
@@ -111,27 +116,34 @@ class _IO:
         self.p.variables.append(v)
         return v
 
-    def find_output(self, rtype: RegisterType, index: int) -> Variable | None:
-        for v in self.p.variables_of(Storage.OUTPUT):
-            if v.register == (rtype, index):
-                return v
-        return None
+    def outputs_by_register(self) -> dict:
+        """register -> its OUTPUT variable (the first in ``program.variables``)."""
+        outputs: dict = {}
+        for v in self.p.variables:
+            if v.storage is Storage.OUTPUT and v.register not in outputs:
+                outputs[v.register] = v
+        return outputs
 
     # -- main ---------------------------------------------------------------
 
     def run(self) -> None:
+        # Which ops occur: most shaders have no RETURN in main and no dsy, and
+        # then their bodies need not be walked for them.
+        self.codes = census(self.p)
         if self.p.is_vertex:
             self.vertex()
         else:
             self.pixel()
         main = self.p.main
         if self.epilogue:
-            body: list[Op] = []
-            for op in main.body:
-                if op.code is Code.RETURN:
-                    for emit in self.epilogue:
-                        emit(body)
-                body.append(op)
+            body: list[Op] = main.body
+            if Code.RETURN in self.codes:
+                body = []
+                for op in main.body:
+                    if op.code is Code.RETURN:
+                        for emit in self.epilogue:
+                            emit(body)
+                    body.append(op)
             for emit in self.epilogue:
                 emit(body)
             main.body = body
@@ -165,26 +177,27 @@ class _IO:
 
     def sm2_colours(self) -> None:
         fixed = self.o.fixed_outputs
-        defaults = {(RegisterType.ATTROUT, 0): 1.0, (RegisterType.ATTROUT, 1): 0.0}
-        if fixed:
-            defaults.update({(RegisterType.TEXCRDOUT, i): 0.0 for i in range(8)})
-        for (rtype, index), value in defaults.items():
-            var = self.find_output(rtype, index)
+        outputs = self.outputs_by_register()
+        for register, value in _SM2_DEFAULTS if fixed else _SM2_DEFAULTS[:2]:
+            var = outputs.get(register)
             if var is None:
                 if not fixed:
                     continue
+                rtype, index = register
                 usage = U.COLOR if rtype == RegisterType.ATTROUT else U.TEXCOORD
                 name = f"oD{index}" if usage is U.COLOR else f"oT{index}"
-                var = Variable(name, Storage.OUTPUT, F4, register=(rtype, index),
+                var = Variable(name, Storage.OUTPUT, F4, register=register,
                                semantics=((0xF, Semantic(usage, index)),))
                 self.p.variables.append(var)
+                outputs[register] = var
             c = self.op(self.prologue, Code.CONST, F4, imm=(value,) * 4)
             self.op(self.prologue, Code.STORE, None, (c,), (0xF,), var)
-        colours = {id(v) for v in (self.find_output(RegisterType.ATTROUT, 0), self.find_output(RegisterType.ATTROUT, 1))
-                   if v is not None}
+        colours = {outputs[r] for r, _ in _SM2_DEFAULTS[:2] if r in outputs}
+        if not colours:
+            return
 
         def saturate(rw, op):
-            if id(op.var) not in colours:
+            if op.var not in colours:
                 rw.keep(op)
                 return None
             value = rw.emit(Code.FSATURATE, op.args[0].type, (op.args[0],))
@@ -240,7 +253,7 @@ class _IO:
                 self.vface(var)
             elif len(var.semantics) > 1:
                 self.split_input(var)
-        if not self.flip_y:
+        if not self.flip_y and Code.FDDY in self.codes:
             def negate(rw, op):
                 rw.keep(op)
                 return rw.emit(Code.FNEG, op.type, (op,))

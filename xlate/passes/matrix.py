@@ -20,7 +20,7 @@ from dataclasses import replace
 from ..bytecode.tables import Opcode, register_name
 from ..ir.ops import Code, Op
 from ..ir.program import Semantic, Variable
-from .build import Context, construct, dispatch, dot, fconst, swizzle
+from .build import Context, construct, dot, fconst, swizzle
 from .rewrite import Rewriter, rewrite
 
 # opcode -> (components of s0 used, rows)
@@ -33,10 +33,24 @@ SHAPES = {
 }
 
 
+_D3D_INSTRUCTION = (Code.D3D_OP, Code.D3D_STORE)
+
+
 def run(program, options) -> None:
-    ctx = Context(program, options)
-    table = {opcode: _matrix for opcode in SHAPES}
-    rewrite(program, {Code.D3D_OP: dispatch(table, ctx), Code.D3D_STORE: _narrow_mask})
+    # Few shaders use a matrix macro: one cheap look saves a walk that would
+    # visit every D3D_STORE for nothing.
+    if not _has_matrix(program):
+        return
+    table = dict.fromkeys(SHAPES, _matrix)
+    rewrite(program, {Code.D3D_STORE: _narrow_mask}, table, Context(program, options))
+
+
+def _has_matrix(program) -> bool:
+    for fn in program.functions.values():
+        for op in fn.body:
+            if op.code in _D3D_INSTRUCTION and op.imm[0].opcode in SHAPES:
+                return True
+    return False
 
 
 def _matrix(rw: Rewriter, op: Op, ctx: Context) -> Op:

@@ -4,10 +4,16 @@ Ops refer to their arguments directly, so replacing a value means every
 later use must point at the replacement.  ``rewrite`` walks each body once
 (linear cost), lets a handler emit new ops in place of an old one, and
 remaps the arguments of everything after it.
+
+Most passes have nothing to do in most shaders (no matrix macro, no source
+modifier, no dynamic index), and a shader goes through about ten of them,
+so ``rewrite`` first looks for the first op it has a handler for: a body
+without one is left as it is, and the ops before it are copied unvisited.
 """
 
 from __future__ import annotations
 
+from itertools import islice
 from typing import Callable
 
 from ..ir.ops import Code, Op
@@ -22,7 +28,10 @@ class Rewriter:
         self.program = program
         self.fn = fn
         self.out: list[Op] = []
-        self.map: dict[int, Op] = {}
+        # old op -> the op that now stands for its value.  Keyed by the op
+        # itself: ops hash by identity (``Op`` has eq=False), and that saves
+        # an id() call per argument on the hot path.
+        self.map: dict[Op, Op] = {}
         self.origin = -1
 
     def emit(self, code: Code, type: Type | None = None, args=(), imm=(), var=None) -> Op:
@@ -35,38 +44,85 @@ class Rewriter:
         return op
 
     def replace(self, old: Op, new: Op) -> None:
-        self.map[id(old)] = new
+        self.map[old] = new
 
     def resolve(self, op: Op) -> Op:
-        return self.map.get(id(op), op)
+        return self.map.get(op, op)
 
 
 Handler = Callable[[Rewriter, Op], "Op | None"]
+# A D3D_OP handler chosen by the op's D3D opcode: (rw, op, context).
+OpcodeHandler = Callable[[Rewriter, Op, object], "Op | None"]
+
+_D3D_OP = Code.D3D_OP
 
 
-def rewrite(program: Program, handlers: dict[Code, Handler]) -> None:
+def rewrite(
+    program: Program,
+    handlers: dict[Code, Handler],
+    opcodes: dict | None = None,
+    context: object = None,
+) -> None:
     """Apply ``handlers[op.code](rw, op)`` to matching ops of every function.
 
     A handler emits replacement ops with ``rw.emit`` and returns the op that
     now stands for ``op``'s value (or None for effects / removal).  Ops
     without a handler are kept.  Arguments are remapped before the handler
     sees the op, so it always reads current values.
+
+    ``opcodes`` handles D3D_OPs by their D3D opcode instead (the lowering
+    passes' tables): ``opcodes[op.imm[0].opcode](rw, op, context)``, and a
+    D3D_OP whose opcode is not there is kept for a later pass.
     """
     get = handlers.get
+    by_opcode = opcodes.get if opcodes else None
     for fn in program.functions.values():
+        body = fn.body
+        start = _first_handled(body, handlers, opcodes)
+        if start < 0:
+            continue
         rw = Rewriter(program, fn)
         out = rw.out
+        out += islice(body, start)
         remap = rw.map
-        for op in fn.body:
-            args = op.args
-            if args and remap:
-                op.args = tuple([remap.get(id(a), a) for a in args])
-            handler = get(op.code)
-            if handler is None:
-                out.append(op)
-                continue
-            rw.origin = op.origin
-            result = handler(rw, op)
+        new = remap.get
+        append = out.append
+        for op in islice(body, start, None):
+            if remap:
+                args = op.args
+                for a in args:
+                    if a in remap:
+                        op.args = tuple([new(a, a) for a in args])
+                        break
+            code = op.code
+            if code is _D3D_OP and by_opcode is not None:
+                handler = by_opcode(op.imm[0].opcode)
+                if handler is None:
+                    append(op)
+                    continue
+                rw.origin = op.origin
+                result = handler(rw, op, context)
+            else:
+                handler = get(code)
+                if handler is None:
+                    append(op)
+                    continue
+                rw.origin = op.origin
+                result = handler(rw, op)
             if result is not None and result is not op and op.type is not None:
-                remap[id(op)] = result
+                remap[op] = result
         fn.body = out
+
+
+def _first_handled(body: list[Op], handlers: dict, opcodes: dict | None) -> int:
+    """Index of the first op ``rewrite`` has a handler for, -1 when none."""
+    for i, op in enumerate(body):
+        code = op.code
+        if code in handlers or (opcodes and code is _D3D_OP and op.imm[0].opcode in opcodes):
+            return i
+    return -1
+
+
+def census(program: Program) -> set[Code]:
+    """The op codes that occur in ``program``: what a pass checks to skip itself."""
+    return {op.code for fn in program.functions.values() for op in fn.body}

@@ -14,7 +14,7 @@ from __future__ import annotations
 from ..bytecode.tables import Opcode
 from ..ir.ops import Code, Op
 from ..ir.types import B1
-from .build import FLT_MAX, Context, compare, component, construct, dispatch, dot, fconst, fop, mul, select, splat, swizzle
+from .build import FLT_MAX, Context, compare, component, construct, dot, fconst, fop, mul, select, splat, swizzle
 from .rewrite import Rewriter, rewrite
 
 # lit clamps the exponent to this (§2.2).
@@ -136,4 +136,4 @@ HANDLERS = {
 
 
 def run(program, options) -> None:
-    rewrite(program, {Code.D3D_OP: dispatch(HANDLERS, Context(program, options))})
+    rewrite(program, {}, HANDLERS, Context(program, options))

@@ -16,7 +16,7 @@ from __future__ import annotations
 from ..bytecode.tables import IDENTITY_SWIZZLE, Opcode, SamplerType, TexControl, swizzle_components
 from ..ir.ops import Code, Op, SampleKind
 from ..ir.types import B1, F4
-from .build import Context, compare, component, dispatch, fconst, fop, splat, swizzle
+from .build import Context, compare, component, fconst, fop, splat, swizzle
 from .rewrite import Rewriter, rewrite
 
 COORD_WIDTH = {
@@ -92,4 +92,4 @@ HANDLERS = {
 def run(program, options) -> None:
     if program.version.major < 2:
         return  # every ps_1_x texture op is the sm1 pass's
-    rewrite(program, {Code.D3D_OP: dispatch(HANDLERS, Context(program, options))})
+    rewrite(program, {}, HANDLERS, Context(program, options))

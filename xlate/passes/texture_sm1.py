@@ -36,7 +36,7 @@ from ..bytecode.tables import DeclUsage, Opcode, RegisterType
 from ..ir.ops import Code, Op, SampleKind
 from ..ir.program import Program, Semantic, Storage, Variable
 from ..ir.types import B1, F1, F2, F4, Type
-from .build import Context, compare, component, construct, dispatch, dot, fconst, fop, select, splat, swizzle
+from .build import Context, compare, component, construct, dot, fconst, fop, select, splat, swizzle
 from .rewrite import Rewriter, rewrite
 from .texture import COORD_WIDTH, sampler_type
 
@@ -322,7 +322,7 @@ def run(program: Program, options) -> None:
     if not (program.is_pixel and program.version.major == 1):
         return
     ctx = _State(program, options)
-    rewrite(program, {Code.D3D_OP: dispatch(HANDLERS, ctx)})
+    rewrite(program, {}, HANDLERS, ctx)
     notes = ctx.notes
     program.notes["draw_state"] = {
         "samplers": dict(sorted(notes["samplers"].items())),
