@@ -45,11 +45,11 @@ def def_values(program: Program) -> dict[tuple[Storage, int], tuple]:
     for d in program.defs:
         values = tuple(d.values)
         if d.storage is Storage.FLOAT_CONST:
-            values = tuple(float(v) for v in values)
+            values = tuple([float(v) for v in values])
             if ps1:
-                values = tuple(min(1.0, max(-1.0, v)) if v == v else v for v in values)
+                values = tuple([min(1.0, max(-1.0, v)) if v == v else v for v in values])
         elif d.storage is Storage.INT_CONST:
-            values = tuple(int(v) for v in values)
+            values = tuple([int(v) for v in values])
         else:
             values = (bool(values[0]),)
         table[(d.storage, d.index)] = values
@@ -73,13 +73,10 @@ def run(program: Program, options: Options) -> None:
     for indices in defined.values():
         indices.sort()
 
-    def load(rw: Rewriter, op: Op):
+    def dynamic_load(rw: Rewriter, op: Op):
         var = op.var
-        if var.storage not in CONST_FILES:
+        if var.storage not in CONST_FILES or not op.args:
             return rw.keep(op)
-        if not op.args:
-            values = table.get((var.storage, op.imm[0]))
-            return rw.keep(op) if values is None else _const(rw, var.type, values)
         base, index = op.imm[0], op.args[0]
         lo, hi = index_range(index)
         reach = [k for k in defined.get(var.storage, ())
@@ -90,9 +87,33 @@ def run(program: Program, options: Options) -> None:
             value = rw.emit(Code.SELECT, var.type, (hit, _const(rw, var.type, table[(var.storage, k)]), value))
         return value
 
-    if table:  # without a DEF every load stays as it is
-        rewrite(program, {Code.LOAD: load})
+    if table and _fold_static_loads(program, table):
+        rewrite(program, {Code.LOAD: dynamic_load})
     shrink_arrays(program)
+
+
+def _fold_static_loads(program: Program, table: dict) -> bool:
+    """Make every static LOAD of a DEF'd register its CONST; return whether
+    a constant file is also loaded dynamically.
+
+    The LOAD becomes the CONST in place (same position, type and origin), so
+    nothing that uses it needs remapping and no body is rebuilt: most
+    shaders load only DEF'd registers statically, and this is then the whole
+    pass."""
+    LOAD, CONST = Code.LOAD, Code.CONST
+    dynamic = False
+    for fn in program.functions.values():
+        for op in fn.body:
+            var = op.var
+            if op.code is not LOAD or var is None or var.storage not in CONST_FILES:
+                continue
+            if op.args:
+                dynamic = True
+                continue
+            values = table.get((var.storage, op.imm[0]))
+            if values is not None:
+                op.code, op.imm, op.var = CONST, values[: var.type.width], None
+    return dynamic
 
 
 def loaded_elements(op: Op) -> tuple[int, int] | None:

@@ -50,7 +50,7 @@ def _lower(rw: Rewriter, op: Op) -> None:
     if pred is not None:
         old = swizzle(rw, rw.emit(Code.LOAD, vtype, index, element, var), comps)
         value = select(rw, swizzle(rw, pred, comps), value, old)
-    rw.emit(Code.STORE, None, (value,) + index, (mask,) + element, var)
+    rw.become(op, Code.STORE, None, (value,) + index, (mask,) + element, var)
     return None
 
 

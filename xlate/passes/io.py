@@ -54,6 +54,7 @@ from ..bytecode.tables import DeclUsage, RegisterType
 from ..ir.ops import Code, Op
 from ..ir.program import Program, Semantic, Storage, Variable
 from ..ir.types import B1, F1, F4
+from .build import resized
 from .rewrite import census, rewrite
 
 U = DeclUsage
@@ -63,10 +64,18 @@ def run(program: Program, options) -> None:
     _IO(program, options).run()
 
 
-# vs_1_x/2_x outputs and D3D's values for them before the shader writes:
-# oD0 = 1, oD1 = 0, then (with ``fixed_outputs``) oT0-oT7 = 0.
-_SM2_DEFAULTS = (((RegisterType.ATTROUT, 0), 1.0), ((RegisterType.ATTROUT, 1), 0.0)) + tuple(
-    ((RegisterType.TEXCRDOUT, i), 0.0) for i in range(8))
+# vs_1_x/2_x outputs D3D gives a value before the shader writes them:
+# (register, value, and the name and semantics to declare it with when the
+# shader does not): oD0 = 1, oD1 = 0, then (``fixed_outputs``) oT0-oT7 = 0.
+_SM2_DEFAULTS = tuple(
+    ((rtype, i), value, f"{prefix}{i}", ((0xF, Semantic(usage, i)),))
+    for rtype, usage, prefix, values in (
+        (RegisterType.ATTROUT, U.COLOR, "oD", (1.0, 0.0)),
+        (RegisterType.TEXCRDOUT, U.TEXCOORD, "oT", (0.0,) * 8),
+    )
+    for i, value in enumerate(values)
+)
+_SM2_COLOURS = _SM2_DEFAULTS[:2]
 
 # The half-pixel shift as a fraction of half a pixel: 63/128 px (wined3d,
 # DXVK) unless Options.half_pixel_exact.
@@ -99,7 +108,7 @@ class _IO:
         return self.op(out, Code.CONST, F1, imm=(float(value),))
 
     def comp(self, out, v: Op, c: int) -> Op:
-        return self.op(out, Code.SWIZZLE, v.type.with_width(1), (v,), (c,))
+        return self.op(out, Code.SWIZZLE, resized(v.type, 1), (v,), (c,))
 
     def get_viewport(self) -> Variable:
         if self.viewport is None:
@@ -157,9 +166,10 @@ class _IO:
         v = self.p.version
         if v.major < 3:
             self.sm2_colours()
-        for var in list(self.p.variables_of(Storage.OUTPUT)):
-            psize_vec = var.type.width > 1 and any(s.usage is U.PSIZE for _, s in var.semantics)
-            if len(var.semantics) > 1 or psize_vec:
+        for var in self.p.variables_of(Storage.OUTPUT):
+            semantics = var.semantics
+            psize_vec = var.type.width > 1 and len(semantics) == 1 and semantics[0][1].usage is U.PSIZE
+            if len(semantics) > 1 or psize_vec:
                 self.split_output(var)
         pos = next((v for v in self.p.variables_of(Storage.OUTPUT)
                     if v.semantic is not None and v.semantic.usage is U.POSITION and v.semantic.index == 0
@@ -178,21 +188,17 @@ class _IO:
     def sm2_colours(self) -> None:
         fixed = self.o.fixed_outputs
         outputs = self.outputs_by_register()
-        for register, value in _SM2_DEFAULTS if fixed else _SM2_DEFAULTS[:2]:
+        for register, value, name, semantics in _SM2_DEFAULTS if fixed else _SM2_COLOURS:
             var = outputs.get(register)
             if var is None:
                 if not fixed:
                     continue
-                rtype, index = register
-                usage = U.COLOR if rtype == RegisterType.ATTROUT else U.TEXCOORD
-                name = f"oD{index}" if usage is U.COLOR else f"oT{index}"
-                var = Variable(name, Storage.OUTPUT, F4, register=register,
-                               semantics=((0xF, Semantic(usage, index)),))
+                var = Variable(name, Storage.OUTPUT, F4, register=register, semantics=semantics)
                 self.p.variables.append(var)
                 outputs[register] = var
             c = self.op(self.prologue, Code.CONST, F4, imm=(value,) * 4)
             self.op(self.prologue, Code.STORE, None, (c,), (0xF,), var)
-        colours = {outputs[r] for r, _ in _SM2_DEFAULTS[:2] if r in outputs}
+        colours = {outputs[r] for r, *_ in _SM2_COLOURS if r in outputs}
         if not colours:
             return
 
@@ -201,7 +207,7 @@ class _IO:
                 rw.keep(op)
                 return None
             value = rw.emit(Code.FSATURATE, op.args[0].type, (op.args[0],))
-            rw.emit(Code.STORE, None, (value, *op.args[1:]), op.imm, op.var)
+            rw.become(op, Code.STORE, None, (value, *op.args[1:]), op.imm, op.var)
             return None
 
         rewrite(self.p, {Code.STORE: saturate})

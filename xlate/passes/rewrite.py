@@ -43,6 +43,17 @@ class Rewriter:
         self.out.append(op)
         return op
 
+    def become(self, op: Op, code: Code, type: Type | None = None, args=(), imm=(), var=None) -> Op:
+        """Emit the op being handled turned into ``code``/``type``/... in place.
+
+        The same as ``emit`` followed by returning the new op, for a handler
+        whose result is this one op (a D3D_STORE that becomes a STORE): the
+        old op is reused instead of a new one built, and nothing that uses
+        it needs remapping.  Its origin stays."""
+        op.code, op.type, op.args, op.imm, op.var = code, type, tuple(args), tuple(imm), var
+        self.out.append(op)
+        return op
+
     def replace(self, old: Op, new: Op) -> None:
         self.map[old] = new
 
@@ -54,7 +65,8 @@ Handler = Callable[[Rewriter, Op], "Op | None"]
 # A D3D_OP handler chosen by the op's D3D opcode: (rw, op, context).
 OpcodeHandler = Callable[[Rewriter, Op, object], "Op | None"]
 
-_D3D_OP = Code.D3D_OP
+# Stands in ``handlers`` for "look the D3D_OP's opcode up in ``opcodes``".
+_BY_OPCODE: Handler = lambda rw, op: None  # noqa: E731 (never called)
 
 
 def rewrite(
@@ -74,11 +86,12 @@ def rewrite(
     passes' tables): ``opcodes[op.imm[0].opcode](rw, op, context)``, and a
     D3D_OP whose opcode is not there is kept for a later pass.
     """
+    if opcodes:
+        handlers = {**handlers, Code.D3D_OP: _BY_OPCODE}
     get = handlers.get
-    by_opcode = opcodes.get if opcodes else None
     for fn in program.functions.values():
         body = fn.body
-        start = _first_handled(body, handlers, opcodes)
+        start = _first_handled(body, get, opcodes)
         if start < 0:
             continue
         rw = Rewriter(program, fn)
@@ -89,24 +102,30 @@ def rewrite(
         append = out.append
         for op in islice(body, start, None):
             if remap:
-                args = op.args
-                for a in args:
+                for a in op.args:
                     if a in remap:
-                        op.args = tuple([new(a, a) for a in args])
+                        op.args = tuple([new(a, a) for a in op.args])
                         break
-            code = op.code
-            if code is _D3D_OP and by_opcode is not None:
-                handler = by_opcode(op.imm[0].opcode)
+            handler = get(op.code)
+            if handler is None:
+                append(op)
+                continue
+            if handler is _BY_OPCODE:
+                handler = opcodes.get(op.imm[0].opcode)
                 if handler is None:
                     append(op)
                     continue
                 rw.origin = op.origin
+                mark = len(out)
                 result = handler(rw, op, context)
-            else:
-                handler = get(code)
-                if handler is None:
-                    append(op)
+                if result is not None and len(out) > mark and out[-1] is result:
+                    # The value is the last op the handler emitted (most
+                    # instructions): the D3D_OP becomes that op in place, so
+                    # the ops reading it need no remapping.
+                    _transplant(result, op)
+                    out[-1] = op
                     continue
+            else:
                 rw.origin = op.origin
                 result = handler(rw, op)
             if result is not None and result is not op and op.type is not None:
@@ -114,12 +133,19 @@ def rewrite(
         fn.body = out
 
 
-def _first_handled(body: list[Op], handlers: dict, opcodes: dict | None) -> int:
+def _transplant(new: Op, old: Op) -> None:
+    """Make ``old`` the op ``new`` is (same origin: emitted for it)."""
+    old.code, old.type, old.args, old.imm, old.var = new.code, new.type, new.args, new.imm, new.var
+
+
+def _first_handled(body: list[Op], get, opcodes: dict | None) -> int:
     """Index of the first op ``rewrite`` has a handler for, -1 when none."""
-    for i, op in enumerate(body):
-        code = op.code
-        if code in handlers or (opcodes and code is _D3D_OP and op.imm[0].opcode in opcodes):
+    i = 0  # counted by hand: enumerate's tuples cost more than the test
+    for op in body:
+        handler = get(op.code)
+        if handler is not None and (handler is not _BY_OPCODE or op.imm[0].opcode in opcodes):
             return i
+        i += 1
     return -1
 
 
