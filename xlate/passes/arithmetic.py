@@ -14,8 +14,8 @@ from __future__ import annotations
 from ..bytecode.tables import Comparison, Opcode
 from ..ir.ops import Code, Op
 from ..ir.types import B4
-from .build import Context, compare, component, construct, dot, fconst, fop, mul, select, splat, swizzle
-from .rewrite import Rewriter, rewrite
+from .build import IDENTITY, Context, compare, component, construct, dot, fconst, fop, mul, select, splat, swizzle
+from .rewrite import D3D_OP_READERS, Rewriter, rewrite
 
 
 def _binary(code: Code):
@@ -53,9 +53,11 @@ def _set(code: Code):
 
 
 def _dp(width: int):
+    comps = IDENTITY[width]  # x..z / x..w
+
     def handler(rw: Rewriter, op: Op, ctx: Context) -> Op:
-        a, b = (swizzle(rw, v, range(width)) for v in op.args[:2])
-        return splat(rw, dot(rw, a, b, ctx.legacy))
+        a, b = op.args[:2]
+        return splat(rw, dot(rw, swizzle(rw, a, comps), swizzle(rw, b, comps), ctx.legacy))
 
     return handler
 
@@ -142,4 +144,4 @@ HANDLERS = {
 
 
 def run(program, options) -> None:
-    rewrite(program, {}, HANDLERS, Context(program, options))
+    rewrite(program, {}, HANDLERS, Context(program, options), D3D_OP_READERS)

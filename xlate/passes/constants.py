@@ -87,20 +87,25 @@ def run(program: Program, options: Options) -> None:
             value = rw.emit(Code.SELECT, var.type, (hit, _const(rw, var.type, table[(var.storage, k)]), value))
         return value
 
-    if table and _fold_static_loads(program, table):
+    spans, dynamic = _fold_static_loads(program, table)
+    if dynamic and table:
         rewrite(program, {Code.LOAD: dynamic_load})
-    shrink_arrays(program)
+        shrink_arrays(program)
+    else:
+        _trim(program, spans)
 
 
-def _fold_static_loads(program: Program, table: dict) -> bool:
-    """Make every static LOAD of a DEF'd register its CONST; return whether
-    a constant file is also loaded dynamically.
+def _fold_static_loads(program: Program, table: dict) -> tuple[dict, bool]:
+    """Make every static LOAD of a DEF'd register its CONST, and find the
+    registers of each file the other LOADs read; return those spans
+    (``shrink_arrays``'s) and whether a constant file is loaded dynamically.
 
     The LOAD becomes the CONST in place (same position, type and origin), so
     nothing that uses it needs remapping and no body is rebuilt: most
-    shaders load only DEF'd registers statically, and this is then the whole
-    pass."""
+    shaders load only DEF'd registers statically, and this walk is then the
+    whole pass."""
     LOAD, CONST = Code.LOAD, Code.CONST
+    spans: dict[Variable, list[int]] = {}
     dynamic = False
     for fn in program.functions.values():
         for op in fn.body:
@@ -109,11 +114,13 @@ def _fold_static_loads(program: Program, table: dict) -> bool:
                 continue
             if op.args:
                 dynamic = True
-                continue
-            values = table.get((var.storage, op.imm[0]))
-            if values is not None:
-                op.code, op.imm, op.var = CONST, values[: var.type.width], None
-    return dynamic
+            else:
+                values = table.get((var.storage, op.imm[0]))
+                if values is not None:
+                    op.code, op.imm, op.var = CONST, values[: var.type.width], None
+                    continue
+            _widen(spans, op, var)
+    return spans, dynamic
 
 
 def loaded_elements(op: Op) -> tuple[int, int] | None:
@@ -137,25 +144,34 @@ def shrink_arrays(program: Program) -> None:
     for fn in program.functions.values():
         for op in fn.body:
             var = op.var
-            if op.code is not LOAD or var is None or var.storage not in CONST_FILES:
-                continue
-            if op.args:
-                span = loaded_elements(op)
-                if span is None:
-                    continue
-                first, last = span
-            else:  # a static load (most): inlined, this loop runs after every pass that removes loads
-                first = last = op.imm[0]
-                if not 0 <= first < var.length:
-                    continue
-            known = spans.get(var)
-            if known is None:
-                spans[var] = [first, last]
-            else:
-                if first < known[0]:
-                    known[0] = first
-                if last > known[1]:
-                    known[1] = last
+            if op.code is LOAD and var is not None and var.storage in CONST_FILES:
+                _widen(spans, op, var)
+    _trim(program, spans)
+
+
+def _widen(spans: dict[Variable, list[int]], op: Op, var: Variable) -> None:
+    """Widen ``spans[var]`` ([first, last]) to the registers the LOAD ``op`` reads."""
+    if op.args:
+        span = loaded_elements(op)
+        if span is None:
+            return
+        first, last = span
+    else:  # a static load (most): inlined
+        first = last = op.imm[0]
+        if not 0 <= first < var.length:
+            return
+    known = spans.get(var)
+    if known is None:
+        spans[var] = [first, last]
+    else:
+        if first < known[0]:
+            known[0] = first
+        if last > known[1]:
+            known[1] = last
+
+
+def _trim(program: Program, spans: dict[Variable, list[int]]) -> None:
+    """Cut each file to its span; drop the files no LOAD reads."""
     ranges: dict[str, tuple[int, int]] = {}
     kept: list[Variable] = []
     for var in program.variables:

@@ -55,7 +55,7 @@ from ..ir.ops import Code, Op
 from ..ir.program import Program, Semantic, Storage, Variable
 from ..ir.types import B1, F1, F4
 from .build import resized
-from .rewrite import census, rewrite
+from .rewrite import rewrite
 
 U = DeclUsage
 
@@ -92,6 +92,8 @@ class _IO:
         self.viewport: Variable | None = None
         self.prologue: list[Op] = []
         self.epilogue: list = []  # callables emitting ops into a list
+        # rewrite handlers for the one walk over the bodies at the end
+        self.handlers: dict = {}
         self.notes = {"clip_z": self.clip_z, "flip_y": self.flip_y, "half_pixel": self.half_pixel,
                       "half_pixel_scale": self.half_pixel_scale if self.half_pixel else 0.0,
                       "viewport": False, "front_face": None}
@@ -136,29 +138,29 @@ class _IO:
     # -- main ---------------------------------------------------------------
 
     def run(self) -> None:
-        # Which ops occur: most shaders have no RETURN in main and no dsy, and
-        # then their bodies need not be walked for them.
-        self.codes = census(self.p)
         if self.p.is_vertex:
             self.vertex()
         else:
             self.pixel()
-        main = self.p.main
+        # One walk does what the bodies need: saturate colour writes, negate
+        # dsy, and emit the epilogue before each RETURN of main.
         if self.epilogue:
-            body: list[Op] = main.body
-            if Code.RETURN in self.codes:
-                body = []
-                for op in main.body:
-                    if op.code is Code.RETURN:
-                        for emit in self.epilogue:
-                            emit(body)
-                    body.append(op)
-            for emit in self.epilogue:
-                emit(body)
-            main.body = body
+            self.handlers[Code.RETURN] = self.exit
+        if self.handlers:
+            rewrite(self.p, self.handlers)
+        main = self.p.main
+        for emit in self.epilogue:
+            emit(main.body)
         if self.prologue:
             main.body[:0] = self.prologue
         self.p.notes["io"] = self.notes
+
+    def exit(self, rw, op: Op) -> None:
+        """A RETURN: main's epilogue runs first."""
+        if rw.fn is self.p.main:
+            for emit in self.epilogue:
+                emit(rw.out)
+        rw.keep(op)
 
     # -- vertex shaders -----------------------------------------------------
 
@@ -210,7 +212,7 @@ class _IO:
             rw.become(op, Code.STORE, None, (value, *op.args[1:]), op.imm, op.var)
             return None
 
-        rewrite(self.p, {Code.STORE: saturate})
+        self.handlers[Code.STORE] = saturate
 
     def split_output(self, var: Variable) -> None:
         """Make ``var`` a LOCAL, copied out at every exit into one OUTPUT per semantic."""
@@ -259,12 +261,12 @@ class _IO:
                 self.vface(var)
             elif len(var.semantics) > 1:
                 self.split_input(var)
-        if not self.flip_y and Code.FDDY in self.codes:
+        if not self.flip_y:
             def negate(rw, op):
                 rw.keep(op)
                 return rw.emit(Code.FNEG, op.type, (op,))
 
-            rewrite(self.p, {Code.FDDY: negate})
+            self.handlers[Code.FDDY] = negate
         self.p.notes["fddy"] = "api"
 
     def vpos(self, var: Variable) -> None:

@@ -21,7 +21,7 @@ from ..bytecode.tables import Opcode, register_name
 from ..ir.ops import Code, Op
 from ..ir.program import Semantic, Variable
 from .build import Context, construct, dot, fconst, swizzle
-from .rewrite import Rewriter, rewrite
+from .rewrite import D3D_OP_READERS, Rewriter, d3d_census, rewrite
 
 # opcode -> (components of s0 used, rows)
 SHAPES = {
@@ -33,24 +33,14 @@ SHAPES = {
 }
 
 
-_D3D_INSTRUCTION = (Code.D3D_OP, Code.D3D_STORE)
-
-
 def run(program, options) -> None:
-    # Few shaders use a matrix macro: one cheap look saves a walk that would
-    # visit every D3D_STORE for nothing.
-    if not _has_matrix(program):
+    # Few shaders use a matrix macro: without one there is nothing to lower
+    # and no D3D_STORE mask to narrow (lifting makes a D3D_STORE only for
+    # the value of a D3D_OP), and the census answers without a walk.
+    if d3d_census(program).isdisjoint(SHAPES):
         return
     table = dict.fromkeys(SHAPES, _matrix)
-    rewrite(program, {Code.D3D_STORE: _narrow_mask}, table, Context(program, options))
-
-
-def _has_matrix(program) -> bool:
-    for fn in program.functions.values():
-        for op in fn.body:
-            if op.code in _D3D_INSTRUCTION and op.imm[0].opcode in SHAPES:
-                return True
-    return False
+    rewrite(program, {Code.D3D_STORE: _narrow_mask}, table, Context(program, options), D3D_OP_READERS)
 
 
 def _matrix(rw: Rewriter, op: Op, ctx: Context) -> Op:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from itertools import islice
 from typing import Callable
 
-from ..ir.ops import Code, Op
+from ..ir.ops import D3D_CODES, Code, Op
 from ..ir.program import Function, Program
 from ..ir.types import Type
 
@@ -65,6 +65,10 @@ Handler = Callable[[Rewriter, Op], "Op | None"]
 # A D3D_OP handler chosen by the op's D3D opcode: (rw, op, context).
 OpcodeHandler = Callable[[Rewriter, Op, object], "Op | None"]
 
+# The ops that read a D3D_OP's value: only the D3D_STORE of its instruction
+# (docs/ir.md, "D3D-flavoured operations").
+D3D_OP_READERS = frozenset({Code.D3D_STORE})
+
 # Stands in ``handlers`` for "look the D3D_OP's opcode up in ``opcodes``".
 _BY_OPCODE: Handler = lambda rw, op: None  # noqa: E731 (never called)
 
@@ -74,6 +78,7 @@ def rewrite(
     handlers: dict[Code, Handler],
     opcodes: dict | None = None,
     context: object = None,
+    readers: frozenset[Code] | None = None,
 ) -> None:
     """Apply ``handlers[op.code](rw, op)`` to matching ops of every function.
 
@@ -85,8 +90,17 @@ def rewrite(
     ``opcodes`` handles D3D_OPs by their D3D opcode instead (the lowering
     passes' tables): ``opcodes[op.imm[0].opcode](rw, op, context)``, and a
     D3D_OP whose opcode is not there is kept for a later pass.
+
+    ``readers``: when only ops with these codes can read a value that a
+    handler replaces, only their args are looked up (``D3D_OP_READERS`` for
+    the tables); a lookup in every op after the first replacement is most
+    of the cost of a walk.
     """
+    census = None
     if opcodes:
+        census = d3d_census(program)
+        if not handlers and census.isdisjoint(opcodes):
+            return  # none of these instructions occurs
         handlers = {**handlers, Code.D3D_OP: _BY_OPCODE}
     get = handlers.get
     for fn in program.functions.values():
@@ -101,12 +115,14 @@ def rewrite(
         new = remap.get
         append = out.append
         for op in islice(body, start, None):
-            if remap:
-                for a in op.args:
+            code = op.code
+            if remap and (readers is None or code in readers):
+                args = op.args
+                for a in args:
                     if a in remap:
-                        op.args = tuple([new(a, a) for a in op.args])
+                        op.args = tuple(map(new, args, args))  # new(a, a) for each: C speed
                         break
-            handler = get(op.code)
+            handler = get(code)
             if handler is None:
                 append(op)
                 continue
@@ -131,6 +147,10 @@ def rewrite(
             if result is not None and result is not op and op.type is not None:
                 remap[op] = result
         fn.body = out
+    if census is not None:
+        # Every D3D_OP with one of these opcodes is lowered now.
+        census.difference_update(opcodes)
+        program.notes[_CENSUS] = (census, _bodies(program))
 
 
 def _transplant(new: Op, old: Op) -> None:
@@ -149,6 +169,35 @@ def _first_handled(body: list[Op], get, opcodes: dict | None) -> int:
     return -1
 
 
-def census(program: Program) -> set[Code]:
-    """The op codes that occur in ``program``: what a pass checks to skip itself."""
-    return {op.code for fn in program.functions.values() for op in fn.body}
+_CENSUS = "d3d_census"
+
+
+def d3d_census(program: Program) -> set:
+    """The D3D ops ``program`` may still hold: the opcode of each D3D_OP, and
+    ``Code.D3D_SRCMOD`` / ``Code.D3D_STORE`` when there are such ops.
+
+    A lowering pass looks here to skip itself when none of its instructions
+    occurs (each pass in most shaders), rather than walk every body.  It is
+    taken once by walking the program (``notes["d3d_census"]``: the set and
+    the bodies it describes) and then kept: only lifting makes D3D ops, and a
+    ``rewrite`` with an ``opcodes`` table lowers every D3D_OP of those
+    opcodes, so it removes them from the census and records its new bodies.
+    Any other change to a body (a new list, or one of another length) makes
+    the next call take it again.  Edits that change an op's code in place
+    must only lower D3D ops (the census may hold more than there is, never
+    less).
+    """
+    recorded = program.notes.get(_CENSUS)
+    if recorded is not None and recorded[1] == _bodies(program):
+        return recorded[0]
+    D3D_OP = Code.D3D_OP
+    census = {op.imm[0].opcode if op.code is D3D_OP else op.code
+              for fn in program.functions.values() for op in fn.body if op.code in D3D_CODES}
+    program.notes[_CENSUS] = (census, _bodies(program))
+    return census
+
+
+def _bodies(program: Program) -> list:
+    # Lists compare item by item, and ``is`` first: the same body lists
+    # compare equal at once; another list, or a longer one, does not.
+    return [(fn.body, len(fn.body)) for fn in program.functions.values()]

@@ -19,7 +19,7 @@ from ..bytecode.tables import SrcMod
 from ..ir.ops import Code, Op
 from ..ir.program import Storage
 from .build import compare, fconst, fop, splat, swizzle
-from .rewrite import Rewriter, rewrite
+from .rewrite import Rewriter, d3d_census, rewrite
 
 
 def _bias(rw: Rewriter, v: Op) -> Op:
@@ -105,4 +105,6 @@ def run(program, options) -> None:
     handlers = {Code.D3D_SRCMOD: _lower}
     if program.is_pixel and program.version.major == 1:
         handlers[Code.LOAD] = _clamp_constant
+    elif Code.D3D_SRCMOD not in d3d_census(program):
+        return  # most shaders: no modifier, and no walk to find that out
     rewrite(program, handlers)

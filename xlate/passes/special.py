@@ -15,7 +15,7 @@ from ..bytecode.tables import Opcode
 from ..ir.ops import Code, Op
 from ..ir.types import B1
 from .build import FLT_MAX, Context, compare, component, construct, dot, fconst, fop, mul, select, splat, swizzle
-from .rewrite import Rewriter, rewrite
+from .rewrite import D3D_OP_READERS, Rewriter, rewrite
 
 # lit clamps the exponent to this (§2.2).
 LIT_EXPONENT_LIMIT = 127.9961
@@ -136,4 +136,4 @@ HANDLERS = {
 
 
 def run(program, options) -> None:
-    rewrite(program, {}, HANDLERS, Context(program, options))
+    rewrite(program, {}, HANDLERS, Context(program, options), D3D_OP_READERS)
