@@ -19,37 +19,37 @@ from .rewrite import Rewriter, rewrite
 # write mask -> the components it writes, in order (0b1011 -> (0, 1, 3))
 MASK_COMPONENTS = tuple(tuple(i for i in range(4) if mask >> i & 1) for mask in range(16))
 _SCALAR_X = (0,)
+_INT, _FLOAT = Scalar.INT, Scalar.FLOAT
 
 
 def _lower(rw: Rewriter, op: Op) -> None:
     info, var = op.imm[0], op.var
     value = op.args[0]
-    pred = op.args[1] if info.predicated else None
-    index = op.args[-1:] if info.relative else ()
     if info.shift:
         value = fop(rw, Code.FMUL, value, fconst(rw, 2.0 ** info.shift, value.type.width))
     if info.saturate:
         value = fop(rw, Code.FSATURATE, value)
     vtype = var.type
-    if vtype.scalar is Scalar.INT and value.type.scalar is Scalar.FLOAT:
+    if vtype.scalar is _INT and value.type.scalar is _FLOAT:
         # a0 (§2.9): mova rounds to nearest (ties to even: no Windows evidence
         # decides ties); vs_1_x "mov a0" floors, as every peer does.
         code = Code.F2I_ROUND if info.opcode is Opcode.MOVA else Code.F2I_FLOOR
         value = rw.emit(code, resized(vtype, value.type.width), (value,))
+    mask = info.mask
     if vtype.width == 1:
-        comps, mask = _SCALAR_X, 0x1  # scalar register: the x result (§2.1 rule 4)
-        if not info.mask:
-            return None
+        comps = _SCALAR_X  # scalar register: the x result (§2.1 rule 4)
+        if mask:
+            mask = 0x1
     else:
-        mask = info.mask
         comps = MASK_COMPONENTS[mask]
-        if not comps:
-            return None
+    if not mask:
+        return None
     value = swizzle(rw, value, comps)
     element = (info.element,) if var.length is not None else ()
-    if pred is not None:
+    index = op.args[-1:] if info.relative else ()
+    if info.predicated:
         old = swizzle(rw, rw.emit(Code.LOAD, vtype, index, element, var), comps)
-        value = select(rw, swizzle(rw, pred, comps), value, old)
+        value = select(rw, swizzle(rw, op.args[1], comps), value, old)
     rw.become(op, Code.STORE, None, (value,) + index, (mask,) + element, var)
     return None
 

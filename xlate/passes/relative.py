@@ -127,7 +127,7 @@ def _indexed(program: Program) -> list[Op]:
     """The LOADs and STOREs with a dynamic index, in program order."""
     LOAD, STORE = Code.LOAD, Code.STORE
     return [op for fn in program.functions.values() for op in fn.body
-            if (op.code is LOAD and op.args) or (op.code is STORE and len(op.args) > 1)]
+            if ((code := op.code) is LOAD and op.args) or (code is STORE and len(op.args) > 1)]
 
 
 def _file_key(var: Variable):

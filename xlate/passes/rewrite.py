@@ -43,14 +43,15 @@ class Rewriter:
         self.out.append(op)
         return op
 
-    def become(self, op: Op, code: Code, type: Type | None = None, args=(), imm=(), var=None) -> Op:
+    def become(self, op: Op, code: Code, type: Type | None, args: tuple, imm: tuple = (), var=None) -> Op:
         """Emit the op being handled turned into ``code``/``type``/... in place.
 
         The same as ``emit`` followed by returning the new op, for a handler
         whose result is this one op (a D3D_STORE that becomes a STORE): the
         old op is reused instead of a new one built, and nothing that uses
-        it needs remapping.  Its origin stays."""
-        op.code, op.type, op.args, op.imm, op.var = code, type, tuple(args), tuple(imm), var
+        it needs remapping.  Its origin stays.  ``args`` and ``imm`` are
+        tuples."""
+        op.code, op.type, op.args, op.imm, op.var = code, type, args, imm, var
         self.out.append(op)
         return op
 
@@ -69,8 +70,16 @@ OpcodeHandler = Callable[[Rewriter, Op, object], "Op | None"]
 # (docs/ir.md, "D3D-flavoured operations").
 D3D_OP_READERS = frozenset({Code.D3D_STORE})
 
-# Stands in ``handlers`` for "look the D3D_OP's opcode up in ``opcodes``".
-_BY_OPCODE: Handler = lambda rw, op: None  # noqa: E731 (never called)
+# Markers in ``handlers`` (never called): "look the D3D_OP's opcode up in
+# ``opcodes``", and "keep the op, remapping its args" (``readers``).
+
+
+def _BY_OPCODE(rw: Rewriter, op: Op) -> None:
+    raise AssertionError("a marker")
+
+
+def _KEEP(rw: Rewriter, op: Op) -> None:
+    raise AssertionError("a marker")
 
 
 def rewrite(
@@ -102,6 +111,11 @@ def rewrite(
         if not handlers and census.isdisjoint(opcodes):
             return  # none of these instructions occurs
         handlers = {**handlers, Code.D3D_OP: _BY_OPCODE}
+    every = readers is None
+    if not every:
+        # Readers get an entry if they have no handler (kept as they are),
+        # so that the walk looks at the args of only the ops with an entry.
+        handlers = {**dict.fromkeys(readers, _KEEP), **handlers}
     get = handlers.get
     for fn in program.functions.values():
         body = fn.body
@@ -115,15 +129,14 @@ def rewrite(
         new = remap.get
         append = out.append
         for op in islice(body, start, None):
-            code = op.code
-            if remap and (readers is None or code in readers):
+            handler = get(op.code)
+            if remap and (every or handler is not None):
                 args = op.args
                 for a in args:
                     if a in remap:
                         op.args = tuple(map(new, args, args))  # new(a, a) for each: C speed
                         break
-            handler = get(code)
-            if handler is None:
+            if handler is None or handler is _KEEP:
                 append(op)
                 continue
             if handler is _BY_OPCODE:
@@ -163,7 +176,7 @@ def _first_handled(body: list[Op], get, opcodes: dict | None) -> int:
     i = 0  # counted by hand: enumerate's tuples cost more than the test
     for op in body:
         handler = get(op.code)
-        if handler is not None and (handler is not _BY_OPCODE or op.imm[0].opcode in opcodes):
+        if handler is not None and handler is not _KEEP and (handler is not _BY_OPCODE or op.imm[0].opcode in opcodes):
             return i
         i += 1
     return -1
@@ -188,7 +201,7 @@ def d3d_census(program: Program) -> set:
     less).
     """
     recorded = program.notes.get(_CENSUS)
-    if recorded is not None and recorded[1] == _bodies(program):
+    if recorded is not None and _describes(recorded[1], program):
         return recorded[0]
     D3D_OP = Code.D3D_OP
     census = {op.imm[0].opcode if op.code is D3D_OP else op.code
@@ -197,7 +210,19 @@ def d3d_census(program: Program) -> set:
     return census
 
 
-def _bodies(program: Program) -> list:
-    # Lists compare item by item, and ``is`` first: the same body lists
-    # compare equal at once; another list, or a longer one, does not.
-    return [(fn.body, len(fn.body)) for fn in program.functions.values()]
+def _bodies(program: Program) -> tuple:
+    return tuple([(fn.body, len(fn.body)) for fn in program.functions.values()])
+
+
+def _describes(bodies: tuple, program: Program) -> bool:
+    """Are ``bodies`` (``_bodies`` of some time) the program's bodies now?"""
+    functions = program.functions
+    if len(functions) != len(bodies):
+        return False
+    i = 0
+    for fn in functions.values():
+        body, n = bodies[i]
+        if fn.body is not body or len(body) != n:
+            return False
+        i += 1
+    return True

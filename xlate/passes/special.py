@@ -15,7 +15,7 @@ from ..bytecode.tables import Opcode
 from ..ir.ops import Code, Op
 from ..ir.types import B1
 from .build import FLT_MAX, Context, compare, component, construct, dot, fconst, fop, mul, select, splat, swizzle
-from .rewrite import D3D_OP_READERS, Rewriter, rewrite
+from .rewrite import D3D_OP_READERS, Rewriter, d3d_census, rewrite
 
 # lit clamps the exponent to this (§2.2).
 LIT_EXPONENT_LIMIT = 127.9961
@@ -136,4 +136,6 @@ HANDLERS = {
 
 
 def run(program, options) -> None:
+    if d3d_census(program).isdisjoint(HANDLERS):
+        return  # most shaders (checked before building the context)
     rewrite(program, {}, HANDLERS, Context(program, options), D3D_OP_READERS)
