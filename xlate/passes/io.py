@@ -101,8 +101,8 @@ class _IO:
     # -- helpers ------------------------------------------------------------
 
     @staticmethod
-    def op(out: list, code: Code, type=None, args=(), imm=(), var=None) -> Op:
-        o = Op(code, type, tuple(args), tuple(imm), var, -1)
+    def op(out: list, code: Code, type=None, args: tuple = (), imm: tuple = (), var=None) -> Op:
+        o = Op(code, type, args, imm, var, -1)
         out.append(o)
         return o
 
@@ -174,8 +174,7 @@ class _IO:
             if len(semantics) > 1 or psize_vec:
                 self.split_output(var)
         pos = next((v for v in self.p.variables_of(Storage.OUTPUT)
-                    if v.semantic is not None and v.semantic.usage is U.POSITION and v.semantic.index == 0
-                    and len(v.semantics) == 1), None)
+                    if len(v.semantics) == 1 and (s := v.semantics[0][1]).usage is U.POSITION and s.index == 0), None)
         if pos is None:
             # D3D requires oPos; a shader without it has an undefined position,
             # but GLSL 1.20 / ES 1.00 refuse to link a VS that never writes it.
@@ -311,7 +310,7 @@ class _IO:
             comps = tuple(i for i in range(4) if mask & (1 << i))
             value = self.op(out, Code.LOAD, F4, var=src)
             if comps != (0, 1, 2, 3):
-                value = self.op(out, Code.SWIZZLE, F4.with_width(len(comps)), (value,), comps)
+                value = self.op(out, Code.SWIZZLE, resized(F4, len(comps)), (value,), comps)
             self.op(out, Code.STORE, None, (value,), (mask,), var)
 
 
