@@ -62,11 +62,25 @@ def _const(rw: Rewriter, type: Type, values: tuple) -> Op:
 
 def run(program: Program, options: Options) -> None:
     table = def_values(program)
+    program.notes["defs"] = _defs_note(program, table) if program.defs else []
+    spans, dynamic = _fold_static_loads(program, table)
+    if dynamic and table:
+        _select_dynamic_loads(program, table)
+        shrink_arrays(program)
+    else:
+        _trim(program, spans)
+
+
+def _defs_note(program: Program, table: dict) -> list:
     names = {v.storage: v.name for v in program.variables if v.storage in CONST_FILES}
-    program.notes["defs"] = [
+    return [
         (names.get(d.storage, _DEFAULT_NAMES[d.storage]), d.index, table[(d.storage, d.index)])
         for d in program.defs
     ]
+
+
+def _select_dynamic_loads(program: Program, table: dict) -> None:
+    """A dynamic LOAD that may read DEF'd registers: a SELECT per register."""
     defined: dict[Storage, list[int]] = {}
     for storage, index in table:
         defined.setdefault(storage, []).append(index)
@@ -87,12 +101,7 @@ def run(program: Program, options: Options) -> None:
             value = rw.emit(Code.SELECT, var.type, (hit, _const(rw, var.type, table[(var.storage, k)]), value))
         return value
 
-    spans, dynamic = _fold_static_loads(program, table)
-    if dynamic and table:
-        rewrite(program, {Code.LOAD: dynamic_load})
-        shrink_arrays(program)
-    else:
-        _trim(program, spans)
+    rewrite(program, {Code.LOAD: dynamic_load})
 
 
 def _fold_static_loads(program: Program, table: dict) -> tuple[dict, bool]:
