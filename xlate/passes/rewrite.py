@@ -147,7 +147,7 @@ def rewrite(
                 rw.origin = op.origin
                 mark = len(out)
                 result = handler(rw, op, context)
-                if result is not None and len(out) > mark and out[-1] is result:
+                if result is not op and result is not None and len(out) > mark and out[-1] is result:
                     # The value is the last op the handler emitted (most
                     # instructions): the D3D_OP becomes that op in place, so
                     # the ops reading it need no remapping.
