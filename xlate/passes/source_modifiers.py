@@ -102,9 +102,11 @@ def _clamp_constant(rw: Rewriter, op: Op) -> Op:
 
 
 def run(program, options) -> None:
-    handlers = {Code.D3D_SRCMOD: _lower}
-    if program.is_pixel and program.version.major == 1:
-        handlers[Code.LOAD] = _clamp_constant
-    elif Code.D3D_SRCMOD not in d3d_census(program):
+    version = program.version
+    clamp = version.is_pixel and version.major == 1
+    if not clamp and Code.D3D_SRCMOD not in d3d_census(program):
         return  # most shaders: no modifier, and no walk to find that out
+    handlers = {Code.D3D_SRCMOD: _lower}
+    if clamp:
+        handlers[Code.LOAD] = _clamp_constant
     rewrite(program, handlers)
