@@ -15,7 +15,16 @@ from __future__ import annotations
 import gc
 from dataclasses import dataclass, field
 
+from .backends import TARGETS, Target, generate, get_target, resolve_options
+from .bytecode import decode
+from .ir.builder import lift
 from .options import Options
+from .passes import run_passes
+
+# Each target's options when the caller gives none (the usual call): built
+# once here, as building and resolving a frozen Options costs more than
+# some passes.
+DEFAULT_OPTIONS = {name: resolve_options(target, Options()) for name, target in TARGETS.items()}
 
 
 @dataclass(frozen=True)
@@ -27,27 +36,29 @@ class Translation:
 
 
 def translate(data: bytes, target: str = "glsl330", **options) -> Translation:
-    from .backends import generate, get_target, resolve_options
-    from .bytecode import decode
-    from .ir.builder import lift
-    from .passes import run_passes
-
     tgt = get_target(target)
-    opts = resolve_options(tgt, Options.from_kwargs(**options))
+    opts = resolve_options(tgt, Options.from_kwargs(**options)) if options else DEFAULT_OPTIONS[tgt.name]
     # The IR is a large graph of small acyclic objects: the cyclic garbage
     # collector finds nothing in it but would rescan it again and again while
     # it grows (superlinear on big shaders), so it waits until we are done.
+    # It comes back only once the IR is freed (when _translate returns), so
+    # a big shader's IR is not scanned once more on the way out.
     collecting = gc.isenabled()
     if collecting:
         gc.disable()
     try:
-        shader = decode(data)
-        program = lift(shader)
-        run_passes(program, opts)
-        code, reflection = generate(program, tgt, opts)
+        code, reflection, diagnostics = _translate(data, tgt, opts)
     finally:
         if collecting:
             gc.enable()
+    return Translation(code, reflection, tgt.name, diagnostics)
+
+
+def _translate(data: bytes, target: Target, options: Options) -> tuple[str | bytes, dict, list[str]]:
+    shader = decode(data)
+    program = lift(shader)
+    run_passes(program, options)
+    code, reflection = generate(program, target, options)
     diagnostics = list(shader.diagnostics)
     diagnostics.extend(str(d) for d in program.notes.get("diagnostics", ()))
-    return Translation(code, reflection, tgt.name, diagnostics)
+    return code, reflection, diagnostics

@@ -149,10 +149,14 @@ def validate(program: Program, *, full: bool = True) -> None:
     D3D ops no pass lowers, then the call graph.  The other rules can only
     be broken by a bug in a pass (``Options.validate`` turns them on).
     """
-    _check_d3d(program)
     if not full:
-        check_calls(program)
+        # One look at every op: a D3D op left over is refused, and the call
+        # graph (a networkx graph, costly to build) is only checked when
+        # there is a CALL (most shaders have none, and then nothing can fail).
+        if _check_d3d(program):
+            check_calls(program)
         return
+    _check_d3d(program)
     known_vars = {id(v) for v in program.variables}
     seen: set[int] = set()
     for fn in program.functions.values():
@@ -161,7 +165,11 @@ def validate(program: Program, *, full: bool = True) -> None:
     check_calls(program)
 
 
-def _check_d3d(program: Program) -> None:
+def _check_d3d(program: Program) -> bool:
+    """Raise for the first D3D op left; return whether there is a CALL."""
+    codes = {op.code for fn in program.functions.values() for op in fn.body}
+    if not codes & D3D_CODES:
+        return Code.CALL in codes
     for fn, op in program.all_ops():
         if op.code not in D3D_CODES:
             continue

@@ -7,24 +7,31 @@ mask, so a handler may compute components the mask drops (semantics §2.1,
 legacy multiply when ``options.legacy_multiply`` is set (§7.2): mul, mad,
 the dot products and the internal products of lrp, crs and dst.
 Compares are ordered (NaN -> false) except "not equal" (§7.3).
+
+A handler whose value is one new op makes the D3D_OP become it
+(``rw.become``: no op built and dropped, as when ``rewrite`` moves a
+returned op into the D3D_OP); the others return the value they built.
 """
 
 from __future__ import annotations
 
 from ..bytecode.tables import Comparison, Opcode
 from ..ir.ops import Code, Op
-from ..ir.types import B4
-from .build import Context, compare, component, construct, dispatch, dot, fconst, fop, mul, select, splat, swizzle
-from .rewrite import Rewriter, rewrite
+from ..ir.types import B4, F4
+from .build import IDENTITY, Context, compare, component, construct, dot, fconst, fop, mul, splat, swizzle
+from .rewrite import D3D_OP_READERS, Rewriter, rewrite
+
+
+SPLAT = (0, 0, 0, 0)
 
 
 def _binary(code: Code):
-    return lambda rw, op, ctx: fop(rw, code, *op.args[:2])
+    return lambda rw, op, ctx: rw.become(op, code, op.args[0].type, op.args[:2])
 
 
 def _unary(code: Code):
     # sgn has two scratch registers in SM2 (nsrc 3): only the first source counts.
-    return lambda rw, op, ctx: fop(rw, code, op.args[0])
+    return lambda rw, op, ctx: rw.become(op, code, op.args[0].type, op.args[:1])
 
 
 def _mov(rw: Rewriter, op: Op, ctx: Context) -> Op:
@@ -34,28 +41,32 @@ def _mov(rw: Rewriter, op: Op, ctx: Context) -> Op:
 
 
 def _mul(rw: Rewriter, op: Op, ctx: Context) -> Op:
-    return mul(rw, op.args[0], op.args[1], ctx.legacy)
+    a, b = op.args[:2]
+    return rw.become(op, Code.FMUL_LEGACY if ctx.legacy else Code.FMUL, a.type, (a, b))
 
 
 def _mad(rw: Rewriter, op: Op, ctx: Context) -> Op:
     a, b, c = op.args
     if ctx.legacy:
-        return fop(rw, Code.FADD, mul(rw, a, b, True), c)
-    return fop(rw, Code.FMAD, a, b, c)
+        return rw.become(op, Code.FADD, a.type, (mul(rw, a, b, True), c))
+    return rw.become(op, Code.FMAD, a.type, (a, b, c))
 
 
 def _set(code: Code):
     # slt / sge: 1.0 where the (ordered) compare holds, else 0.0.
     def handler(rw: Rewriter, op: Op, ctx: Context) -> Op:
-        return rw.emit(Code.B2F, op.type, (compare(rw, code, *op.args[:2]),))
+        return rw.become(op, Code.B2F, op.type, (compare(rw, code, *op.args[:2]),))
 
     return handler
 
 
 def _dp(width: int):
+    comps = IDENTITY[width]  # x..z / x..w
+
     def handler(rw: Rewriter, op: Op, ctx: Context) -> Op:
-        a, b = (swizzle(rw, v, range(width)) for v in op.args[:2])
-        return splat(rw, dot(rw, a, b, ctx.legacy))
+        a, b = op.args[:2]
+        d = dot(rw, swizzle(rw, a, comps), swizzle(rw, b, comps), ctx.legacy)
+        return rw.become(op, Code.SWIZZLE, F4, (d,), SPLAT)  # splat(rw, d): d is an FDOT
 
     return handler
 
@@ -75,7 +86,7 @@ def _lrp(rw: Rewriter, op: Op, ctx: Context) -> Op:
 def _cmp(rw: Rewriter, op: Op, ctx: Context) -> Op:
     # s0 >= 0 ? s1 : s2: -0 >= 0 selects s1, NaN selects s2 (§2.2, §7.4).
     s0, s1, s2 = op.args
-    return select(rw, compare(rw, Code.FGE, s0, fconst(rw, 0.0)), s1, s2)
+    return rw.become(op, Code.SELECT, s1.type, (compare(rw, Code.FGE, s0, fconst(rw, 0.0)), s1, s2))
 
 
 def _cnd(rw: Rewriter, op: Op, ctx: Context) -> Op:
@@ -83,7 +94,7 @@ def _cnd(rw: Rewriter, op: Op, ctx: Context) -> Op:
     # its replicate swizzle, so the per-component test is the documented one
     # (§2.6); the co-issue rule is the sm1 issue's.
     s0, s1, s2 = op.args
-    return select(rw, compare(rw, Code.FGT, s0, fconst(rw, 0.5)), s1, s2)
+    return rw.become(op, Code.SELECT, s1.type, (compare(rw, Code.FGT, s0, fconst(rw, 0.5)), s1, s2))
 
 
 def _crs(rw: Rewriter, op: Op, ctx: Context) -> Op:
@@ -142,4 +153,4 @@ HANDLERS = {
 
 
 def run(program, options) -> None:
-    rewrite(program, {Code.D3D_OP: dispatch(HANDLERS, Context(program, options))})
+    rewrite(program, {}, HANDLERS, Context(program, options), D3D_OP_READERS)

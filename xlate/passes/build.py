@@ -15,21 +15,37 @@ from .rewrite import Rewriter
 # (negated) log(0) (semantics §7.1).
 FLT_MAX = 3.402823466e38
 
+# Every IR type, by (scalar, width).  The handlers type each op they emit,
+# and building a frozen ``Type`` (with its width check) costs more than
+# looking one up.
+TYPES = {(s, w): Type(s, w) for s in Scalar for w in range(1, 5)}
+FLOAT = (None,) + tuple(TYPES[Scalar.FLOAT, w] for w in range(1, 5))  # FLOAT[width]
+IDENTITY = (None,) + tuple(tuple(range(w)) for w in range(1, 5))  # IDENTITY[width]: (0, .., width-1)
+
+_SWIZZLE = Code.SWIZZLE
+
+
+def resized(t: Type, width: int) -> Type:
+    """``t.with_width(width)`` from the table."""
+    return t if t.width == width else TYPES[t.scalar, width]
+
 
 def fconst(rw: Rewriter, value: float, width: int = 4) -> Op:
     """A float constant with ``value`` in every component."""
-    return rw.emit(Code.CONST, Type(Scalar.FLOAT, width), imm=(float(value),) * width)
+    return rw.emit(Code.CONST, FLOAT[width], imm=(float(value),) * width)
 
 
 def swizzle(rw: Rewriter, v: Op, comps) -> Op:
     """``v`` with components ``comps``; no op for the identity, and a
     swizzle of a swizzle reads the original value directly."""
     comps = tuple(comps)
-    if v.code is Code.SWIZZLE:
-        comps, v = tuple(v.imm[c] for c in comps), v.args[0]
-    if comps == tuple(range(v.type.width)):
+    if v.code is _SWIZZLE:
+        imm = v.imm
+        comps, v = tuple([imm[c] for c in comps]), v.args[0]
+    t = v.type
+    if comps == IDENTITY[t.width]:
         return v
-    return rw.emit(Code.SWIZZLE, v.type.with_width(len(comps)), (v,), comps)
+    return rw.emit(_SWIZZLE, resized(t, len(comps)), (v,), comps)
 
 
 def component(rw: Rewriter, v: Op, index: int = 0) -> Op:
@@ -47,7 +63,7 @@ def fop(rw: Rewriter, code: Code, *args: Op) -> Op:
 
 
 def compare(rw: Rewriter, code: Code, a: Op, b: Op) -> Op:
-    return rw.emit(code, Type(Scalar.BOOL, a.type.width), (a, b))
+    return rw.emit(code, TYPES[Scalar.BOOL, a.type.width], (a, b))
 
 
 def select(rw: Rewriter, cond: Op, a: Op, b: Op) -> Op:
@@ -55,8 +71,8 @@ def select(rw: Rewriter, cond: Op, a: Op, b: Op) -> Op:
 
 
 def construct(rw: Rewriter, *parts: Op) -> Op:
-    width = sum(p.type.width for p in parts)
-    return rw.emit(Code.CONSTRUCT, parts[0].type.with_width(width), parts)
+    width = sum([p.type.width for p in parts])
+    return rw.emit(Code.CONSTRUCT, resized(parts[0].type, width), parts)
 
 
 def mul(rw: Rewriter, a: Op, b: Op, legacy: bool) -> Op:
@@ -65,7 +81,7 @@ def mul(rw: Rewriter, a: Op, b: Op, legacy: bool) -> Op:
 
 
 def dot(rw: Rewriter, a: Op, b: Op, legacy: bool) -> Op:
-    return rw.emit(Code.FDOT_LEGACY if legacy else Code.FDOT, Type(Scalar.FLOAT, 1), (a, b))
+    return rw.emit(Code.FDOT_LEGACY if legacy else Code.FDOT, FLOAT[1], (a, b))
 
 
 class Context:
@@ -76,18 +92,3 @@ class Context:
         self.options = options
         self.legacy = options.legacy_multiply
 
-
-def dispatch(table: dict, ctx: Context):
-    """A ``D3D_OP`` handler dispatching on the D3D opcode through ``table``.
-
-    ``table[opcode](rw, op, ctx)`` returns the replacement value (None for an
-    effect).  Opcodes not in the table are kept for a later pass.
-    """
-
-    def handle(rw: Rewriter, op: Op):
-        fn = table.get(op.imm[0].opcode)
-        if fn is None:
-            return rw.keep(op)
-        return fn(rw, op, ctx)
-
-    return handle

@@ -34,7 +34,7 @@ from ..ir.validate import index_range
 from ..options import Options
 from .rewrite import Rewriter, rewrite
 
-CONST_FILES = (Storage.FLOAT_CONST, Storage.INT_CONST, Storage.BOOL_CONST)
+CONST_FILES = frozenset((Storage.FLOAT_CONST, Storage.INT_CONST, Storage.BOOL_CONST))
 _DEFAULT_NAMES = {Storage.FLOAT_CONST: "c", Storage.INT_CONST: "i", Storage.BOOL_CONST: "b"}
 
 
@@ -45,11 +45,11 @@ def def_values(program: Program) -> dict[tuple[Storage, int], tuple]:
     for d in program.defs:
         values = tuple(d.values)
         if d.storage is Storage.FLOAT_CONST:
-            values = tuple(float(v) for v in values)
+            values = tuple([float(v) for v in values])
             if ps1:
-                values = tuple(min(1.0, max(-1.0, v)) if v == v else v for v in values)
+                values = tuple([min(1.0, max(-1.0, v)) if v == v else v for v in values])
         elif d.storage is Storage.INT_CONST:
-            values = tuple(int(v) for v in values)
+            values = tuple([int(v) for v in values])
         else:
             values = (bool(values[0]),)
         table[(d.storage, d.index)] = values
@@ -62,24 +62,35 @@ def _const(rw: Rewriter, type: Type, values: tuple) -> Op:
 
 def run(program: Program, options: Options) -> None:
     table = def_values(program)
+    program.notes["defs"] = _defs_note(program, table) if program.defs else []
+    spans, dynamic = _fold_static_loads(program, table)
+    if dynamic and table:
+        _select_dynamic_loads(program, table)
+        shrink_arrays(program)
+    else:
+        _trim(program, spans)
+
+
+def _defs_note(program: Program, table: dict) -> list:
     names = {v.storage: v.name for v in program.variables if v.storage in CONST_FILES}
-    program.notes["defs"] = [
+    return [
         (names.get(d.storage, _DEFAULT_NAMES[d.storage]), d.index, table[(d.storage, d.index)])
         for d in program.defs
     ]
+
+
+def _select_dynamic_loads(program: Program, table: dict) -> None:
+    """A dynamic LOAD that may read DEF'd registers: a SELECT per register."""
     defined: dict[Storage, list[int]] = {}
     for storage, index in table:
         defined.setdefault(storage, []).append(index)
     for indices in defined.values():
         indices.sort()
 
-    def load(rw: Rewriter, op: Op):
+    def dynamic_load(rw: Rewriter, op: Op):
         var = op.var
-        if var.storage not in CONST_FILES:
+        if var.storage not in CONST_FILES or not op.args:
             return rw.keep(op)
-        if not op.args:
-            values = table.get((var.storage, op.imm[0]))
-            return rw.keep(op) if values is None else _const(rw, var.type, values)
         base, index = op.imm[0], op.args[0]
         lo, hi = index_range(index)
         reach = [k for k in defined.get(var.storage, ())
@@ -90,8 +101,35 @@ def run(program: Program, options: Options) -> None:
             value = rw.emit(Code.SELECT, var.type, (hit, _const(rw, var.type, table[(var.storage, k)]), value))
         return value
 
-    rewrite(program, {Code.LOAD: load})
-    shrink_arrays(program)
+    rewrite(program, {Code.LOAD: dynamic_load})
+
+
+def _fold_static_loads(program: Program, table: dict) -> tuple[dict, bool]:
+    """Make every static LOAD of a DEF'd register its CONST, and find the
+    registers of each file the other LOADs read; return those spans
+    (``shrink_arrays``'s) and whether a constant file is loaded dynamically.
+
+    The LOAD becomes the CONST in place (same position, type and origin), so
+    nothing that uses it needs remapping and no body is rebuilt: most
+    shaders load only DEF'd registers statically, and this walk is then the
+    whole pass."""
+    LOAD, CONST = Code.LOAD, Code.CONST
+    spans: dict[Variable, list[int]] = {}
+    dynamic = False
+    for fn in program.functions.values():
+        for op in fn.body:
+            var = op.var
+            if op.code is not LOAD or var is None or var.storage not in CONST_FILES:
+                continue
+            if op.args:
+                dynamic = True
+            else:
+                values = table.get((var.storage, op.imm[0]))
+                if values is not None:
+                    op.code, op.imm, op.var = CONST, values[: var.type.width], None
+                    continue
+            _widen(spans, op, var)
+    return spans, dynamic
 
 
 def loaded_elements(op: Op) -> tuple[int, int] | None:
@@ -110,19 +148,44 @@ def loaded_elements(op: Op) -> tuple[int, int] | None:
 
 def shrink_arrays(program: Program) -> None:
     """Cut each constant file to the registers still loaded (see module doc)."""
-    spans: dict[int, list[int]] = {}
-    for _, op in program.all_ops():
-        if op.code is Code.LOAD and op.var is not None and op.var.storage in CONST_FILES:
-            span = loaded_elements(op)
-            if span is None:
-                continue
-            known = spans.setdefault(id(op.var), [span[0], span[1]])
-            known[0], known[1] = min(known[0], span[0]), max(known[1], span[1])
+    spans: dict[Variable, list[int]] = {}
+    LOAD = Code.LOAD
+    for fn in program.functions.values():
+        for op in fn.body:
+            var = op.var
+            if op.code is LOAD and var is not None and var.storage in CONST_FILES:
+                _widen(spans, op, var)
+    _trim(program, spans)
+
+
+def _widen(spans: dict[Variable, list[int]], op: Op, var: Variable) -> None:
+    """Widen ``spans[var]`` ([first, last]) to the registers the LOAD ``op`` reads."""
+    if op.args:
+        span = loaded_elements(op)
+        if span is None:
+            return
+        first, last = span
+    else:  # a static load (most): inlined
+        first = last = op.imm[0]
+        if not 0 <= first < var.length:
+            return
+    known = spans.get(var)
+    if known is None:
+        spans[var] = [first, last]
+    else:
+        if first < known[0]:
+            known[0] = first
+        if last > known[1]:
+            known[1] = last
+
+
+def _trim(program: Program, spans: dict[Variable, list[int]]) -> None:
+    """Cut each file to its span; drop the files no LOAD reads."""
     ranges: dict[str, tuple[int, int]] = {}
     kept: list[Variable] = []
     for var in program.variables:
         if var.storage in CONST_FILES:
-            span = spans.get(id(var))
+            span = spans.get(var)
             if span is None:
                 continue  # nothing reads this file any more
             var.length = span[1] + 1

@@ -12,39 +12,45 @@ from __future__ import annotations
 
 from ..bytecode.tables import Opcode
 from ..ir.ops import Code, Op
-from .build import fconst, fop, select, swizzle
+from ..ir.types import Scalar
+from .build import fconst, fop, resized, select, swizzle
 from .rewrite import Rewriter, rewrite
+
+# write mask -> the components it writes, in order (0b1011 -> (0, 1, 3))
+MASK_COMPONENTS = tuple(tuple(i for i in range(4) if mask >> i & 1) for mask in range(16))
+_SCALAR_X = (0,)
+_INT, _FLOAT = Scalar.INT, Scalar.FLOAT
 
 
 def _lower(rw: Rewriter, op: Op) -> None:
     info, var = op.imm[0], op.var
     value = op.args[0]
-    pred = op.args[1] if info.predicated else None
-    index = op.args[-1:] if info.relative else ()
     if info.shift:
         value = fop(rw, Code.FMUL, value, fconst(rw, 2.0 ** info.shift, value.type.width))
     if info.saturate:
         value = fop(rw, Code.FSATURATE, value)
-    if var.type.is_int and value.type.is_float:
+    vtype = var.type
+    if vtype.scalar is _INT and value.type.scalar is _FLOAT:
         # a0 (§2.9): mova rounds to nearest (ties to even: no Windows evidence
         # decides ties); vs_1_x "mov a0" floors, as every peer does.
         code = Code.F2I_ROUND if info.opcode is Opcode.MOVA else Code.F2I_FLOOR
-        value = rw.emit(code, var.type.with_width(value.type.width), (value,))
-    if var.type.width == 1:
-        comps, mask = (0,), 0x1  # scalar register: the x result (§2.1 rule 4)
-        if not info.mask:
-            return None
+        value = rw.emit(code, resized(vtype, value.type.width), (value,))
+    mask = info.mask
+    if vtype.width == 1:
+        comps = _SCALAR_X  # scalar register: the x result (§2.1 rule 4)
+        if mask:
+            mask = 0x1
     else:
-        comps = tuple(i for i in range(4) if info.mask & (1 << i))
-        mask = info.mask
-        if not comps:
-            return None
+        comps = MASK_COMPONENTS[mask]
+    if not mask:
+        return None
     value = swizzle(rw, value, comps)
     element = (info.element,) if var.length is not None else ()
-    if pred is not None:
-        old = swizzle(rw, rw.emit(Code.LOAD, var.type, index, element, var), comps)
-        value = select(rw, swizzle(rw, pred, comps), value, old)
-    rw.emit(Code.STORE, None, (value,) + tuple(index), (mask,) + element, var)
+    index = op.args[-1:] if info.relative else ()
+    if info.predicated:
+        old = swizzle(rw, rw.emit(Code.LOAD, vtype, index, element, var), comps)
+        value = select(rw, swizzle(rw, op.args[1], comps), value, old)
+    rw.become(op, Code.STORE, None, (value,) + index, (mask,) + element, var)
     return None
 
 

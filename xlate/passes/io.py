@@ -54,6 +54,7 @@ from ..bytecode.tables import DeclUsage, RegisterType
 from ..ir.ops import Code, Op
 from ..ir.program import Program, Semantic, Storage, Variable
 from ..ir.types import B1, F1, F4
+from .build import resized
 from .rewrite import rewrite
 
 U = DeclUsage
@@ -62,6 +63,19 @@ U = DeclUsage
 def run(program: Program, options) -> None:
     _IO(program, options).run()
 
+
+# vs_1_x/2_x outputs D3D gives a value before the shader writes them:
+# (register, value, and the name and semantics to declare it with when the
+# shader does not): oD0 = 1, oD1 = 0, then (``fixed_outputs``) oT0-oT7 = 0.
+_SM2_DEFAULTS = tuple(
+    ((rtype, i), value, f"{prefix}{i}", ((0xF, Semantic(usage, i)),))
+    for rtype, usage, prefix, values in (
+        (RegisterType.ATTROUT, U.COLOR, "oD", (1.0, 0.0)),
+        (RegisterType.TEXCRDOUT, U.TEXCOORD, "oT", (0.0,) * 8),
+    )
+    for i, value in enumerate(values)
+)
+_SM2_COLOURS = _SM2_DEFAULTS[:2]
 
 # The half-pixel shift as a fraction of half a pixel: 63/128 px (wined3d,
 # DXVK) unless Options.half_pixel_exact.
@@ -78,6 +92,8 @@ class _IO:
         self.viewport: Variable | None = None
         self.prologue: list[Op] = []
         self.epilogue: list = []  # callables emitting ops into a list
+        # rewrite handlers for the one walk over the bodies at the end
+        self.handlers: dict = {}
         self.notes = {"clip_z": self.clip_z, "flip_y": self.flip_y, "half_pixel": self.half_pixel,
                       "half_pixel_scale": self.half_pixel_scale if self.half_pixel else 0.0,
                       "viewport": False, "front_face": None}
@@ -85,8 +101,8 @@ class _IO:
     # -- helpers ------------------------------------------------------------
 
     @staticmethod
-    def op(out: list, code: Code, type=None, args=(), imm=(), var=None) -> Op:
-        o = Op(code, type, tuple(args), tuple(imm), var, -1)
+    def op(out: list, code: Code, type=None, args: tuple = (), imm: tuple = (), var=None) -> Op:
+        o = Op(code, type, args, imm, var, -1)
         out.append(o)
         return o
 
@@ -94,7 +110,7 @@ class _IO:
         return self.op(out, Code.CONST, F1, imm=(float(value),))
 
     def comp(self, out, v: Op, c: int) -> Op:
-        return self.op(out, Code.SWIZZLE, v.type.with_width(1), (v,), (c,))
+        return self.op(out, Code.SWIZZLE, resized(v.type, 1), (v,), (c,))
 
     def get_viewport(self) -> Variable:
         if self.viewport is None:
@@ -111,11 +127,13 @@ class _IO:
         self.p.variables.append(v)
         return v
 
-    def find_output(self, rtype: RegisterType, index: int) -> Variable | None:
-        for v in self.p.variables_of(Storage.OUTPUT):
-            if v.register == (rtype, index):
-                return v
-        return None
+    def outputs_by_register(self) -> dict:
+        """register -> its OUTPUT variable (the first in ``program.variables``)."""
+        outputs: dict = {}
+        for v in self.p.variables:
+            if v.storage is Storage.OUTPUT and v.register not in outputs:
+                outputs[v.register] = v
+        return outputs
 
     # -- main ---------------------------------------------------------------
 
@@ -124,20 +142,25 @@ class _IO:
             self.vertex()
         else:
             self.pixel()
-        main = self.p.main
+        # One walk does what the bodies need: saturate colour writes, negate
+        # dsy, and emit the epilogue before each RETURN of main.
         if self.epilogue:
-            body: list[Op] = []
-            for op in main.body:
-                if op.code is Code.RETURN:
-                    for emit in self.epilogue:
-                        emit(body)
-                body.append(op)
-            for emit in self.epilogue:
-                emit(body)
-            main.body = body
+            self.handlers[Code.RETURN] = self.exit
+        if self.handlers:
+            rewrite(self.p, self.handlers)
+        main = self.p.main
+        for emit in self.epilogue:
+            emit(main.body)
         if self.prologue:
             main.body[:0] = self.prologue
         self.p.notes["io"] = self.notes
+
+    def exit(self, rw, op: Op) -> None:
+        """A RETURN: main's epilogue runs first."""
+        if rw.fn is self.p.main:
+            for emit in self.epilogue:
+                emit(rw.out)
+        rw.keep(op)
 
     # -- vertex shaders -----------------------------------------------------
 
@@ -145,13 +168,13 @@ class _IO:
         v = self.p.version
         if v.major < 3:
             self.sm2_colours()
-        for var in list(self.p.variables_of(Storage.OUTPUT)):
-            psize_vec = var.type.width > 1 and any(s.usage is U.PSIZE for _, s in var.semantics)
-            if len(var.semantics) > 1 or psize_vec:
+        for var in self.p.variables_of(Storage.OUTPUT):
+            semantics = var.semantics
+            psize_vec = var.type.width > 1 and len(semantics) == 1 and semantics[0][1].usage is U.PSIZE
+            if len(semantics) > 1 or psize_vec:
                 self.split_output(var)
         pos = next((v for v in self.p.variables_of(Storage.OUTPUT)
-                    if v.semantic is not None and v.semantic.usage is U.POSITION and v.semantic.index == 0
-                    and len(v.semantics) == 1), None)
+                    if len(v.semantics) == 1 and (s := v.semantics[0][1]).usage is U.POSITION and s.index == 0), None)
         if pos is None:
             # D3D requires oPos; a shader without it has an undefined position,
             # but GLSL 1.20 / ES 1.00 refuse to link a VS that never writes it.
@@ -165,33 +188,30 @@ class _IO:
 
     def sm2_colours(self) -> None:
         fixed = self.o.fixed_outputs
-        defaults = {(RegisterType.ATTROUT, 0): 1.0, (RegisterType.ATTROUT, 1): 0.0}
-        if fixed:
-            defaults.update({(RegisterType.TEXCRDOUT, i): 0.0 for i in range(8)})
-        for (rtype, index), value in defaults.items():
-            var = self.find_output(rtype, index)
+        outputs = self.outputs_by_register()
+        for register, value, name, semantics in _SM2_DEFAULTS if fixed else _SM2_COLOURS:
+            var = outputs.get(register)
             if var is None:
                 if not fixed:
                     continue
-                usage = U.COLOR if rtype == RegisterType.ATTROUT else U.TEXCOORD
-                name = f"oD{index}" if usage is U.COLOR else f"oT{index}"
-                var = Variable(name, Storage.OUTPUT, F4, register=(rtype, index),
-                               semantics=((0xF, Semantic(usage, index)),))
+                var = Variable(name, Storage.OUTPUT, F4, register=register, semantics=semantics)
                 self.p.variables.append(var)
+                outputs[register] = var
             c = self.op(self.prologue, Code.CONST, F4, imm=(value,) * 4)
             self.op(self.prologue, Code.STORE, None, (c,), (0xF,), var)
-        colours = {id(v) for v in (self.find_output(RegisterType.ATTROUT, 0), self.find_output(RegisterType.ATTROUT, 1))
-                   if v is not None}
+        colours = {outputs[r] for r, *_ in _SM2_COLOURS if r in outputs}
+        if not colours:
+            return
 
         def saturate(rw, op):
-            if id(op.var) not in colours:
+            if op.var not in colours:
                 rw.keep(op)
                 return None
             value = rw.emit(Code.FSATURATE, op.args[0].type, (op.args[0],))
-            rw.emit(Code.STORE, None, (value, *op.args[1:]), op.imm, op.var)
+            rw.become(op, Code.STORE, None, (value, *op.args[1:]), op.imm, op.var)
             return None
 
-        rewrite(self.p, {Code.STORE: saturate})
+        self.handlers[Code.STORE] = saturate
 
     def split_output(self, var: Variable) -> None:
         """Make ``var`` a LOCAL, copied out at every exit into one OUTPUT per semantic."""
@@ -245,7 +265,7 @@ class _IO:
                 rw.keep(op)
                 return rw.emit(Code.FNEG, op.type, (op,))
 
-            rewrite(self.p, {Code.FDDY: negate})
+            self.handlers[Code.FDDY] = negate
         self.p.notes["fddy"] = "api"
 
     def vpos(self, var: Variable) -> None:
@@ -290,7 +310,7 @@ class _IO:
             comps = tuple(i for i in range(4) if mask & (1 << i))
             value = self.op(out, Code.LOAD, F4, var=src)
             if comps != (0, 1, 2, 3):
-                value = self.op(out, Code.SWIZZLE, F4.with_width(len(comps)), (value,), comps)
+                value = self.op(out, Code.SWIZZLE, resized(F4, len(comps)), (value,), comps)
             self.op(out, Code.STORE, None, (value,), (mask,), var)
 
 

@@ -20,8 +20,8 @@ from dataclasses import replace
 from ..bytecode.tables import Opcode, register_name
 from ..ir.ops import Code, Op
 from ..ir.program import Semantic, Variable
-from .build import Context, construct, dispatch, dot, fconst, swizzle
-from .rewrite import Rewriter, rewrite
+from .build import Context, construct, dot, fconst, swizzle
+from .rewrite import D3D_OP_READERS, Rewriter, d3d_census, rewrite
 
 # opcode -> (components of s0 used, rows)
 SHAPES = {
@@ -34,9 +34,13 @@ SHAPES = {
 
 
 def run(program, options) -> None:
-    ctx = Context(program, options)
-    table = {opcode: _matrix for opcode in SHAPES}
-    rewrite(program, {Code.D3D_OP: dispatch(table, ctx), Code.D3D_STORE: _narrow_mask})
+    # Few shaders use a matrix macro: without one there is nothing to lower
+    # and no D3D_STORE mask to narrow (lifting makes a D3D_STORE only for
+    # the value of a D3D_OP), and the census answers without a walk.
+    if d3d_census(program).isdisjoint(SHAPES):
+        return
+    table = dict.fromkeys(SHAPES, _matrix)
+    rewrite(program, {Code.D3D_STORE: _narrow_mask}, table, Context(program, options), D3D_OP_READERS)
 
 
 def _matrix(rw: Rewriter, op: Op, ctx: Context) -> Op:

@@ -123,6 +123,13 @@ def _index_of(op: Op) -> Op | None:
     return op.args[1] if len(op.args) > 1 else None
 
 
+def _indexed(program: Program) -> list[Op]:
+    """The LOADs and STOREs with a dynamic index, in program order."""
+    LOAD, STORE = Code.LOAD, Code.STORE
+    return [op for fn in program.functions.values() for op in fn.body
+            if ((code := op.code) is LOAD and op.args) or (code is STORE and len(op.args) > 1)]
+
+
 def _file_key(var: Variable):
     return (var.storage, var.register[0]) if var.register is not None and var.length is None else None
 
@@ -165,18 +172,19 @@ class _RegisterFile:
 
 
 def run(program: Program, options: Options) -> None:
-    files = _lower_register_files(program)
-    _guard_arrays(program)
+    indexed = _indexed(program)
+    if not indexed:  # most shaders: nothing to lower, guard or size
+        program.notes["dynamic_arrays"] = set()
+        return
+    files = _lower_register_files(program, indexed)
+    _guard_arrays(program, indexed)
     dynamic = {f.array.name for f in files}
-    for _, op in program.all_ops():
-        if op.code in (Code.LOAD, Code.STORE) and op.var is not None and op.var.length is not None and _index_of(op):
-            dynamic.add(op.var.name)
+    dynamic.update(op.var.name for op in _indexed(program) if op.var is not None and op.var.length is not None)
     program.notes["dynamic_arrays"] = dynamic
 
 
-def _lower_register_files(program: Program) -> list[_RegisterFile]:
-    keys = {_file_key(op.var) for _, op in program.all_ops()
-            if op.code in (Code.LOAD, Code.STORE) and op.var is not None and _index_of(op) is not None}
+def _lower_register_files(program: Program, indexed: list[Op]) -> list[_RegisterFile]:
+    keys = {_file_key(op.var) for op in indexed if op.var is not None}
     keys.discard(None)
     if not keys:
         return []
@@ -275,12 +283,15 @@ def dynamic_size(program: Program, storage: Storage) -> int:
     return size
 
 
-def _guard_arrays(program: Program) -> None:
-    """(a): size the dynamically indexed constant files, guard every dynamic access."""
+def _guard_arrays(program: Program, indexed: list[Op]) -> None:
+    """(a): size the dynamically indexed constant files, guard every dynamic access.
+
+    ``indexed``: the dynamically indexed LOADs and STOREs before the register
+    files were lowered (the LOADs of constant files are still those)."""
     sizes: dict[Storage, int] = {}
-    for _, op in program.all_ops():
+    for op in indexed:
         var = op.var
-        if op.code is Code.LOAD and var is not None and var.storage in CONST_FILES and op.args:
+        if op.code is Code.LOAD and var is not None and var.storage in CONST_FILES:
             if var.storage not in sizes:
                 sizes[var.storage] = dynamic_size(program, var.storage)
             var.length = max(var.length or 0, sizes[var.storage])

@@ -19,7 +19,7 @@ from ..bytecode.tables import SrcMod
 from ..ir.ops import Code, Op
 from ..ir.program import Storage
 from .build import compare, fconst, fop, splat, swizzle
-from .rewrite import Rewriter, rewrite
+from .rewrite import Rewriter, d3d_census, rewrite
 
 
 def _bias(rw: Rewriter, v: Op) -> Op:
@@ -102,7 +102,11 @@ def _clamp_constant(rw: Rewriter, op: Op) -> Op:
 
 
 def run(program, options) -> None:
+    version = program.version
+    clamp = version.is_pixel and version.major == 1
+    if not clamp and Code.D3D_SRCMOD not in d3d_census(program):
+        return  # most shaders: no modifier, and no walk to find that out
     handlers = {Code.D3D_SRCMOD: _lower}
-    if program.is_pixel and program.version.major == 1:
+    if clamp:
         handlers[Code.LOAD] = _clamp_constant
     rewrite(program, handlers)

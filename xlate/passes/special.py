@@ -15,8 +15,8 @@ from __future__ import annotations
 from ..bytecode.tables import Opcode
 from ..ir.ops import Code, Op
 from ..ir.types import B1
-from .build import FLT_MAX, Context, compare, component, construct, dispatch, dot, fconst, fop, mul, select, splat, swizzle
-from .rewrite import Rewriter, rewrite
+from .build import FLT_MAX, Context, compare, component, construct, dot, fconst, fop, mul, select, splat, swizzle
+from .rewrite import D3D_OP_READERS, Rewriter, d3d_census, rewrite
 
 # lit clamps the exponent to this (§2.2).
 LIT_EXPONENT_LIMIT = 127.9961
@@ -148,4 +148,6 @@ HANDLERS = {
 
 
 def run(program, options) -> None:
-    rewrite(program, {Code.D3D_OP: dispatch(HANDLERS, Context(program, options))})
+    if d3d_census(program).isdisjoint(HANDLERS):
+        return  # most shaders (checked before building the context)
+    rewrite(program, {}, HANDLERS, Context(program, options), D3D_OP_READERS)

@@ -16,8 +16,8 @@ from __future__ import annotations
 from ..bytecode.tables import IDENTITY_SWIZZLE, Opcode, SamplerType, TexControl, swizzle_components
 from ..ir.ops import Code, Op, SampleKind
 from ..ir.types import B1, F4
-from .build import Context, compare, component, dispatch, fconst, fop, splat, swizzle
-from .rewrite import Rewriter, rewrite
+from .build import Context, compare, component, fconst, fop, splat, swizzle
+from .rewrite import D3D_OP_READERS, Rewriter, d3d_census, rewrite
 
 COORD_WIDTH = {
     SamplerType.TEX1D: 1,
@@ -92,4 +92,6 @@ HANDLERS = {
 def run(program, options) -> None:
     if program.version.major < 2:
         return  # every ps_1_x texture op is the sm1 pass's
-    rewrite(program, {Code.D3D_OP: dispatch(HANDLERS, Context(program, options))})
+    if d3d_census(program).isdisjoint(HANDLERS):
+        return  # no texture instruction (checked before building the context)
+    rewrite(program, {}, HANDLERS, Context(program, options), D3D_OP_READERS)

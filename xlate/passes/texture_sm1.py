@@ -36,8 +36,8 @@ from ..bytecode.tables import DeclUsage, Opcode, RegisterType
 from ..ir.ops import Code, Op, SampleKind
 from ..ir.program import Program, Semantic, Storage, Variable
 from ..ir.types import B1, F1, F2, F4, Type
-from .build import Context, compare, component, construct, dispatch, dot, fconst, fop, select, splat, swizzle
-from .rewrite import Rewriter, rewrite
+from .build import Context, compare, component, construct, dot, fconst, fop, select, splat, swizzle
+from .rewrite import D3D_OP_READERS, Rewriter, rewrite
 from .texture import COORD_WIDTH, sampler_type
 
 
@@ -322,7 +322,7 @@ def run(program: Program, options) -> None:
     if not (program.is_pixel and program.version.major == 1):
         return
     ctx = _State(program, options)
-    rewrite(program, {Code.D3D_OP: dispatch(HANDLERS, ctx)})
+    rewrite(program, {}, HANDLERS, ctx, D3D_OP_READERS)
     notes = ctx.notes
     program.notes["draw_state"] = {
         "samplers": dict(sorted(notes["samplers"].items())),

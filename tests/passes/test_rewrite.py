@@ -1,0 +1,86 @@
+"""rewrite: the walk every lowering pass shares (xlate/passes/rewrite.py).
+
+What it must keep while it skips work: a body without a handled op stays as
+it is; a D3D_OP lowered to one new last op becomes that op; values replaced
+by existing ones reach their readers; the D3D census stays a superset of the
+D3D ops present and is taken again after a hand edit."""
+
+from __future__ import annotations
+
+from xlate.bytecode.tables import Opcode, SrcMod
+from xlate.ir.ops import Code, Op
+from xlate.ir.types import F4
+from xlate.options import Options
+from xlate.passes import arithmetic, matrix, run_pass, special
+from xlate.passes.rewrite import D3D_OP_READERS, d3d_census, rewrite
+
+from .conftest import codes, lift_asm, lower, ops_of
+
+
+def test_body_without_handled_ops_is_left_alone():
+    program = lift_asm("vs_2_0\nadd r0, c0, c1\nmov oPos, r0\n")
+    body = program.main.body
+    rewrite(program, {Code.FDDX: lambda rw, op: None})
+    assert program.main.body is body
+
+
+def test_table_handler_value_becomes_the_d3d_op():
+    program = lift_asm("vs_2_0\nadd r0, c0, c1\nmov oPos, r0\n")
+    (add,) = [op for op in ops_of(program, Code.D3D_OP) if op.imm[0].opcode is Opcode.ADD]
+    store = next(op for op in ops_of(program, Code.D3D_STORE) if op.args[0] is add)
+    run_pass("arithmetic", program, Options())
+    # the same object, now the FADD, still read by its D3D_STORE
+    assert add.code is Code.FADD and store.args[0] is add
+    assert add in program.main.body
+
+
+def test_existing_value_reaches_the_d3d_store():
+    # mov's value is its source: the D3D_STORE must read the source
+    program = lift_asm("vs_2_0\nmov r0, c0\nmov oPos, r0\n")
+    (mov, _) = ops_of(program, Code.D3D_OP)
+    source = mov.args[0]
+    run_pass("arithmetic", program, Options())
+    first_store = ops_of(program, Code.D3D_STORE)[0]
+    assert first_store.args[0] is source
+    assert Code.D3D_OP not in codes(program)
+
+
+def test_readers_get_the_replacement():
+    # with readers given, only D3D_STOREs are remapped: they are the only readers
+    program = lift_asm("vs_2_0\nmov r0, c0\nmov oPos, r0\n")
+    table = {Opcode.MOV: lambda rw, op, ctx: op.args[0]}
+    rewrite(program, {}, table, None, D3D_OP_READERS)
+    assert Code.D3D_OP not in codes(program)
+    assert all(op.args[0].code is not Code.D3D_OP for op in ops_of(program, Code.D3D_STORE))
+
+
+def test_census_lists_d3d_ops_and_shrinks_as_they_are_lowered():
+    program = lift_asm("vs_2_0\nm4x4 r0, v0, c0\nrsq r1.x, r0.w\nmov oPos, r1.x\n")
+    census = d3d_census(program)
+    assert {Opcode.M4x4, Opcode.RSQ, Opcode.MOV, Code.D3D_STORE} <= census
+    matrix.run(program, Options())
+    assert Opcode.M4x4 not in d3d_census(program)
+    arithmetic.run(program, Options())
+    assert Opcode.MOV not in d3d_census(program) and Opcode.RSQ in d3d_census(program)
+    special.run(program, Options())
+    assert not {Opcode.M4x4, Opcode.MOV, Opcode.RSQ} & d3d_census(program)
+    assert not [op for op in ops_of(program, Code.D3D_OP)]
+
+
+def test_census_is_taken_again_after_a_hand_edit():
+    program = lift_asm("vs_2_0\nmov r0, c0\nmov oPos, r0\n")
+    assert Code.D3D_SRCMOD not in d3d_census(program)
+    body = program.main.body
+    i = next(n for n, op in enumerate(body) if op.code is Code.D3D_OP)
+    modded = Op(Code.D3D_SRCMOD, F4, (body[i].args[0],), (SrcMod.NEG,))
+    body.insert(i, modded)  # the body is longer: the census no longer describes it
+    assert Code.D3D_SRCMOD in d3d_census(program)
+
+
+def test_skipped_passes_change_nothing():
+    text = "ps_2_0\ndcl t0\ndcl_2d s0\ntexld r0, t0, s0\nmov oC0, r0\n"
+    program = lower(text, until="arithmetic")
+    before = [(op.code, op.args, op.imm) for op in program.main.body]
+    run_pass("special", program, Options())  # no special instruction
+    run_pass("matrix", program, Options())
+    assert [(op.code, op.args, op.imm) for op in program.main.body] == before
