@@ -27,8 +27,9 @@ Model
   private variable and output is (the caller may read them).
 
 Bit sets are Python ints: one bit per (definition, slot) for reaching
-definitions, one bit per slot for liveness; each block is visited a few
-times until nothing changes.
+definitions, each block visited a few times until nothing changes; for
+liveness one bit per slot of a variable, solved per variable (see
+``RegisterAnalysis._liveness``).
 
 Cost: liveness (all ``cleanup`` needs) is computed when the analysis is
 built, with per-op read/kill masks and per-block summaries, on a block list
@@ -53,6 +54,8 @@ from ..ir.program import Function, Program, Storage, Variable
 ENTRY_DEF = "entry"  # the value a register holds when the function starts
 
 PRECISE_ARRAY = 64  # arrays up to this length get one slot per element
+
+SHARED_BLOCKS = 8  # liveness: variables touched in this many blocks share one int (``_liveness``)
 
 PRIVATE = frozenset({Storage.TEMP, Storage.ADDRESS, Storage.LOOP_COUNTER, Storage.PREDICATE, Storage.LOCAL})
 CALL_CLOBBERS = PRIVATE | {Storage.OUTPUT}
@@ -105,11 +108,11 @@ def precise(var: Variable) -> bool:
 def op_index(op: Op) -> Op | None:
     """The dynamic index of a LOAD/STORE/D3D_STORE, None when static."""
     code = op.code
-    if code is Code.LOAD:
+    if code is _LOAD:
         return op.args[0] if op.args else None
-    if code is Code.STORE:
+    if code is _STORE:
         return op.args[1] if len(op.args) > 1 else None
-    if code is Code.D3D_STORE:
+    if code is _D3D_STORE:
         return op.args[-1] if op.imm[0].relative else None
     return None
 
@@ -118,11 +121,15 @@ def op_element(op: Op) -> int | None:
     """The static element an array access names, None when indexed."""
     if op_index(op) is not None:
         return None
-    if op.code is Code.LOAD:
+    if op.code is _LOAD:
         return op.imm[0] if op.imm else None
-    if op.code is Code.STORE:
+    if op.code is _STORE:
         return op.imm[1] if len(op.imm) > 1 else None
     return None
+
+
+# (module constants: ``Code.X`` is an enum class attribute lookup, slow in a hot function)
+_LOAD, _STORE, _D3D_STORE = Code.LOAD, Code.STORE, Code.D3D_STORE
 
 
 class LiveSlots:
@@ -131,21 +138,30 @@ class LiveSlots:
     Every variable an op touches gets a contiguous range of bits, ``width``
     per element (small arrays) or ``width`` in all; a static element outside
     its array gets a range of its own (as ``RegisterAnalysis.slot`` would
-    make).  ``read`` and ``write`` give the masks of a LOAD / STORE under the
-    rules of the module doc; ``RegisterAnalysis`` and the cleanup pass's
-    straight-line sweep share them, so both see the same slots.
+    make).  ``read`` / ``write`` / ``call`` give the masks of a LOAD, STORE
+    or CALL under the rules of the module doc (``*_each``: per variable
+    touched); ``RegisterAnalysis`` and the cleanup pass's straight-line sweep
+    share them, so both see the same slots.
+
+    Numbering: one bit space for the whole function (``live`` sets are one
+    int), or, with ``per_variable``, a space of its own per variable (its
+    range starts at bit 0, its outside elements follow it), for liveness
+    solved variable by variable: a function with thousands of variables then
+    handles small ints, not ints as wide as all of its variables.
     """
 
-    def __init__(self, program: Program, fn: Function):
+    def __init__(self, program: Program, fn: Function, per_variable: bool = False):
         self.program = program
         self.fn = fn
+        self.per_variable = per_variable
         self.ranges: dict[Variable, tuple[int, int, int]] = {}  # var -> (first bit, width, elements)
         self.extra: dict[tuple[Variable, int], int] = {}  # (var, element outside it) -> first bit
         # variables that are not arrays -> (first bit, width mask), filled as
         # ``ranges`` is: a LOAD or STORE of one without an index reads or
         # writes ``(mask & width mask) << first`` (the hot loops look here first)
         self.plain: dict[Variable, tuple[int, int]] = {}
-        self._next = 0
+        self._next = 0  # the next free bit (one space for all)
+        self._next_of: dict[Variable, int] = {}  # the next free bit of each variable (per_variable)
         self._replicate: dict[tuple[int, int], int] = {}
         self._files: dict[tuple, list[Variable]] | None = None
         self._clobbered: list[Variable] = []
@@ -191,10 +207,14 @@ class LiveSlots:
         if found is None:
             width = var.type.width
             elements = var.length if precise(var) else 1
-            found = self.ranges[var] = (self._next, width, elements)
+            first = 0 if self.per_variable else self._next
+            found = self.ranges[var] = (first, width, elements)
             if var.length is None:
-                self.plain[var] = (self._next, (1 << width) - 1)
-            self._next += width * elements
+                self.plain[var] = (first, (1 << width) - 1)
+            if self.per_variable:
+                self._next_of[var] = width * elements
+            else:
+                self._next += width * elements
         return found
 
     def mask(self, var: Variable, comps: int, element: int | None) -> int:
@@ -209,25 +229,26 @@ class LiveSlots:
                 return comps << (base + element * width)
             extra = self.extra.get((var, element))
             if extra is None:
-                extra = self.extra[(var, element)] = self._next
-                self._next += width
+                if self.per_variable:
+                    extra = self.extra[(var, element)] = self._next_of[var]
+                    self._next_of[var] += width
+                else:
+                    extra = self.extra[(var, element)] = self._next
+                    self._next += width
             return comps << extra
         rep = self._replicate.get((width, elements))
         if rep is None:
             rep = self._replicate[(width, elements)] = sum(1 << (e * width) for e in range(elements))
         return (comps * rep) << base
 
-    def read(self, load: Op, comps: int) -> int:
-        """The bits a LOAD reads when components ``comps`` of its value are used."""
+    def read_each(self, load: Op, comps: int) -> list[tuple[Variable, int]]:
+        """(variable, bits) a LOAD reads when components ``comps`` of its value are used."""
         element = op_element(load)
-        bits = 0
-        for v in self.targets(load):
-            bits |= self.mask(v, comps, element if precise(v) else None)
-        return bits
+        return [(v, self.mask(v, comps, element if precise(v) else None)) for v in self.targets(load)]
 
-    def write(self, store: Op) -> tuple[int, int]:
-        """(killed, written) bits of a STORE or D3D_STORE: it kills only what
-        it certainly overwrites."""
+    def write_each(self, store: Op) -> tuple[bool, list[tuple[Variable, int]]]:
+        """(whether it kills, [(variable, bits written)]) of a STORE or
+        D3D_STORE: it kills only what it certainly overwrites."""
         targets = self.targets(store)
         var = store.var
         kills = len(targets) == 1 and op_index(store) is None and (var.length is None or precise(var))
@@ -235,20 +256,38 @@ class LiveSlots:
             kills = False
         mask = store_mask(store)
         element = op_element(store)
+        return kills, [(v, self.mask(v, mask, element if precise(v) else None)) for v in targets]
+
+    def call_each(self) -> list[tuple[Variable, int]]:
+        """(variable, bits) a CALL may read and write: every private variable and output."""
+        return [(v, self.mask(v, (1 << v.type.width) - 1, None)) for v in self.clobbered]
+
+    def read(self, load: Op, comps: int) -> int:
+        bits = 0
+        for _, m in self.read_each(load, comps):
+            bits |= m
+        return bits
+
+    def write(self, store: Op) -> tuple[int, int]:
+        """(killed, written) bits of a STORE or D3D_STORE."""
+        kills, each = self.write_each(store)
         written = 0
-        for v in targets:
-            written |= self.mask(v, mask, element if precise(v) else None)
+        for _, m in each:
+            written |= m
         return (written if kills else 0), written
 
     def call(self) -> int:
-        """The bits a CALL may read and write: every private variable and output."""
         bits = 0
-        for v in self.clobbered:
-            bits |= self.mask(v, (1 << v.type.width) - 1, None)
+        for _, m in self.call_each():
+            bits |= m
         return bits
 
+    def all_of(self, var: Variable) -> int:
+        """Every bit given out so far to ``var`` (``per_variable`` numbering)."""
+        return (1 << self._next_of[var]) - 1
+
     def of_storages(self, storages) -> int:
-        """Every bit given out so far to variables of ``storages``."""
+        """Every bit given out so far to variables of ``storages`` (one space for all)."""
         bits = 0
         for v, (base, width, elements) in self.ranges.items():
             if v.storage in storages:
@@ -265,7 +304,7 @@ class RegisterAnalysis:
     def __init__(self, program: Program, fn: Function):
         self.program = program
         self.fn = fn
-        self._slots_live = LiveSlots(program, fn)
+        self._slots_live = LiveSlots(program, fn, per_variable=True)
         self._graph: nx.DiGraph | None = None
         self._uses: dict[int, list[Op]] | None = None
         self._reach_done = False
@@ -444,100 +483,204 @@ class RegisterAnalysis:
 
     # -- liveness -------------------------------------------------------------
     #
-    # One bit per slot (``LiveSlots``); each op becomes a (kill, read,
-    # written) triple of masks, each block a backward (gen, kill) summary.
+    # Solved per variable (the equations of different variables never meet:
+    # every op's masks are per variable, CALLs included), on
+    # ``LiveSlots(per_variable=True)`` bits.  Variables touched in many blocks
+    # (registers used all over: temps, outputs) share one int and are solved
+    # together, round-robin over all blocks; every other one (a loop's
+    # counter) alone, over the blocks its liveness reaches.  Same equations
+    # either way; the split only sets the cost.  One int as wide as all the
+    # variables would make a function with thousands of them (a counter per
+    # loop) quadratic; solving the few wide ones alone would visit every block
+    # once per variable.  Split, the cost per instruction of the loop-heavy
+    # shaders of ``scripts/bench`` grows from 1k to 64k instructions no more
+    # than that of a bare walk over their ops.
 
     def _liveness(self) -> None:
+        blocks, succs = _blocks(self.fn.body)
+        effects, summary = self._register_effects(blocks)
+        # live at the exit: main's outputs; in a subroutine everything the
+        # caller may read
+        storages = {Storage.OUTPUT} if self.fn.name == "main" else CALL_CLOBBERS
+        exit_bits = {v: self._slots_live.all_of(v) for v in summary if v.storage in storages}
+        shared = {v for v, per in summary.items() if len(per) >= SHARED_BLOCKS or v in exit_bits}
+        self._live_blocks, self._live_succs, self._live_effects = blocks, succs, effects
+        self._exit_bits = exit_bits
+        self._live_where: dict[Op, tuple[int, int]] | None = None
+        self._solve_shared(shared, summary)
+        preds: list[list[int]] = [[] for _ in blocks]
+        exits: list[int] = []
+        for b, ss in enumerate(succs):
+            for s in ss:
+                if s < 0:
+                    exits.append(b)
+                else:
+                    preds[s].append(b)
+        self._live_in = {v: self._solve_alone(v, per, preds, exits) for v, per in summary.items() if v not in shared}
+        self._mark_live_stores()
+
+    def _register_effects(self, blocks: list[list[Op]]):
+        """Per block, last op first: (place in the block, op, [(var, kill, read,
+        written)]) of the ops that touch registers; and per variable: block ->
+        [gen, kill], the block's backward summary for that variable."""
         slots = self._slots_live
-        body = self.fn.body
-        load_comps = loaded_components(body)
-        blocks, succs = _blocks(body)
+        load_comps = loaded_components(self.fn.body)
+        plain = slots.plain  # (first bits are 0 here: one space per variable)
         LOAD, STORE, D3D_STORE, CALL = Code.LOAD, Code.STORE, Code.D3D_STORE, Code.CALL
-        effects: list[list[tuple[Op, int, int, int]]] = []
-        gen_kill: list[tuple[int, int]] = []
-        plain = slots.plain
-        for ops in blocks:
+        effects: list[list[tuple[int, Op, list[tuple[Variable, int, int, int]]]]] = []
+        summary: dict[Variable, dict[int, list[int]]] = {}
+        for b, ops in enumerate(blocks):
             eff = []
-            for op in ops:
+            for i in range(len(ops) - 1, -1, -1):
+                op = ops[i]
                 code = op.code
                 if code is LOAD:
                     comps = load_comps.get(op, 0)
                     if not comps:
-                        eff.append((op, 0, 0, 0))
                         continue
                     bits = plain.get(op.var)
-                    if bits is None or op.args:
-                        read = slots.read(op, comps)
-                    else:  # see LiveSlots.plain
-                        read = (comps & bits[1]) << bits[0]
-                    eff.append((op, 0, read, 0))
-                elif code is STORE:
+                    if bits is not None and not op.args:
+                        entries = [(op.var, 0, comps & bits[1], 0)]
+                    else:
+                        entries = [(v, 0, m, 0) for v, m in slots.read_each(op, comps)]
+                elif code is STORE or code is D3D_STORE:
                     bits = plain.get(op.var)
-                    if bits is None or len(op.args) > 1 or not op.imm:
-                        k, w = slots.write(op)
-                    else:  # a plain variable is certainly overwritten
-                        k = w = (op.imm[0] & bits[1]) << bits[0]
-                    eff.append((op, k, 0, w))
-                elif code is D3D_STORE:
-                    k, w = slots.write(op)
-                    eff.append((op, k, 0, w))
+                    if bits is not None and code is STORE and len(op.args) == 1 and op.imm:
+                        m = op.imm[0] & bits[1]  # a plain variable is certainly overwritten
+                        entries = [(op.var, m, 0, m)]
+                    else:
+                        kills, each = slots.write_each(op)
+                        entries = [(v, m if kills else 0, 0, m) for v, m in each]
                 elif code is CALL:
-                    bits = slots.call()
-                    eff.append((op, 0, bits, bits))
+                    entries = [(v, 0, m, m) for v, m in slots.call_each()]
                 else:
-                    eff.append((op, 0, 0, 0))
-            g = k_all = 0
-            for _, k, r, _w in reversed(eff):
-                g = (g & ~k) | r
-                k_all |= k
+                    continue
+                eff.append((i, op, entries))
+                for v, k, r, _w in entries:
+                    per = summary.get(v)
+                    if per is None:
+                        per = summary[v] = {}
+                    gk = per.get(b)
+                    if gk is None:
+                        per[b] = [r, k]
+                    else:
+                        gk[0] = (gk[0] & ~k) | r
+                        gk[1] |= k
             effects.append(eff)
-            gen_kill.append((g, k_all))
-        # live at the exit: main's outputs; in a subroutine everything the
-        # caller may read
-        exit_live = slots.of_storages({Storage.OUTPUT} if self.fn.name == "main" else CALL_CLOBBERS)
-        n = len(blocks)
+        return effects, summary
+
+    def _solve_shared(self, shared: set[Variable], summary: dict[Variable, dict[int, list[int]]]) -> None:
+        """Live-in of every block for the ``shared`` variables, side by side in one int."""
+        n = len(self._live_blocks)
+        succs = self._live_succs
+        self._shared: dict[Variable, int] = {}  # var -> its first bit in the shared int
+        gen_kill = [[0, 0] for _ in range(n)]
+        at_exit = first = 0
+        for v in summary:  # (in the order variables were met)
+            if v not in shared:
+                continue
+            self._shared[v] = first
+            for b, (g, k) in summary[v].items():
+                gk = gen_kill[b]
+                gk[0] |= g << first
+                gk[1] |= k << first
+            at_exit |= self._exit_bits.get(v, 0) << first
+            first += self._slots_live.all_of(v).bit_length()
         live_in = [0] * n
-        changed = True
+        changed = bool(shared)
         while changed:
             changed = False
             for b in range(n - 1, -1, -1):
                 cur = 0
                 for s in succs[b]:
-                    cur |= exit_live if s < 0 else live_in[s]
+                    cur |= at_exit if s < 0 else live_in[s]
                 g, k = gen_kill[b]
                 cur = (cur & ~k) | g
                 if cur != live_in[b]:
                     live_in[b] = cur
                     changed = True
-        self._live_after: dict[Op, int] = {}
-        self._written: dict[Op, int] = {}
-        live_after = self._live_after
-        written = self._written
-        for b in range(n):
-            cur = 0
+        self._shared_in, self._shared_exit = live_in, at_exit
+
+    def _solve_alone(self, var: Variable, per: dict[int, list[int]], preds: list[list[int]], exits: list[int]) -> dict[int, int]:
+        """block -> ``var``'s bits live at its start (blocks where none are
+        left out): a worklist from the blocks that read it, backward."""
+        succs = self._live_succs
+        ins: dict[int, int] = {}
+        at_exit = self._exit_bits.get(var, 0)
+        work = [b for b, (g, _k) in per.items() if g]
+        if at_exit:
+            work += exits
+        while work:
+            b = work.pop()
+            out = 0
             for s in succs[b]:
-                cur |= exit_live if s < 0 else live_in[s]
-            for op, k, r, w in reversed(effects[b]):
-                live_after[op] = cur
-                if w:
-                    written[op] = w
-                cur = (cur & ~k) | r
+                out |= at_exit if s < 0 else ins.get(s, 0)
+            gk = per.get(b)
+            new = out if gk is None else gk[0] | (out & ~gk[1])
+            if new != ins.get(b, 0):
+                ins[b] = new
+                work += preds[b]
+        return ins
+
+    def _mark_live_stores(self) -> None:
+        """Per STORE: whether a slot it writes may be read afterwards."""
+        self._store_live: dict[Op, bool] = {}
+        STORE, D3D_STORE = Code.STORE, Code.D3D_STORE
+        for b, eff in enumerate(self._live_effects):
+            cur: dict[Variable, int] = {}
+            for _, op, entries in eff:
+                if op.code is STORE or op.code is D3D_STORE:
+                    live = False
+                    for v, _k, _r, w in entries:
+                        c = cur.get(v)
+                        if c is None:
+                            c = cur[v] = self._live_out(v, b)
+                        if c & w:
+                            live = True
+                    self._store_live[op] = live
+                for v, k, r, _w in entries:
+                    c = cur.get(v)
+                    if c is None:
+                        c = self._live_out(v, b)
+                    cur[v] = (c & ~k) | r
+
+    def _live_out(self, var: Variable, block: int) -> int:
+        """``var``'s bits live at the end of ``block``."""
+        first = self._shared.get(var)
+        if first is not None:
+            out = 0
+            for s in self._live_succs[block]:
+                out |= self._shared_exit if s < 0 else self._shared_in[s]
+            return (out >> first) & self._slots_live.all_of(var)
+        ins = self._live_in.get(var)
+        if ins is None:
+            return 0
+        at_exit = self._exit_bits.get(var, 0)
+        out = 0
+        for s in self._live_succs[block]:
+            out |= at_exit if s < 0 else ins.get(s, 0)
+        return out
 
     def live_after(self, op: Op, var: Variable | None = None) -> set[int]:
         """Components of ``var`` (default ``op.var``) that may still be read
-        after ``op``.  Ops in unreachable code see nothing live."""
+        after ``op`` (an op outside every block, a marker, sees nothing)."""
         var = var or op.var
-        bits = self._live_after.get(op, 0)
+        if self._live_where is None:
+            self._live_where = {o: (b, i) for b, ops in enumerate(self._live_blocks) for i, o in enumerate(ops)}
+        place = self._live_where.get(op)
         found = self._slots_live.ranges.get(var)
-        if found is None:
+        if place is None or found is None:
             return set()
-        base, width, elements = found
-        out = set()
-        for e in range(elements):
-            for c in range(width):
-                if bits >> (base + e * width + c) & 1:
-                    out.add(c)
-        return out
+        b, i = place
+        bits = self._live_out(var, b)
+        for j, _, entries in self._live_effects[b]:
+            if j <= i:
+                break
+            for v, k, r, _w in entries:
+                if v is var:
+                    bits = (bits & ~k) | r
+        _, width, elements = found
+        return {c for e in range(elements) for c in range(width) if bits >> (e * width + c) & 1}
 
     def is_dead_store(self, store: Op) -> bool:
         """True when no slot a STORE writes can be read afterwards.
@@ -546,7 +689,7 @@ class RegisterAnalysis:
         read-only files are never stored."""
         if store.var.storage not in PRIVATE:
             return False
-        return not self._live_after.get(store, 0) & self._written.get(store, 0)
+        return not self._store_live.get(store, False)
 
 
 def loaded_components(body: list[Op]) -> dict[Op, int]:
