@@ -9,6 +9,10 @@ Most passes have nothing to do in most shaders (no matrix macro, no source
 modifier, no dynamic index), and a shader goes through about ten of them,
 so ``rewrite`` first looks for the first op it has a handler for: a body
 without one is left as it is, and the ops before it are copied unvisited.
+The lowering passes go further: ``d3d_census`` tells them, without a walk,
+whether any of their instructions is left, and a lowered D3D op is reused
+as the op that replaces it (``Rewriter.become``, or moved in by ``rewrite``)
+so that its D3D_STORE needs no remapping.
 """
 
 from __future__ import annotations
@@ -85,7 +89,7 @@ def _KEEP(rw: Rewriter, op: Op) -> None:
 def rewrite(
     program: Program,
     handlers: dict[Code, Handler],
-    opcodes: dict | None = None,
+    opcodes: dict[object, OpcodeHandler] | None = None,
     context: object = None,
     readers: frozenset[Code] | None = None,
 ) -> None:
@@ -102,8 +106,8 @@ def rewrite(
 
     ``readers``: when only ops with these codes can read a value that a
     handler replaces, only their args are looked up (``D3D_OP_READERS`` for
-    the tables); a lookup in every op after the first replacement is most
-    of the cost of a walk.
+    the tables): looking in every op after the first replacement costs
+    about as much as the rest of the walk.
     """
     census = None
     if opcodes:
@@ -176,7 +180,9 @@ def _first_handled(body: list[Op], get, opcodes: dict | None) -> int:
     i = 0  # counted by hand: enumerate's tuples cost more than the test
     for op in body:
         handler = get(op.code)
-        if handler is not None and handler is not _KEEP and (handler is not _BY_OPCODE or op.imm[0].opcode in opcodes):
+        if handler is not None and handler is not _KEEP and (
+            handler is not _BY_OPCODE or op.imm[0].opcode in opcodes
+        ):
             return i
         i += 1
     return -1
