@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gc
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 from .backends import TARGETS, Target, generate, get_target, resolve_options
 from .bytecode import decode
@@ -24,7 +25,7 @@ from .passes import run_passes
 # Each target's options when the caller gives none (the usual call): built
 # once here, as building and resolving a frozen Options costs more than
 # some passes.
-DEFAULT_OPTIONS = {name: resolve_options(target, Options()) for name, target in TARGETS.items()}
+DEFAULT_OPTIONS = MappingProxyType({name: resolve_options(target, Options()) for name, target in TARGETS.items()})
 
 
 @dataclass(frozen=True)
