@@ -44,7 +44,8 @@ def build(program: Program, target, options, layout_reflection: dict) -> dict:
         "extensions": layout_reflection.get("extensions", []),
         "options": {"clip_z": options.clip_z, "flip_y": options.flip_y, "half_pixel": options.half_pixel,
                     "half_pixel_scale": io.get("half_pixel_scale", 0.0),
-                    "fixed_outputs": options.fixed_outputs, "legacy_multiply": options.legacy_multiply},
+                    "fixed_outputs": options.fixed_outputs, "legacy_multiply": options.legacy_multiply,
+                    "infinities": options.infinities},
     }
     return refl
 
