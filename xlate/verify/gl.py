@@ -800,8 +800,7 @@ class GLRunner:
         ctx = self.ctx
         vs = _Shader(vs)
         refl = vs.reflection
-        outs = [o for o in refl["outputs"]]
-        names = tuple(o["glsl"] for o in outs)
+        names = tuple(o["glsl"] for o in refl["outputs"])
         prog = self.program(vs.code, None, names)
         self._set_viewport_uniform(prog, (refl,), (0.0, 0.0, 0.0, 0.0))
         self._upload_constants(prog, refl, constants or ReferenceConstants())
@@ -826,23 +825,33 @@ class GLRunner:
                 vao.release()
             for b in buffers:
                 b.release()
-        outputs, col = {}, 0
-        for name, k in zip(names, sizes):
-            v = np.zeros((n, 4), F32)
-            v[:, :k] = raw[:, col:col + k]
-            outputs[name] = v
-            col += k
-        semantics = {(o["usage"], o["usage_index"]): o["glsl"] for o in outs}
-        pos = None
-        if "gl_Position" in outputs:
-            p = outputs["gl_Position"].astype(np.float64).copy()
-            opts = refl.get("options", {})
-            if opts.get("flip_y"):
-                p[:, 1] = -p[:, 1]
-            if opts.get("clip_z"):
-                p[:, 2] = (p[:, 2] + p[:, 3]) / 2
-            pos = p.astype(F32)
-        return VertexResult(outputs, semantics, pos)
+        return captured_vertices(raw, tuple(zip(names, sizes)), refl)
+
+
+def captured_vertices(raw: np.ndarray, fields, refl: dict) -> VertexResult:
+    """A ``VertexResult`` from captured rows (one per vertex; ``fields``:
+    (GLSL name, component count) in capture order), with the D3D position
+    (flip_y and clip_z undone; the viewport uniform was 0 during the capture,
+    so there is no half-pixel offset to undo).  Shared by the GL and Vulkan
+    runners."""
+    n = raw.shape[0]
+    outputs, col = {}, 0
+    for name, k in fields:
+        v = np.zeros((n, 4), F32)
+        v[:, :k] = raw[:, col:col + k]
+        outputs[name] = v
+        col += k
+    semantics = {(o["usage"], o["usage_index"]): o["glsl"] for o in refl["outputs"]}
+    pos = None
+    if "gl_Position" in outputs:
+        p = outputs["gl_Position"].astype(np.float64).copy()
+        opts = refl.get("options", {})
+        if opts.get("flip_y"):
+            p[:, 1] = -p[:, 1]
+        if opts.get("clip_z"):
+            p[:, 2] = (p[:, 2] + p[:, 3]) / 2
+        pos = p.astype(F32)
+    return VertexResult(outputs, semantics, pos)
 
 
 _RUNNER: GLRunner | None = None

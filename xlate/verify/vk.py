@@ -80,7 +80,7 @@ import numpy as np
 
 from ..passes.io import HALF_PIXEL_BIAS
 from .gl import (Draw, DrawResult, RenderState, VertexResult, _alpha_test, _flat_colours, _point_sprite, _primitive,
-                 passthrough_parts, passthrough_reflection, usage_key)
+                 captured_vertices, passthrough_parts, passthrough_reflection, usage_key)
 from .reference import ReferenceConstants
 from .reference_sm1 import TextureStage
 from .textures import SamplerState, Texture
@@ -605,17 +605,16 @@ def _xfb_capture(code: str, refl: dict, locations: int = 32) -> tuple[str, list[
     return code, fields, offset
 
 
-def _d3d_position(p: np.ndarray, refl: dict) -> np.ndarray:
-    """D3D clip-space positions from captured gl_Position (flip_y and clip_z
-    undone, as ``GLRunner.run_vertex``; the viewport block was 0, so there
-    is no half-pixel offset to undo)."""
-    p = p.astype(np.float64).copy()
-    opts = refl.get("options", {})
-    if opts.get("flip_y", True):
-        p[:, 1] = -p[:, 1]
-    if opts.get("clip_z"):
-        p[:, 2] = (p[:, 2] + p[:, 3]) / 2
-    return p.astype(F32)
+def _vertex_input_state(vk, attributes: tuple):
+    """One binding per attribute ((location, component count), ...), tightly packed floats."""
+    vbind = [vk.VkVertexInputBindingDescription(binding=i, stride=4 * k, inputRate=vk.VK_VERTEX_INPUT_RATE_VERTEX)
+             for i, (_, k) in enumerate(attributes)]
+    vattr = [vk.VkVertexInputAttributeDescription(location=loc, binding=i,
+                                                  format=getattr(vk, _VERTEX_FORMATS[k or 4]), offset=0)
+             for i, (loc, k) in enumerate(attributes)]
+    return vk.VkPipelineVertexInputStateCreateInfo(
+        vertexBindingDescriptionCount=len(vbind), pVertexBindingDescriptions=vbind or None,
+        vertexAttributeDescriptionCount=len(vattr), pVertexAttributeDescriptions=vattr or None)
 
 
 def _render_state_block(state: RenderState) -> bytes:
@@ -808,14 +807,7 @@ class VKRunner:
                                                      module=self.module(vs_spirv), pName="main"),
                   vk.VkPipelineShaderStageCreateInfo(stage=vk.VK_SHADER_STAGE_FRAGMENT_BIT,
                                                      module=self.module(ps_spirv), pName="main")]
-        vbind = [vk.VkVertexInputBindingDescription(binding=i, stride=4 * k, inputRate=vk.VK_VERTEX_INPUT_RATE_VERTEX)
-                 for i, (_, k) in enumerate(attributes)]
-        vattr = [vk.VkVertexInputAttributeDescription(location=loc, binding=i,
-                                                      format=getattr(vk, _VERTEX_FORMATS[k or 4]), offset=0)
-                 for i, (loc, k) in enumerate(attributes)]
-        vertex_input = vk.VkPipelineVertexInputStateCreateInfo(
-            vertexBindingDescriptionCount=len(vbind), pVertexBindingDescriptions=vbind or None,
-            vertexAttributeDescriptionCount=len(vattr), pVertexAttributeDescriptions=vattr or None)
+        vertex_input = _vertex_input_state(vk, attributes)
         assembly = vk.VkPipelineInputAssemblyStateCreateInfo(topology=getattr(vk, topology),
                                                              primitiveRestartEnable=vk.VK_FALSE)
         viewport = vk.VkPipelineViewportStateCreateInfo(viewportCount=1, scissorCount=1)
@@ -1137,14 +1129,7 @@ class VKRunner:
             return pipe
         stages = [vk.VkPipelineShaderStageCreateInfo(stage=vk.VK_SHADER_STAGE_VERTEX_BIT,
                                                      module=self.module(vs_spirv), pName="main")]
-        vbind = [vk.VkVertexInputBindingDescription(binding=i, stride=4 * k, inputRate=vk.VK_VERTEX_INPUT_RATE_VERTEX)
-                 for i, (_, k) in enumerate(attributes)]
-        vattr = [vk.VkVertexInputAttributeDescription(location=loc, binding=i,
-                                                      format=getattr(vk, _VERTEX_FORMATS[k or 4]), offset=0)
-                 for i, (loc, k) in enumerate(attributes)]
-        vertex_input = vk.VkPipelineVertexInputStateCreateInfo(
-            vertexBindingDescriptionCount=len(vbind), pVertexBindingDescriptions=vbind or None,
-            vertexAttributeDescriptionCount=len(vattr), pVertexAttributeDescriptions=vattr or None)
+        vertex_input = _vertex_input_state(vk, attributes)
         assembly = vk.VkPipelineInputAssemblyStateCreateInfo(topology=vk.VK_PRIMITIVE_TOPOLOGY_POINT_LIST,
                                                              primitiveRestartEnable=vk.VK_FALSE)
         raster = vk.VkPipelineRasterizationStateCreateInfo(
@@ -1242,15 +1227,7 @@ class VKRunner:
             raw = np.frombuffer(out.read(), F32, max(n, 1) * stride).reshape(max(n, 1), stride)[:n].copy()
         finally:
             res.release()
-        outputs, col = {}, 0
-        for name, k in fields:
-            v = np.zeros((n, 4), F32)
-            v[:, :k] = raw[:, col:col + k]
-            outputs[name] = v
-            col += k
-        semantics = {(o["usage"], o["usage_index"]): o["glsl"] for o in refl["outputs"]}
-        pos = _d3d_position(outputs["gl_Position"], refl) if "gl_Position" in outputs else None
-        return VertexResult(outputs, semantics, pos)
+        return captured_vertices(raw, fields, refl)
 
 
 _RUNNER: VKRunner | None = None
