@@ -16,13 +16,15 @@ class BytecodeError(XlateError):
     """Malformed shader bytecode.
 
     ``offset`` is the byte offset of the offending token from the start of the
-    blob; ``reason`` is a plain sentence without the offset.
+    blob (-1 when the fault is the shader as a whole, not one token: the
+    message then has no offset); ``reason`` is a plain sentence without the
+    offset.
     """
 
     def __init__(self, offset: int, reason: str):
         self.offset = offset
         self.reason = reason
-        super().__init__(f"byte offset {offset} (0x{offset:x}): {reason}")
+        super().__init__(f"byte offset {offset} (0x{offset:x}): {reason}" if offset >= 0 else reason)
 
     def __reduce__(self):  # keep errors picklable for process pools
         return (type(self), (self.offset, self.reason))
