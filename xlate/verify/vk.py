@@ -321,6 +321,12 @@ class _Device:
     def validating(self) -> bool:
         return self._messenger is not None
 
+    def raise_validation_errors(self, since: int) -> None:
+        """Raise when the validation layer reported anything after the first
+        ``since`` messages (``len(validation_errors)`` taken before the work)."""
+        if len(self.validation_errors) > since:
+            raise RuntimeError("Vulkan validation errors:\n" + "\n".join(self.validation_errors[since:]))
+
     def allocate(self, req, host: bool):
         vk = self.vk
         want = (vk.VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | vk.VK_MEMORY_PROPERTY_HOST_COHERENT_BIT if host
@@ -955,6 +961,31 @@ class VKRunner:
                                                      imageLayout=vk.VK_IMAGE_LAYOUT_GENERAL)]))
         return writes
 
+    def _descriptor_sets(self, res: _DrawResources, vertex: tuple, fragment: tuple) -> list:
+        """Set 0 (vertex stage) and set 1 (fragment stage) for one draw, from a
+        pool kept in ``res``, written.  ``vertex``/``fragment``: (bindings,
+        reflection or None for an empty stage, uniform blocks, textures)."""
+        vk, dev = self.vk, self.dev
+        stages = ((vertex, vk.VK_SHADER_STAGE_VERTEX_BIT), (fragment, vk.VK_SHADER_STAGE_FRAGMENT_BIT))
+        n_uniform = sum(len(blocks) for (_, _, blocks, _), _ in stages)
+        n_sampler = sum(len(refl.get("samplers", ())) for (_, refl, _, _), _ in stages if refl is not None)
+        sizes = [vk.VkDescriptorPoolSize(type=vk.VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
+                                         descriptorCount=max(n_uniform, 1)),
+                 vk.VkDescriptorPoolSize(type=vk.VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+                                         descriptorCount=max(n_sampler, 1))]
+        res.pool = vk.vkCreateDescriptorPool(dev.device, vk.VkDescriptorPoolCreateInfo(
+            maxSets=2, poolSizeCount=2, pPoolSizes=sizes), None)
+        sets = vk.vkAllocateDescriptorSets(dev.device, vk.VkDescriptorSetAllocateInfo(
+            descriptorPool=res.pool, descriptorSetCount=2,
+            pSetLayouts=[self.set_layout(bindings, bit) for (bindings, _, _, _), bit in stages]))
+        writes = []
+        for dset, ((_, refl, blocks, textures), _) in zip(sets, stages):
+            if refl is not None:
+                writes += self._descriptor_writes(dset, refl, blocks, textures, res)
+        if writes:
+            vk.vkUpdateDescriptorSets(dev.device, len(writes), writes, 0, None)
+        return sets
+
     def _vertex_buffers(self, vs_refl: dict, vertices: Mapping[Any, Any], res: _DrawResources):
         """(attributes key, buffers, vertex count) for the VS inputs; inputs
         without data read (0, 0, 0, 1) from a stride-0 buffer, as GL's default
@@ -1057,22 +1088,8 @@ class VKRunner:
             vs_consts = draw.vs_constants if draw.vs_constants is not None else draw.constants
             blocks = [self._uniform_blocks(vs_refl, vs_consts, {}, vp_value, rs_block),
                       self._uniform_blocks(ps_refl, draw.constants, draw.texture_stages, vp_value, None)]
-            n_uniform = sum(len(b) for b in blocks)
-            n_sampler = len(vs_refl.get("samplers", ())) + len(ps_refl.get("samplers", ()))
-            sizes = [vk.VkDescriptorPoolSize(type=vk.VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
-                                             descriptorCount=max(n_uniform, 1)),
-                     vk.VkDescriptorPoolSize(type=vk.VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
-                                             descriptorCount=max(n_sampler, 1))]
-            res.pool = vk.vkCreateDescriptorPool(dev.device, vk.VkDescriptorPoolCreateInfo(
-                maxSets=2, poolSizeCount=2, pPoolSizes=sizes), None)
-            sets = vk.vkAllocateDescriptorSets(dev.device, vk.VkDescriptorSetAllocateInfo(
-                descriptorPool=res.pool, descriptorSetCount=2,
-                pSetLayouts=[self.set_layout(vs_bind, vk.VK_SHADER_STAGE_VERTEX_BIT),
-                             self.set_layout(ps_bind, vk.VK_SHADER_STAGE_FRAGMENT_BIT)]))
-            writes = (self._descriptor_writes(sets[0], vs_refl, blocks[0], draw.vs_textures, res)
-                      + self._descriptor_writes(sets[1], ps_refl, blocks[1], draw.textures, res))
-            if writes:
-                vk.vkUpdateDescriptorSets(dev.device, len(writes), writes, 0, None)
+            sets = self._descriptor_sets(res, (vs_bind, vs_refl, blocks[0], draw.vs_textures),
+                                         (ps_bind, ps_refl, blocks[1], draw.textures))
             # flip_y on: the framebuffer is the D3D image (y down), D3D's
             # viewport as is; off: upside down, as GL
             y = vy if flip_y else height - vy - vh
@@ -1096,8 +1113,7 @@ class VKRunner:
                 dev.barrier(cmd)
 
             dev.submit(record)
-            if len(dev.validation_errors) > errors_before:
-                raise RuntimeError("Vulkan validation errors:\n" + "\n".join(dev.validation_errors[errors_before:]))
+            dev.raise_validation_errors(errors_before)
         finally:
             res.release()
         colors = [targets.read(i) for i in range(targets.count)] if read else []
@@ -1180,20 +1196,7 @@ class VKRunner:
                 n = count
             pipe = self.capture_pipeline(spirv, layout, render_pass, attributes)
             blocks = self._uniform_blocks(refl, constants or ReferenceConstants(), {}, (0.0, 0.0, 0.0, 0.0), None)
-            n_sampler = len(refl.get("samplers", ()))
-            sizes = [vk.VkDescriptorPoolSize(type=vk.VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
-                                             descriptorCount=max(len(blocks), 1)),
-                     vk.VkDescriptorPoolSize(type=vk.VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
-                                             descriptorCount=max(n_sampler, 1))]
-            res.pool = vk.vkCreateDescriptorPool(dev.device, vk.VkDescriptorPoolCreateInfo(
-                maxSets=2, poolSizeCount=2, pPoolSizes=sizes), None)
-            sets = vk.vkAllocateDescriptorSets(dev.device, vk.VkDescriptorSetAllocateInfo(
-                descriptorPool=res.pool, descriptorSetCount=2,
-                pSetLayouts=[self.set_layout(vs_bind, vk.VK_SHADER_STAGE_VERTEX_BIT),
-                             self.set_layout((), vk.VK_SHADER_STAGE_FRAGMENT_BIT)]))
-            writes = self._descriptor_writes(sets[0], refl, blocks, textures or {}, res)
-            if writes:
-                vk.vkUpdateDescriptorSets(dev.device, len(writes), writes, 0, None)
+            sets = self._descriptor_sets(res, (vs_bind, refl, blocks, textures or {}), ((), None, {}, {}))
             record_bytes = 4 * stride
             out = _Buffer(dev, max(n, 1) * record_bytes, vk.VK_BUFFER_USAGE_TRANSFORM_FEEDBACK_BUFFER_BIT_EXT)
             out.write(bytes(out.size))
@@ -1222,8 +1225,7 @@ class VKRunner:
                                         dstAccessMask=vk.VK_ACCESS_HOST_READ_BIT)], 0, None, 0, None)
 
             dev.submit(record)
-            if len(dev.validation_errors) > errors_before:
-                raise RuntimeError("Vulkan validation errors:\n" + "\n".join(dev.validation_errors[errors_before:]))
+            dev.raise_validation_errors(errors_before)
             raw = np.frombuffer(out.read(), F32, max(n, 1) * stride).reshape(max(n, 1), stride)[:n].copy()
         finally:
             res.release()
