@@ -461,11 +461,11 @@ class Inputs:
     affine: dict = field(default_factory=dict)
     # the translation options that change what the reference computes
     # (``reference_options``): legacy_multiply, infinities
-    semantics: dict = field(default_factory=dict)
+    options: dict = field(default_factory=dict)
 
     def run(self, shader: Shader, **options) -> Result:
         kw = dict(inputs=self.reference, constants=self.constants, textures=self.textures, n=self.n,
-                  texture_stages=self.texture_stages, **self.semantics)
+                  texture_stages=self.texture_stages, **self.options)
         if self.pixel_coords is not None:
             kw["pixel_coords"] = self.pixel_coords
             kw["front_facing"] = np.full(self.n, bool(self.front_facing))
@@ -679,7 +679,7 @@ def _perturbed(inputs: Inputs, rng: np.random.Generator, sign: float, signs_cach
         floats = (floats.astype(np.float64) * (1.0 + sign * PERTURB * s)).astype(F32)
     consts = ReferenceConstants(floats=floats, ints=inputs.constants.ints, bools=inputs.constants.bools)
     return Inputs(ref, consts, inputs.textures, inputs.n, inputs.pixel_coords, inputs.front_facing,
-                  inputs.texture_stages, inputs.affine, inputs.semantics)
+                  inputs.texture_stages, inputs.affine, inputs.options)
 
 
 def _compare_components(shader: Shader, result: Result, name: str) -> np.ndarray:
@@ -1183,7 +1183,7 @@ def check_shader(data, *, seeds: int = 1, seed: int = 0, target: str = "glsl330"
     for s in range(seed, seed + seeds):
         verdict.seeds.append(s)
         inputs = make_inputs(shader, translation.reflection, s)
-        inputs.semantics = reference_options(options or {})
+        inputs.options = reference_options(options or {})
         fn = _check_vertex if shader.version.is_vertex else _check_pixel
         extra = {"runner": runner} if shader.version.is_vertex else {}
         if not _run_gl(verdict, fn, verdict, translation, shader, inputs, s, perturbations=perturbations, **extra):
@@ -1246,11 +1246,11 @@ def check_pair(vs_data, ps_data, *, seeds: int = 1, seed: int = 0, target: str =
     for s in range(seed, seed + seeds):
         verdict.seeds.append(s)
         vin = make_inputs(vshader, vt.reflection, s, n=vertices)
-        vin.semantics = reference_options(options or {})
+        vin.options = reference_options(options or {})
         if not _run_gl(verdict, _check_vertex, verdict, vt, vshader, vin, s, perturbations=perturbations):
             break
         pin = make_inputs(pshader, pt.reflection, s + 7919)
-        pin.semantics = vin.semantics
+        pin.options = vin.options
         if not _run_gl(verdict, _check_pair_pixels, verdict, vt, pt, vshader, pshader, vin, pin, s, width, height,
                        perturbations):
             break
@@ -1305,7 +1305,7 @@ def _check_pair_pixels(verdict: Verdict, vt, pt, vshader: Shader, pshader: Shade
     coords = np.repeat(px[lanes], 4, axis=0).astype(F32)
     n = 4 * len(lanes)
     inputs = Inputs(ref_inputs, pin.constants, pin.textures, n, coords, True, pin.texture_stages,
-                    semantics=pin.semantics)
+                    options=pin.options)
     result, expects, killed, unstable_kill = reference_expectations(
         pshader, inputs, perturbations=perturbations, seed=seed, derivatives="fine")
     code, prefl, probed = _probe_shader(pt.code, pt.reflection)
@@ -1342,7 +1342,7 @@ def _check_pair_pixels(verdict: Verdict, vt, pt, vshader: Shader, pshader: Shade
     live = ~k & alive
     have = {f"oC{o['usage_index']}" for o in pt.reflection["outputs"] if o["usage"] == "color"}
     sub_inputs = Inputs({kk: np.asarray(v)[sel] for kk, v in ref_inputs.items()}, pin.constants, pin.textures,
-                        len(sel), semantics=pin.semantics)
+                        len(sel), options=pin.options)
     for name, exp in expects.items():
         if name not in have:
             continue
