@@ -16,6 +16,7 @@ import click
 
 from . import __version__
 from .errors import XlateError
+from .options import INFINITIES
 
 EPILOG_EXAMPLES = """
 \b
@@ -204,7 +205,7 @@ def _tri(value: str) -> bool | None:
 @click.option("--flip-y", "flip_y", type=click.Choice(["auto", "on", "off"]), default="auto", show_default=True)
 @click.option("--fixed-outputs/--no-fixed-outputs", default=True, show_default=True)
 @click.option("--legacy-multiply/--no-legacy-multiply", default=True, show_default=True)
-@click.option("--infinities", type=click.Choice(["clamp", "ieee"]), default="clamp", show_default=True)
+@click.option("--infinities", type=click.Choice(INFINITIES), default="clamp", show_default=True)
 def translate_command(file, target, output, reflect_path, annotate, clip_z, half_pixel, half_pixel_exact, flip_y,
                       fixed_outputs, legacy_multiply, infinities):
     from .api import translate

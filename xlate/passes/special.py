@@ -33,38 +33,45 @@ def _is_zero(rw: Rewriter, x: Op) -> Op:
     return compare(rw, Code.FEQ, x, fconst(rw, 0.0, x.type.width))
 
 
-def _rcp(rw: Rewriter, op: Op, ctx: Context) -> Op:
-    # The IEEE result clamped to +-FLT_MAX (semantics 7.1's recommendation):
-    # the documented magnitude for rcp(0), the sign R600 and NVIDIA give for
-    # rcp(-0), and products with 0 stay 0 even without the legacy multiply.
-    # (rsq and log keep an explicit zero test: GLSL leaves inversesqrt(0) and
-    # log2(0) undefined, while 1/0 is IEEE infinity on every GL/Vulkan target.)
-    x = _scalar(rw, op.args[0])
-    if _ieee(ctx):
-        return splat(rw, fop(rw, Code.FRCP, x))
-    return splat(rw, fop(rw, Code.FCLAMP, fop(rw, Code.FRCP, x), fconst(rw, -FLT_MAX, 1), fconst(rw, FLT_MAX, 1)))
-
-
 def _ieee(ctx: Context) -> bool:
     """``infinities="ieee"``: rcp/rsq/log give IEEE infinities (NVIDIA) instead of +-FLT_MAX."""
     return ctx.options.infinities == "ieee"
 
 
+def _limit(rw: Rewriter, ctx: Context, value: Op) -> Op:
+    """``value`` clamped to +-FLT_MAX (semantics 7.1), or as is in IEEE mode."""
+    if _ieee(ctx):
+        return value
+    return fop(rw, Code.FCLAMP, value, fconst(rw, -FLT_MAX, 1), fconst(rw, FLT_MAX, 1))
+
+
+def _largest(ctx: Context) -> float:
+    """What rsq(0) gives, and log(0) negated: FLT_MAX, or +inf in IEEE mode."""
+    return float("inf") if _ieee(ctx) else FLT_MAX
+
+
+def _rcp(rw: Rewriter, op: Op, ctx: Context) -> Op:
+    # The IEEE result clamped to +-FLT_MAX (semantics 7.1's recommendation):
+    # the documented magnitude for rcp(0), the sign R600 and NVIDIA give for
+    # rcp(-0), and products with 0 stay 0 even without the legacy multiply.
+    # (rsq and log keep an explicit zero test, in IEEE mode too: GLSL leaves
+    # inversesqrt(0) and log2(0) undefined, while 1/0 is IEEE infinity on
+    # every GL/Vulkan target.)
+    return splat(rw, _limit(rw, ctx, fop(rw, Code.FRCP, _scalar(rw, op.args[0]))))
+
+
 def _rsq(rw: Rewriter, op: Op, ctx: Context) -> Op:
     x = fop(rw, Code.FABS, _scalar(rw, op.args[0]))
-    at_zero = fconst(rw, float("inf") if _ieee(ctx) else FLT_MAX, 1)
+    at_zero = fconst(rw, _largest(ctx), 1)
     return splat(rw, select(rw, _is_zero(rw, x), at_zero, fop(rw, Code.FRSQ, x)))
 
 
 def _log(rw: Rewriter, op: Op, ctx: Context) -> Op:
     # log and logp (no 4-component vs_1_1 form for logp, unlike expp).
     # log2 clamped to +-FLT_MAX like rcp (§7.1): log(+inf) = FLT_MAX.
-    # The zero test stays in IEEE mode too: GLSL leaves log2(0) undefined.
     x = fop(rw, Code.FABS, _scalar(rw, op.args[0]))
-    if _ieee(ctx):
-        return splat(rw, select(rw, _is_zero(rw, x), fconst(rw, float("-inf"), 1), fop(rw, Code.FLOG2, x)))
-    clamped = fop(rw, Code.FCLAMP, fop(rw, Code.FLOG2, x), fconst(rw, -FLT_MAX, 1), fconst(rw, FLT_MAX, 1))
-    return splat(rw, select(rw, _is_zero(rw, x), fconst(rw, -FLT_MAX, 1), clamped))
+    value = _limit(rw, ctx, fop(rw, Code.FLOG2, x))
+    return splat(rw, select(rw, _is_zero(rw, x), fconst(rw, -_largest(ctx), 1), value))
 
 
 def _exp(rw: Rewriter, op: Op, ctx: Context) -> Op:
