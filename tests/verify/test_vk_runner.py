@@ -24,7 +24,7 @@ import pytest
 from xlate import translate
 from xlate.bytecode.asm import assemble_bytes
 from xlate.verify import ReferenceConstants, SamplerState, Texture
-from xlate.verify.cases import ProbeTally, TargetSession, constants_of, load_cases, textures_of, vertex_inputs
+from xlate.verify.cases import ProbeTally, TargetSession, load_cases, make_draw, render_state
 from xlate.verify.gl import Draw, RenderState
 
 F32 = np.float32
@@ -252,26 +252,6 @@ KNOWN_FAILURES: dict[str, str] = {}
 # XLATE_VK_CASES=all runs every case (~3 minutes), XLATE_VK_CASES=N the
 # cases of every N-th file.
 SAMPLE_STRIDE = 4
-
-
-def render_state(case) -> RenderState:
-    rs = case["render_state"]
-    planes = tuple(tuple(rs["clip_planes"][k]) for k in range(8) if rs["clip_plane_enable_mask"] & (1 << k))
-    return RenderState(
-        cull=rs["cull_mode"], shade_mode=rs["shade_mode"],
-        alpha_func=rs["alpha_func"] if rs["alpha_test_enable"] else None, alpha_ref=rs["d3d9_alpharef"],
-        clip_planes=planes, point_size=rs["point_size"], point_size_min=rs["point_size_min"],
-        point_size_max=rs["point_size_max"], point_sprite=rs["point_sprite_enable"])
-
-
-def make_draw(case) -> Draw:
-    vertices, _ = vertex_inputs(case)
-    rt = case["render_target"]
-    vp = case["viewport"]
-    return Draw(vertices=vertices, primitive=case["draw"]["topology"], constants=constants_of(case),
-                textures=textures_of(case), size=(rt["width"], rt["height"]),
-                targets=max(len(case["render_targets"]), 1), viewport=(vp["x"], vp["y"], vp["width"], vp["height"]),
-                state=render_state(case), count=case["draw"]["vertex_count"])
 
 
 @lru_cache(maxsize=None)

@@ -32,7 +32,7 @@ import numpy as np
 import pytest
 
 from xlate import translate
-from xlate.verify.cases import ProbeTally, TargetSession, constants_of, load_cases, textures_of, vertex_inputs
+from xlate.verify.cases import ProbeTally, TargetSession, load_cases, make_draw
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "peer-corpus" / "vkd3d"
 CASES = CORPUS / "cases.jsonl"
@@ -86,42 +86,6 @@ def gl():
 @lru_cache(maxsize=None)
 def translated(name: str, config: str = "default"):
     return translate((CORPUS / name).read_bytes(), TARGET, **CONFIGS[config])
-
-
-def render_state(case):
-    from xlate.verify.gl import RenderState
-
-    rs = case["render_state"]
-    planes = tuple(tuple(rs["clip_planes"][k]) for k in range(8) if rs["clip_plane_enable_mask"] & (1 << k))
-    return RenderState(
-        cull=rs["cull_mode"],
-        shade_mode=rs["shade_mode"],
-        alpha_func=rs["alpha_func"] if rs["alpha_test_enable"] else None,
-        alpha_ref=rs["d3d9_alpharef"],
-        clip_planes=planes,
-        point_size=rs["point_size"],
-        point_size_min=rs["point_size_min"],
-        point_size_max=rs["point_size_max"],
-        point_sprite=rs["point_sprite_enable"],
-    )
-
-
-def make_draw(case):
-    from xlate.verify.gl import Draw
-
-    vertices, _ = vertex_inputs(case)
-    rt = case["render_target"]
-    return Draw(
-        vertices=vertices,
-        primitive=case["draw"]["topology"],
-        constants=constants_of(case),
-        textures=textures_of(case),
-        size=(rt["width"], rt["height"]),
-        targets=max(len(case["render_targets"]), 1),
-        viewport=(case["viewport"]["x"], case["viewport"]["y"], case["viewport"]["width"], case["viewport"]["height"]),
-        state=render_state(case),
-        count=case["draw"]["vertex_count"],
-    )
 
 
 @pytest.mark.parametrize("config", sorted(CONFIGS))

@@ -105,6 +105,32 @@ def vertex_inputs(case) -> tuple[dict, int]:
     return inputs, n
 
 
+def render_state(case):
+    """The case's fixed-function state as the runners' ``gl.RenderState``."""
+    from .gl import RenderState  # the GL module loads moderngl only when a context is made
+
+    rs = case["render_state"]
+    planes = tuple(tuple(rs["clip_planes"][k]) for k in range(8) if rs["clip_plane_enable_mask"] & (1 << k))
+    return RenderState(
+        cull=rs["cull_mode"], shade_mode=rs["shade_mode"],
+        alpha_func=rs["alpha_func"] if rs["alpha_test_enable"] else None, alpha_ref=rs["d3d9_alpharef"],
+        clip_planes=planes, point_size=rs["point_size"], point_size_min=rs["point_size_min"],
+        point_size_max=rs["point_size_max"], point_sprite=rs["point_sprite_enable"])
+
+
+def make_draw(case):
+    """The case's draw as ``gl.Draw``, which drives the GL and Vulkan runners alike."""
+    from .gl import Draw
+
+    vertices, _ = vertex_inputs(case)
+    rt = case["render_target"]
+    vp = case["viewport"]
+    return Draw(vertices=vertices, primitive=case["draw"]["topology"], constants=constants_of(case),
+                textures=textures_of(case), size=(rt["width"], rt["height"]),
+                targets=max(len(case["render_targets"]), 1), viewport=(vp["x"], vp["y"], vp["width"], vp["height"]),
+                state=render_state(case), count=case["draw"]["vertex_count"])
+
+
 def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Sign-magnitude ULP distance of float32 values (vkd3d compare_float)."""
     ia = np.asarray(a, F32).view(np.int32).astype(np.int64)
