@@ -7,11 +7,13 @@ D3D ops present and is taken again after a hand edit."""
 
 from __future__ import annotations
 
+import pytest
+
 from xlate.bytecode.tables import Opcode, SrcMod
 from xlate.ir.ops import Code, Op
 from xlate.ir.types import F4
 from xlate.options import Options
-from xlate.passes import arithmetic, matrix, run_pass, special
+from xlate.passes import PASSES, STEPS, arithmetic, matrix, run_pass, special
 from xlate.passes.rewrite import D3D_OP_READERS, d3d_census, rewrite
 
 from .conftest import codes, lift_asm, lower, ops_of
@@ -84,3 +86,48 @@ def test_skipped_passes_change_nothing():
     run_pass("special", program, Options())  # no special instruction
     run_pass("matrix", program, Options())
     assert [(op.code, op.args, op.imm) for op in program.main.body] == before
+
+
+def _pipeline_outcome(program, runs, options):
+    from xlate.errors import XlateError
+    from xlate.ir.printer import format_program
+
+    try:
+        for run in runs:
+            run(program, options)
+    except XlateError as e:
+        return f"{type(e).__name__}: {e}"
+    # every note but the census (which holds the bodies it describes)
+    notes = {k: repr(v) for k, v in program.notes.items() if k != "d3d_census"}
+    return format_program(program), notes
+
+
+@pytest.mark.parametrize("corpus_name", ["wine", "vkd3d", "hlsldecompiler", "fxc-wine"])
+def test_fused_steps_give_what_the_passes_give_one_by_one(corpus_name):
+    """``run_passes`` runs ``STEPS`` (``lower`` for several passes in one
+    walk); the IR must be exactly what ``PIPELINE`` run pass by pass gives."""
+    from corpus import iter_corpus, require_corpus
+
+    from xlate.backends import get_target, resolve_options
+    from xlate.bytecode import decode
+    from xlate.errors import XlateError
+    from xlate.ir.builder import lift
+
+    require_corpus()
+    every = [Options(), resolve_options(get_target("glsl330"), Options()),
+             Options(legacy_multiply=False, infinities="ieee", flip_y=True, fixed_outputs=True)]
+    checked = 0
+    for n, (_id, data) in enumerate(iter_corpus(corpus_name)):
+        if corpus_name == "fxc-wine" and n % 4:
+            continue  # a quarter is enough (and keeps the test quick)
+        try:
+            shader = decode(data)
+            lift(shader)
+        except XlateError:
+            continue
+        for options in every:
+            fused = _pipeline_outcome(lift(shader), STEPS, options)
+            alone = _pipeline_outcome(lift(shader), PASSES.values(), options)
+            assert fused == alone, (_id, options)
+        checked += 1
+    assert checked

@@ -54,5 +54,8 @@ def _lower(rw: Rewriter, op: Op) -> None:
     return None
 
 
+HANDLERS = {Code.D3D_STORE: _lower}
+
+
 def run(program, options) -> None:
-    rewrite(program, {Code.D3D_STORE: _lower})
+    rewrite(program, HANDLERS)

@@ -323,6 +323,17 @@ def run(program: Program, options) -> None:
         return
     ctx = _State(program, options)
     rewrite(program, {}, HANDLERS, ctx, D3D_OP_READERS)
+    record(ctx)
+
+
+def context(program: Program, options) -> _State:
+    """The context ``HANDLERS`` need (one per program); ``record`` it after the walk."""
+    return _State(program, options)
+
+
+def record(ctx: _State) -> None:
+    """Note what the shader assumed of the draw-time state (docs/ir.md)."""
+    program = ctx.program
     notes = ctx.notes
     program.notes["draw_state"] = {
         "samplers": dict(sorted(notes["samplers"].items())),
