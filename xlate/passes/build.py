@@ -40,12 +40,18 @@ def swizzle(rw: Rewriter, v: Op, comps) -> Op:
     swizzle of a swizzle reads the original value directly."""
     comps = tuple(comps)
     if v.code is _SWIZZLE:
-        imm = v.imm
-        comps, v = tuple([imm[c] for c in comps]), v.args[0]
+        comps, v = tuple(map(v.imm.__getitem__, comps)), v.args[0]
     t = v.type
-    if comps == IDENTITY[t.width]:
-        return v
-    return rw.emit(_SWIZZLE, resized(t, len(comps)), (v,), comps)
+    width = len(comps)
+    if width == t.width:
+        if comps == IDENTITY[width]:
+            return v
+    else:
+        t = TYPES[t.scalar, width]
+    # one of the most frequent emits: the Op built here, not through rw.emit
+    op = Op(_SWIZZLE, t, (v,), comps, None, rw.origin)
+    rw.out.append(op)
+    return op
 
 
 def component(rw: Rewriter, v: Op, index: int = 0) -> Op:

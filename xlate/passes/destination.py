@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ..bytecode.tables import Opcode
 from ..ir.ops import Code, Op
-from ..ir.types import Scalar
+from ..ir.types import F4, Scalar
 from .build import fconst, fop, resized, select, swizzle
 from .rewrite import Rewriter, rewrite
 
@@ -20,9 +20,27 @@ from .rewrite import Rewriter, rewrite
 MASK_COMPONENTS = tuple(tuple(i for i in range(4) if mask >> i & 1) for mask in range(16))
 _SCALAR_X = (0,)
 _INT, _FLOAT = Scalar.INT, Scalar.FLOAT
+_STORE, _SWIZZLE = Code.STORE, Code.SWIZZLE
 
 
 def _lower(rw: Rewriter, op: Op) -> None:
+    # Most stores (nearly all in real shaders) have no modifier and write a
+    # plain f4 register: they only need the mask applied, done here without
+    # the general path's tests and calls.  The result is the same.
+    info, var = op.imm[0], op.var
+    mask = info.mask
+    if (var.type is not F4 or var.length is not None or not mask
+            or info.shift or info.saturate or info.predicated or info.relative):
+        return _lower_any(rw, op)
+    value = op.args[0]
+    if mask != 0xF or value.code is _SWIZZLE or value.type.width != 4:
+        value = swizzle(rw, value, MASK_COMPONENTS[mask])
+    op.code, op.type, op.args, op.imm = _STORE, None, (value,), (mask,)  # rw.become, var kept
+    rw.out.append(op)
+    return None
+
+
+def _lower_any(rw: Rewriter, op: Op) -> None:
     info, var = op.imm[0], op.var
     value = op.args[0]
     if info.shift:

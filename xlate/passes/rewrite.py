@@ -132,17 +132,25 @@ def rewrite(
         remap = rw.map
         new = remap.get
         append = out.append
+        # The tests are ordered for the most frequent ops: first those
+        # without a handler (kept), then the D3D_OPs of a table.
         for op in islice(body, start, None):
             handler = get(op.code)
-            if remap and (every or handler is not None):
+            if handler is None:
+                if every and remap:
+                    args = op.args
+                    for a in args:
+                        if a in remap:
+                            op.args = tuple(map(new, args, args))  # new(a, a) for each: C speed
+                            break
+                append(op)
+                continue
+            if remap:
                 args = op.args
                 for a in args:
                     if a in remap:
-                        op.args = tuple(map(new, args, args))  # new(a, a) for each: C speed
+                        op.args = tuple(map(new, args, args))
                         break
-            if handler is None or handler is _KEEP:
-                append(op)
-                continue
             if handler is _BY_OPCODE:
                 handler = opcodes.get(op.imm[0].opcode)
                 if handler is None:
@@ -151,28 +159,31 @@ def rewrite(
                 rw.origin = op.origin
                 mark = len(out)
                 result = handler(rw, op, context)
-                if result is not op and result is not None and len(out) > mark and out[-1] is result:
+                if result is op or result is None:
+                    continue
+                if len(out) > mark and out[-1] is result:
                     # The value is the last op the handler emitted (most
                     # instructions): the D3D_OP becomes that op in place, so
                     # the ops reading it need no remapping.
-                    _transplant(result, op)
+                    op.code, op.type, op.args, op.imm, op.var = (
+                        result.code, result.type, result.args, result.imm, result.var)
                     out[-1] = op
                     continue
+            elif handler is _KEEP:
+                append(op)
+                continue
             else:
                 rw.origin = op.origin
                 result = handler(rw, op)
-            if result is not None and result is not op and op.type is not None:
+                if result is op or result is None:
+                    continue
+            if op.type is not None:
                 remap[op] = result
         fn.body = out
     if census is not None:
         # Every D3D_OP with one of these opcodes is lowered now.
         census.difference_update(opcodes)
         program.notes[_CENSUS] = (census, _bodies(program))
-
-
-def _transplant(new: Op, old: Op) -> None:
-    """Make ``old`` the op ``new`` is (same origin: emitted for it)."""
-    old.code, old.type, old.args, old.imm, old.var = new.code, new.type, new.args, new.imm, new.var
 
 
 def _first_handled(body: list[Op], get, opcodes: dict | None) -> int:
