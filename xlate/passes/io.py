@@ -50,11 +50,13 @@ must bind (``viewport``) or set (``front_face``).
 
 from __future__ import annotations
 
+from itertools import islice
+
 from ..bytecode.tables import DeclUsage, RegisterType
 from ..ir.ops import Code, Op
-from ..ir.program import Program, Semantic, Storage, Variable
+from ..ir.program import Function, Program, Semantic, Storage, Variable
 from ..ir.types import B1, F1, F4
-from .build import resized
+from .build import FLOAT, resized
 from .rewrite import rewrite
 
 U = DeclUsage
@@ -65,10 +67,11 @@ def run(program: Program, options) -> None:
 
 
 # vs_1_x/2_x outputs D3D gives a value before the shader writes them:
-# (register, value, and the name and semantics to declare it with when the
-# shader does not): oD0 = 1, oD1 = 0, then (``fixed_outputs``) oT0-oT7 = 0.
+# (register, value (the CONST's imm), and the name and semantics to declare
+# it with when the shader does not): oD0 = 1, oD1 = 0, then
+# (``fixed_outputs``) oT0-oT7 = 0.
 _SM2_DEFAULTS = tuple(
-    ((rtype, i), value, f"{prefix}{i}", ((0xF, Semantic(usage, i)),))
+    ((rtype, i), (value,) * 4, f"{prefix}{i}", ((0xF, Semantic(usage, i)),))
     for rtype, usage, prefix, values in (
         (RegisterType.ATTROUT, U.COLOR, "oD", (1.0, 0.0)),
         (RegisterType.TEXCRDOUT, U.TEXCOORD, "oT", (0.0,) * 8),
@@ -76,6 +79,13 @@ _SM2_DEFAULTS = tuple(
     for i, value in enumerate(values)
 )
 _SM2_COLOURS = _SM2_DEFAULTS[:2]
+_COLOUR_REGISTERS = frozenset(register for register, *_ in _SM2_COLOURS)
+
+_CONST, _LOAD, _STORE, _SWIZZLE, _RETURN = Code.CONST, Code.LOAD, Code.STORE, Code.SWIZZLE, Code.RETURN
+_FMUL, _FADD, _FSUB = Code.FMUL, Code.FADD, Code.FSUB
+_F1 = FLOAT[1]  # a component of an f4 (``resized(F4, 1)``, as ``comp`` makes it)
+_OUTPUT = Storage.OUTPUT
+_WHOLE = (0xF,)  # the imm of a STORE of all four components
 
 # The half-pixel shift as a fraction of half a pixel: 63/128 px (wined3d,
 # DXVK) unless Options.half_pixel_exact.
@@ -92,8 +102,7 @@ class _IO:
         self.viewport: Variable | None = None
         self.prologue: list[Op] = []
         self.epilogue: list = []  # callables emitting ops into a list
-        # rewrite handlers for the one walk over the bodies at the end
-        self.handlers: dict = {}
+        self.colours: set[Variable] = set()  # the outputs whose writes are saturated
         self.notes = {"clip_z": self.clip_z, "flip_y": self.flip_y, "half_pixel": self.half_pixel,
                       "half_pixel_scale": self.half_pixel_scale if self.half_pixel else 0.0,
                       "viewport": False, "front_face": None}
@@ -140,14 +149,14 @@ class _IO:
     def run(self) -> None:
         if self.p.is_vertex:
             self.vertex()
+            # What the bodies need: saturated colour writes, and main's
+            # epilogue before each of its RETURNs.
+            if self.colours or self.epilogue:
+                main = self.p.main
+                for fn in self.p.functions.values():
+                    self.edit_vertex_body(fn, self.epilogue if fn is main else ())
         else:
             self.pixel()
-        # One walk does what the bodies need: saturate colour writes, negate
-        # dsy, and emit the epilogue before each RETURN of main.
-        if self.epilogue:
-            self.handlers[Code.RETURN] = self.exit
-        if self.handlers:
-            rewrite(self.p, self.handlers)
         main = self.p.main
         for emit in self.epilogue:
             emit(main.body)
@@ -155,26 +164,58 @@ class _IO:
             main.body[:0] = self.prologue
         self.p.notes["io"] = self.notes
 
-    def exit(self, rw, op: Op) -> None:
-        """A RETURN: main's epilogue runs first."""
-        if rw.fn is self.p.main:
-            for emit in self.epilogue:
-                emit(rw.out)
-        rw.keep(op)
+    def edit_vertex_body(self, fn: Function, epilogue) -> None:
+        """Saturate each write of a colour output, and run ``epilogue`` before
+        each RETURN.  No value changes (a STORE is none), so nothing needs
+        remapping: a plain walk, cheaper than a ``rewrite``, that rebuilds
+        the body from the first op to change and leaves it as it is when
+        there is none (most vs_3_0: no colour, no RETURN)."""
+        colours = self.colours
+        body = fn.body
+        for start, op in enumerate(body):
+            code = op.code
+            if (code is _STORE and op.var in colours) or (code is _RETURN and epilogue):
+                break
+        else:
+            return
+        out = body[:start]
+        append = out.append
+        for op in islice(body, start, None):
+            code = op.code
+            if code is _STORE:
+                if op.var in colours:
+                    args = op.args
+                    value = Op(Code.FSATURATE, args[0].type, args[:1], (), None, op.origin)
+                    append(value)
+                    op.args = (value,) + args[1:]
+            elif code is _RETURN:
+                for emit in epilogue:
+                    emit(out)
+            append(op)
+        fn.body = out
 
     # -- vertex shaders -----------------------------------------------------
 
     def vertex(self) -> None:
-        v = self.p.version
-        if v.major < 3:
-            self.sm2_colours()
-        for var in self.p.variables_of(Storage.OUTPUT):
+        # One look at the shader's outputs finds those to split and the
+        # position (the outputs sm2_colours adds are neither).
+        split, pos = [], None
+        for var in self.p.variables_of(_OUTPUT):
             semantics = var.semantics
-            psize_vec = var.type.width > 1 and len(semantics) == 1 and semantics[0][1].usage is U.PSIZE
-            if len(semantics) > 1 or psize_vec:
+            if len(semantics) > 1:
+                split.append(var)
+            elif semantics:
+                usage = semantics[0][1].usage
+                if usage is U.PSIZE and var.type.width > 1:
+                    split.append(var)
+                elif usage is U.POSITION and pos is None and semantics[0][1].index == 0:
+                    pos = var
+        if self.p.version.major < 3:
+            self.sm2_colours()
+        if split:
+            for var in split:
                 self.split_output(var)
-        pos = next((v for v in self.p.variables_of(Storage.OUTPUT)
-                    if len(v.semantics) == 1 and (s := v.semantics[0][1]).usage is U.POSITION and s.index == 0), None)
+            pos = self.position()  # it may be one of the new outputs
         if pos is None:
             # D3D requires oPos; a shader without it has an undefined position,
             # but GLSL 1.20 / ES 1.00 refuse to link a VS that never writes it.
@@ -186,32 +227,33 @@ class _IO:
         if self.clip_z or self.flip_y or self.half_pixel:
             self.epilogue.append(lambda out, pos=pos: self.fix_position(out, pos))
 
+    def position(self) -> Variable | None:
+        """The first OUTPUT with the one semantic POSITION0."""
+        for v in self.p.variables_of(_OUTPUT):
+            if len(v.semantics) == 1 and (s := v.semantics[0][1]).usage is U.POSITION and s.index == 0:
+                return v
+        return None
+
     def sm2_colours(self) -> None:
+        """Give the outputs their D3D defaults; the colours the shader
+        writes are saturated (``edit_vertex_body``).  Built with ``Op`` and
+        ``Variable`` directly, positional: every vs_1_x/2_x runs this, and
+        with ``fixed_outputs`` it makes up to 10 variables and 20 ops."""
         fixed = self.o.fixed_outputs
         outputs = self.outputs_by_register()
-        for register, value, name, semantics in _SM2_DEFAULTS if fixed else _SM2_COLOURS:
+        variables, prologue = self.p.variables, self.prologue
+        for register, imm, name, semantics in _SM2_DEFAULTS if fixed else _SM2_COLOURS:
             var = outputs.get(register)
             if var is None:
                 if not fixed:
                     continue
-                var = Variable(name, Storage.OUTPUT, F4, register=register, semantics=semantics)
-                self.p.variables.append(var)
-                outputs[register] = var
-            c = self.op(self.prologue, Code.CONST, F4, imm=(value,) * 4)
-            self.op(self.prologue, Code.STORE, None, (c,), (0xF,), var)
-        colours = {outputs[r] for r, *_ in _SM2_COLOURS if r in outputs}
-        if not colours:
-            return
-
-        def saturate(rw, op):
-            if op.var not in colours:
-                rw.keep(op)
-                return None
-            value = rw.emit(Code.FSATURATE, op.args[0].type, (op.args[0],))
-            rw.become(op, Code.STORE, None, (value, *op.args[1:]), op.imm, op.var)
-            return None
-
-        self.handlers[Code.STORE] = saturate
+                # (a colour made here has no write to saturate)
+                var = Variable(name, _OUTPUT, F4, None, register, semantics)
+                variables.append(var)
+            elif register in _COLOUR_REGISTERS:
+                self.colours.add(var)
+            c = Op(_CONST, F4, (), imm, None, -1)
+            prologue += (c, Op(_STORE, None, (c,), _WHOLE, var, -1))
 
     def split_output(self, var: Variable) -> None:
         """Make ``var`` a LOCAL, copied out at every exit into one OUTPUT per semantic."""
@@ -235,20 +277,35 @@ class _IO:
             self.epilogue.append(copy)
 
     def fix_position(self, out: list, pos: Variable) -> None:
-        p = self.op(out, Code.LOAD, F4, var=pos)
-        x, y, z, w = (self.comp(out, p, i) for i in range(4))
+        # Every vertex shader runs this: the ops are built with ``Op``
+        # directly (positional: code, type, args, imm, var, origin), listed in
+        # the order they go into ``out``.
+        p = Op(_LOAD, F4, (), (), pos, -1)
+        x, y, z, w = xyzw = [Op(_SWIZZLE, _F1, (p,), (i,), None, -1) for i in range(4)]
+        out.append(p)
+        out += xyzw
         if self.half_pixel:
-            vp = self.op(out, Code.LOAD, F4, var=self.get_viewport())
             # 63/128 of a pixel (in NDC one pixel is 2/vp): see the docstring.
-            kw = self.op(out, Code.FMUL, F1, (w, self.const(out, self.half_pixel_scale)))
-            x = self.op(out, Code.FADD, F1, (x, self.op(out, Code.FMUL, F1, (kw, self.comp(out, vp, 0)))))
-            y = self.op(out, Code.FSUB, F1, (y, self.op(out, Code.FMUL, F1, (kw, self.comp(out, vp, 1)))))
+            vp = Op(_LOAD, F4, (), (), self.get_viewport(), -1)
+            k = Op(_CONST, F1, (), (self.half_pixel_scale,), None, -1)
+            kw = Op(_FMUL, F1, (w, k), (), None, -1)
+            vx = Op(_SWIZZLE, _F1, (vp,), (0,), None, -1)
+            dx = Op(_FMUL, F1, (kw, vx), (), None, -1)
+            x = Op(_FADD, F1, (x, dx), (), None, -1)
+            vy = Op(_SWIZZLE, _F1, (vp,), (1,), None, -1)
+            dy = Op(_FMUL, F1, (kw, vy), (), None, -1)
+            y = Op(_FSUB, F1, (y, dy), (), None, -1)
+            out += (vp, k, kw, vx, dx, x, vy, dy, y)
         if self.flip_y:
-            y = self.op(out, Code.FNEG, F1, (y,))
+            y = Op(Code.FNEG, F1, (y,), (), None, -1)
+            out.append(y)
         if self.clip_z:
-            z = self.op(out, Code.FSUB, F1, (self.op(out, Code.FMUL, F1, (z, self.const(out, 2.0))), w))
-        value = self.op(out, Code.CONSTRUCT, F4, (x, y, z, w))
-        self.op(out, Code.STORE, None, (value,), (0xF,), pos)
+            two = Op(_CONST, F1, (), (2.0,), None, -1)
+            z2 = Op(_FMUL, F1, (z, two), (), None, -1)
+            z = Op(Code.FSUB, F1, (z2, w), (), None, -1)
+            out += (two, z2, z)
+        value = Op(Code.CONSTRUCT, F4, (x, y, z, w), (), None, -1)
+        out += (value, Op(_STORE, None, (value,), _WHOLE, pos, -1))
 
     # -- pixel shaders ------------------------------------------------------
 
@@ -260,12 +317,8 @@ class _IO:
                 self.vface(var)
             elif len(var.semantics) > 1:
                 self.split_input(var)
-        if not self.flip_y:
-            def negate(rw, op):
-                rw.keep(op)
-                return rw.emit(Code.FNEG, op.type, (op,))
-
-            self.handlers[Code.FDDY] = negate
+        if not self.flip_y and _occurs(self.p, Code.FDDY):
+            rewrite(self.p, {Code.FDDY: _negate})
         self.p.notes["fddy"] = "api"
 
     def vpos(self, var: Variable) -> None:
@@ -314,3 +367,17 @@ class _IO:
             self.op(out, Code.STORE, None, (value,), (mask,), var)
 
 
+def _occurs(program: Program, code: Code) -> bool:
+    """Whether any op of ``program`` has ``code`` (a plain loop: the
+    cheapest way to find that there is none, the most frequent answer)."""
+    for fn in program.functions.values():
+        for op in fn.body:
+            if op.code is code:
+                return True
+    return False
+
+
+def _negate(rw, op: Op) -> Op:
+    """FDDY along D3D's +y -> the API's dFdy when y is not flipped."""
+    rw.keep(op)
+    return rw.emit(Code.FNEG, op.type, (op,))
