@@ -46,16 +46,24 @@ _TABLES_VS1 = {**arithmetic.HANDLERS, **special.HANDLERS}
 
 
 def lower(program: Program, options: Options) -> None:
-    """``arithmetic`` to ``destination`` (steps 3 to 6 of docs/ir.md) in one walk.
+    """``matrix`` to ``destination`` (steps 1 to 6 of docs/ir.md): all the
+    D3D ops lowered in one walk.
 
-    Their handlers lower disjoint ops, each one alone: a D3D_OP's handler
-    reads only its sources (lowered already: they come before it), a
-    D3D_STORE's only the value of its own instruction (whose D3D_OP comes
-    before it), and each emits in the op's place.  So one ``rewrite`` with
-    their tables merged gives exactly what running them one after another
-    gives, without up to four more walks over every body (about a seventh of
-    the passes' time).  ``run_passes`` uses this; each pass still runs alone
-    through ``PASSES``, and a test checks that both give the same IR."""
+    The handlers of ``source_modifiers`` to ``destination`` lower disjoint
+    ops, each one alone: a D3D_SRCMOD's or a D3D_OP's handler reads only its
+    sources (lowered already: they come before it), a D3D_STORE's only the
+    value of its own instruction (whose D3D_OP comes before it), and each
+    emits in the op's place.  So one ``rewrite`` with their handlers and
+    tables merged gives exactly what running them one after another gives,
+    without up to five more walks over every body and the D3D census that
+    let them skip (together about a fifth of the passes' time).  ``matrix``
+    emits D3D ops for the others to lower, so it runs first, on its own,
+    in the few shaders with a matrix macro.
+
+    ``run_passes`` uses this; each pass still runs alone through ``PASSES``,
+    and a test checks that both give the same IR."""
+    if matrix.occurs(program):
+        matrix.run(program, options)
     version = program.version
     if version.major >= 2:
         table, ctx = _TABLES_SM2, Context(program, options)
@@ -63,13 +71,14 @@ def lower(program: Program, options: Options) -> None:
         table, ctx = _TABLES_PS1, texture_sm1.context(program, options)
     else:
         table, ctx = _TABLES_VS1, Context(program, options)
-    rewrite(program, destination.HANDLERS, table, ctx, D3D_OP_READERS)
+    handlers = {**source_modifiers.handlers(program), **destination.HANDLERS}
+    rewrite(program, handlers, table, ctx, D3D_OP_READERS)
     if table is _TABLES_PS1:
         texture_sm1.record(ctx)
 
 
 # What ``run_passes`` runs: PIPELINE, with ``lower`` for the passes it stands for.
-STEPS = (matrix.run, source_modifiers.run, lower, relative.run, constants.run, io.run, cleanup.run)
+STEPS = (lower, relative.run, constants.run, io.run, cleanup.run)
 
 
 def run_pass(name: str, program: Program, options: Options) -> None:

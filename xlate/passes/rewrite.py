@@ -59,6 +59,17 @@ class Rewriter:
         self.out.append(op)
         return op
 
+    def become_value(self, op: Op, value: Op, mark: int) -> Op:
+        """``op`` (being handled) becomes ``value`` when that is the last op
+        its handler emitted (``mark``: ``len(out)`` before the handler ran):
+        what ``rewrite`` does for a D3D_OP, so that nothing reading ``op``
+        needs remapping.  Otherwise ``value`` (remapped as usual)."""
+        out = self.out
+        if len(out) > mark and out[-1] is value:
+            out.pop()
+            return self.become(op, value.code, value.type, value.args, value.imm, value.var)
+        return value
+
     def replace(self, old: Op, new: Op) -> None:
         self.map[old] = new
 
@@ -105,18 +116,24 @@ def rewrite(
     D3D_OP whose opcode is not there is kept for a later pass.
 
     ``readers``: when only ops with these codes can read a value that a
-    handler replaces, only their args are looked up (``D3D_OP_READERS`` for
-    the tables): looking in every op after the first replacement costs
-    about as much as the rest of the walk.
+    ``opcodes`` handler replaces, only their args are looked up
+    (``D3D_OP_READERS`` for the tables): looking in every op after the first
+    replacement costs about as much as the rest of the walk.  A value that
+    a ``handlers`` handler replaces may have any reader: from then on every
+    op is looked at.
     """
     census = None
     if opcodes:
-        census = d3d_census(program)
-        if not handlers and census.isdisjoint(opcodes):
-            return  # none of these instructions occurs
+        if handlers:
+            # A walk anyway: the census is only kept current, not taken.
+            census = _recorded_census(program)
+        else:
+            census = d3d_census(program)
+            if census.isdisjoint(opcodes):
+                return  # none of these instructions occurs
         handlers = {**handlers, Code.D3D_OP: _BY_OPCODE}
-    every = readers is None
-    if not every:
+    every_from_start = readers is None
+    if readers is not None:
         # Readers get an entry if they have no handler (kept as they are),
         # so that the walk looks at the args of only the ops with an entry.
         handlers = {**dict.fromkeys(readers, _KEEP), **handlers}
@@ -127,6 +144,7 @@ def rewrite(
         if start < 0:
             continue
         rw = Rewriter(program, fn)
+        every = every_from_start
         out = rw.out
         out += islice(body, start)
         remap = rw.map
@@ -177,6 +195,7 @@ def rewrite(
                 result = handler(rw, op)
                 if result is op or result is None:
                     continue
+                every = True  # (see ``readers``)
             if op.type is not None:
                 remap[op] = result
         fn.body = out
@@ -217,14 +236,22 @@ def d3d_census(program: Program) -> set:
     must only lower D3D ops (the census may hold more than there is, never
     less).
     """
-    recorded = program.notes.get(_CENSUS)
-    if recorded is not None and _describes(recorded[1], program):
-        return recorded[0]
+    recorded = _recorded_census(program)
+    if recorded is not None:
+        return recorded
     D3D_OP = Code.D3D_OP
     census = {op.imm[0].opcode if op.code is D3D_OP else op.code
               for fn in program.functions.values() for op in fn.body if op.code in D3D_CODES}
     program.notes[_CENSUS] = (census, _bodies(program))
     return census
+
+
+def _recorded_census(program: Program) -> set | None:
+    """The census recorded in ``program.notes`` if it still describes the bodies."""
+    recorded = program.notes.get(_CENSUS)
+    if recorded is not None and _describes(recorded[1], program):
+        return recorded[0]
+    return None
 
 
 def _bodies(program: Program) -> tuple:

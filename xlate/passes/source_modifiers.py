@@ -86,8 +86,14 @@ MODIFIERS = {
 
 def _lower(rw: Rewriter, op: Op) -> Op:
     compute, negate = MODIFIERS[op.imm[0]]
+    mark = len(rw.out)
     value = compute(rw, op.args[0])
-    return fop(rw, Code.FNEG, value) if negate else value
+    if negate:
+        value = fop(rw, Code.FNEG, value)
+    # The D3D_SRCMOD becomes its value's last op (nearly always one it just
+    # made), so nothing reading it needs remapping: ``passes.lower`` runs
+    # this in a walk that remaps only the readers of D3D_OPs until then.
+    return rw.become_value(op, value, mark)
 
 
 def _clamp_constant(rw: Rewriter, op: Op) -> Op:
@@ -101,12 +107,20 @@ def _clamp_constant(rw: Rewriter, op: Op) -> Op:
     return fop(rw, Code.FCLAMP, value, fconst(rw, -1.0), fconst(rw, 1.0))
 
 
-def run(program, options) -> None:
+def handlers(program) -> dict:
+    """The ``rewrite`` handlers of this pass for ``program``."""
     version = program.version
-    clamp = version.is_pixel and version.major == 1
-    if not clamp and Code.D3D_SRCMOD not in d3d_census(program):
+    if version.is_pixel and version.major == 1:
+        return _HANDLERS_PS1
+    return _HANDLERS
+
+
+_HANDLERS = {Code.D3D_SRCMOD: _lower}
+_HANDLERS_PS1 = {Code.D3D_SRCMOD: _lower, Code.LOAD: _clamp_constant}
+
+
+def run(program, options) -> None:
+    chosen = handlers(program)
+    if chosen is _HANDLERS and Code.D3D_SRCMOD not in d3d_census(program):
         return  # most shaders: no modifier, and no walk to find that out
-    handlers = {Code.D3D_SRCMOD: _lower}
-    if clamp:
-        handlers[Code.LOAD] = _clamp_constant
-    rewrite(program, handlers)
+    rewrite(program, chosen)
