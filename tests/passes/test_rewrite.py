@@ -13,7 +13,7 @@ from xlate.bytecode.tables import Opcode, SrcMod
 from xlate.ir.ops import Code, Op
 from xlate.ir.types import F4
 from xlate.options import Options
-from xlate.passes import PASSES, STEPS, arithmetic, matrix, run_pass, special
+from xlate.passes import PASSES, arithmetic, matrix, pipeline, run_pass, special
 from xlate.passes.rewrite import D3D_OP_READERS, d3d_census, rewrite
 
 from .conftest import codes, lift_asm, lower, ops_of
@@ -104,8 +104,9 @@ def _pipeline_outcome(program, runs, options):
 
 @pytest.mark.parametrize("corpus_name", ["wine", "vkd3d", "hlsldecompiler", "fxc-wine"])
 def test_fused_steps_give_what_the_passes_give_one_by_one(corpus_name):
-    """``run_passes`` runs ``STEPS`` (``lower`` for several passes in one
-    walk); the IR must be exactly what ``PIPELINE`` run pass by pass gives."""
+    """``run_passes`` runs ``pipeline`` (``lower`` for several passes in one
+    walk, the survey's findings for the others); the IR must be exactly what
+    ``PIPELINE`` run pass by pass gives."""
     from corpus import iter_corpus, require_corpus
 
     from xlate.backends import get_target, resolve_options
@@ -126,7 +127,7 @@ def test_fused_steps_give_what_the_passes_give_one_by_one(corpus_name):
         except XlateError:
             continue
         for options in every:
-            fused = _pipeline_outcome(lift(shader), STEPS, options)
+            fused = _pipeline_outcome(lift(shader), [pipeline], options)
             alone = _pipeline_outcome(lift(shader), PASSES.values(), options)
             assert fused == alone, (_id, options)
         checked += 1

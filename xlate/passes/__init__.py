@@ -3,12 +3,19 @@
 Each pass is a module with ``run(program, options) -> None`` that rewrites
 the program in place.  docs/ir.md gives the order and the invariants that
 hold when the pipeline is done (checked by ``ir.validate``).
+
+``run_passes`` gives what running them one after another gives, with less
+work: ``pipeline`` lowers every D3D op in one walk (``lower``) and hands the
+later passes what one look at the lifted program found (``Survey``), so
+that they need not each walk every body to find it.
 """
 
 from __future__ import annotations
 
 import os
 
+from ..bytecode.tables import Opcode
+from ..ir.ops import Code, Op
 from ..ir.program import Program
 from ..ir.validate import validate
 from ..options import Options
@@ -38,48 +45,6 @@ PASSES = {
 }
 PIPELINE = tuple(PASSES)
 
-# ``lower`` below: the opcode tables of the passes it stands for, per kind
-# of shader (texture is SM2+'s, texture_sm1 ps_1_x's; vs_1_x has neither).
-_TABLES_SM2 = {**arithmetic.HANDLERS, **special.HANDLERS, **texture.HANDLERS}
-_TABLES_PS1 = {**arithmetic.HANDLERS, **special.HANDLERS, **texture_sm1.HANDLERS}
-_TABLES_VS1 = {**arithmetic.HANDLERS, **special.HANDLERS}
-
-
-def lower(program: Program, options: Options) -> None:
-    """``matrix`` to ``destination`` (steps 1 to 6 of docs/ir.md): all the
-    D3D ops lowered in one walk.
-
-    The handlers of ``source_modifiers`` to ``destination`` lower disjoint
-    ops, each one alone: a D3D_SRCMOD's or a D3D_OP's handler reads only its
-    sources (lowered already: they come before it), a D3D_STORE's only the
-    value of its own instruction (whose D3D_OP comes before it), and each
-    emits in the op's place.  So one ``rewrite`` with their handlers and
-    tables merged gives exactly what running them one after another gives,
-    without up to five more walks over every body and the D3D census that
-    let them skip (together about a fifth of the passes' time).  ``matrix``
-    emits D3D ops for the others to lower, so it runs first, on its own,
-    in the few shaders with a matrix macro.
-
-    ``run_passes`` uses this; each pass still runs alone through ``PASSES``,
-    and a test checks that both give the same IR."""
-    if matrix.occurs(program):
-        matrix.run(program, options)
-    version = program.version
-    if version.major >= 2:
-        table, ctx = _TABLES_SM2, Context(program, options)
-    elif version.is_pixel:
-        table, ctx = _TABLES_PS1, texture_sm1.context(program, options)
-    else:
-        table, ctx = _TABLES_VS1, Context(program, options)
-    handlers = {**source_modifiers.handlers(program), **destination.HANDLERS}
-    rewrite(program, handlers, table, ctx, D3D_OP_READERS)
-    if table is _TABLES_PS1:
-        texture_sm1.record(ctx)
-
-
-# What ``run_passes`` runs: PIPELINE, with ``lower`` for the passes it stands for.
-STEPS = (lower, relative.run, constants.run, io.run, cleanup.run)
-
 
 def run_pass(name: str, program: Program, options: Options) -> None:
     PASSES[name](program, options)
@@ -104,7 +69,115 @@ def run_passes(program: Program, options: Options | None = None, *, until: str |
             if name == until:
                 return program
     else:
-        for run in STEPS:
-            run(program, options)
+        pipeline(program, options)
     validate(program, full=validation_enabled(options))
     return program
+
+
+def pipeline(program: Program, options: Options) -> None:
+    """Every pass of ``PIPELINE`` on a lifted program, in order: exactly
+    what running them one by one gives (a test checks it), with less work.
+
+    Each walk over every op costs about as much as a small pass, and most
+    passes have nothing to do in most shaders, so: ``lower`` does the
+    lowering passes' work in one walk, and the later passes get what the
+    survey found instead of looking for it themselves.  Lowering makes no
+    dynamic index, RETURN or constant-file LOAD of its own (matrix's row
+    loads aside), so what the survey found in the lifted program still
+    holds when they run."""
+    survey = Survey(program)
+    lower(program, options, survey.matrix)
+    relative.run(program, options, None if survey.dynamic else [])
+    # relative and matrix make constant-file LOADs of their own
+    fresh = survey.dynamic or survey.matrix
+    constants.run(program, options, None if fresh else survey.constant_loads)
+    io.run(program, options, survey.returns, survey.derivatives)
+    cleanup.run(program, options)
+
+
+_CONSTANT_FILES = constants.CONST_FILES
+_LOAD, _STORE, _D3D_OP, _D3D_STORE, _RETURN = Code.LOAD, Code.STORE, Code.D3D_OP, Code.D3D_STORE, Code.RETURN
+_MATRIX_OPCODES = frozenset(matrix.SHAPES)
+
+
+class Survey:
+    """What one walk over a lifted program finds for ``pipeline``:
+
+    * ``matrix``: a matrix macro occurs (``matrix`` has work);
+    * ``dynamic``: a LOAD or STORE has a dynamic index, or a D3D_STORE will
+      (``relative`` has work);
+    * ``constant_loads``: every LOAD of a constant file, in order (what
+      ``constants`` folds);
+    * ``returns``: a RETURN occurs (``io`` adds epilogues before them);
+    * ``derivatives``: a dsy occurs (its FDDY is the only one ``io`` may
+      negate).
+    """
+
+    __slots__ = ("matrix", "dynamic", "constant_loads", "returns", "derivatives")
+
+    def __init__(self, program: Program):
+        self.matrix = self.dynamic = self.returns = self.derivatives = False
+        loads: list[Op] = []
+        self.constant_loads = loads
+        # One test per op for the frequent codes, in order of frequency.
+        for fn in program.functions.values():
+            for op in fn.body:
+                code = op.code
+                if code is _LOAD:
+                    if op.args:
+                        self.dynamic = True
+                    if op.var.storage in _CONSTANT_FILES:
+                        loads.append(op)
+                elif code is _D3D_OP:
+                    opcode = op.imm[0].opcode
+                    if opcode in _MATRIX_OPCODES:
+                        self.matrix = True
+                    elif opcode is Opcode.DSY:
+                        self.derivatives = True
+                elif code is _D3D_STORE:
+                    if op.imm[0].relative:
+                        self.dynamic = True
+                elif code is _STORE:
+                    if len(op.args) > 1:
+                        self.dynamic = True
+                elif code is _RETURN:
+                    self.returns = True
+
+
+# ``lower`` below: the opcode tables of the passes it stands for and their
+# handlers of other ops, per kind of shader: texture is SM2+'s, texture_sm1
+# ps_1_x's (vs_1_x has neither); source_modifiers also clamps ps_1_x's
+# constant loads.
+_TABLES_SM2 = {**arithmetic.HANDLERS, **special.HANDLERS, **texture.HANDLERS}
+_TABLES_PS1 = {**arithmetic.HANDLERS, **special.HANDLERS, **texture_sm1.HANDLERS}
+_TABLES_VS1 = {**arithmetic.HANDLERS, **special.HANDLERS}
+_HANDLERS = {**source_modifiers.HANDLERS, **destination.HANDLERS}
+_HANDLERS_PS1 = {**source_modifiers.HANDLERS_PS1, **destination.HANDLERS}
+
+
+def lower(program: Program, options: Options, has_matrix: bool = True) -> None:
+    """``matrix`` to ``destination`` (steps 1 to 6 of docs/ir.md): all the
+    D3D ops lowered in one walk.
+
+    The handlers of ``source_modifiers`` to ``destination`` lower disjoint
+    ops, each one alone: a D3D_SRCMOD's or a D3D_OP's handler reads only its
+    sources (lowered already: they come before it), a D3D_STORE's only the
+    value of its own instruction (whose D3D_OP comes before it), and each
+    emits in the op's place.  So one ``rewrite`` with their handlers and
+    tables merged gives exactly what running them one after another gives,
+    without up to five more walks over every body and the D3D census that
+    let them skip (together about a fifth of the passes' time).  ``matrix``
+    emits D3D ops for the others to lower, so it runs first, on its own,
+    unless ``has_matrix`` is False (the caller knows there is no macro)."""
+    if has_matrix:
+        matrix.run(program, options)
+    version = program.version
+    if version.major >= 2:
+        table, handlers, ctx = _TABLES_SM2, _HANDLERS, Context(program, options)
+    elif version.is_pixel:
+        table, handlers, ctx = _TABLES_PS1, _HANDLERS_PS1, texture_sm1.context(program, options)
+    else:
+        table, handlers, ctx = _TABLES_VS1, _HANDLERS, Context(program, options)
+    rewrite(program, handlers, table, ctx, D3D_OP_READERS)
+    if table is _TABLES_PS1:
+        texture_sm1.record(ctx)

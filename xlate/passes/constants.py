@@ -60,10 +60,15 @@ def _const(rw: Rewriter, type: Type, values: tuple) -> Op:
     return rw.emit(Code.CONST, type, imm=tuple(values[: type.width]))
 
 
-def run(program: Program, options: Options) -> None:
+def run(program: Program, options: Options, loads: list[Op] | None = None) -> None:
+    """``loads``: every LOAD of a constant file in the program, in order,
+    when the caller knows them already (``passes.Survey``); else found by a
+    walk over every op."""
     table = def_values(program)
     program.notes["defs"] = _defs_note(program, table) if program.defs else []
-    spans, dynamic = _fold_static_loads(program, table)
+    if loads is None:
+        loads = constant_loads(program)
+    spans, dynamic = _fold_static_loads(loads, table)
     if dynamic and table:
         _select_dynamic_loads(program, table)
         shrink_arrays(program)
@@ -104,31 +109,42 @@ def _select_dynamic_loads(program: Program, table: dict) -> None:
     rewrite(program, {Code.LOAD: dynamic_load})
 
 
-def _fold_static_loads(program: Program, table: dict) -> tuple[dict, bool]:
-    """Make every static LOAD of a DEF'd register its CONST, and find the
-    registers of each file the other LOADs read; return those spans
-    (``shrink_arrays``'s) and whether a constant file is loaded dynamically.
-
-    The LOAD becomes the CONST in place (same position, type and origin), so
-    nothing that uses it needs remapping and no body is rebuilt: most
-    shaders load only DEF'd registers statically, and this walk is then the
-    whole pass."""
-    LOAD, CONST = Code.LOAD, Code.CONST
-    spans: dict[Variable, list[int]] = {}
-    dynamic = False
+def constant_loads(program: Program) -> list[Op]:
+    """Every LOAD of a constant file, in program order."""
+    LOAD = Code.LOAD
+    loads = []
     for fn in program.functions.values():
         for op in fn.body:
             var = op.var
-            if op.code is not LOAD or var is None or var.storage not in CONST_FILES:
+            # (most ops have no variable: that test first)
+            if var is not None and var.storage in CONST_FILES and op.code is LOAD:
+                loads.append(op)
+    return loads
+
+
+def _fold_static_loads(loads: list[Op], table: dict) -> tuple[dict, bool]:
+    """Make every static LOAD of a DEF'd register (of ``loads``, the
+    constant files' LOADs) its CONST, and find the registers of each file
+    the other LOADs read; return those spans (``shrink_arrays``'s) and
+    whether a constant file is loaded dynamically.
+
+    The LOAD becomes the CONST in place (same position, type and origin), so
+    nothing that uses it needs remapping and no body is rebuilt: most
+    shaders load only DEF'd registers statically, and this is then the
+    whole pass."""
+    CONST = Code.CONST
+    spans: dict[Variable, list[int]] = {}
+    dynamic = False
+    for op in loads:
+        var = op.var
+        if op.args:
+            dynamic = True
+        else:
+            values = table.get((var.storage, op.imm[0]))
+            if values is not None:
+                op.code, op.imm, op.var = CONST, values[: var.type.width], None
                 continue
-            if op.args:
-                dynamic = True
-            else:
-                values = table.get((var.storage, op.imm[0]))
-                if values is not None:
-                    op.code, op.imm, op.var = CONST, values[: var.type.width], None
-                    continue
-            _widen(spans, op, var)
+        _widen(spans, op, var)
     return spans, dynamic
 
 

@@ -62,8 +62,10 @@ from .rewrite import rewrite
 U = DeclUsage
 
 
-def run(program: Program, options) -> None:
-    _IO(program, options).run()
+def run(program: Program, options, returns: bool = True, derivatives: bool = True) -> None:
+    """``returns`` / ``derivatives`` False: the caller knows that no RETURN /
+    no FDDY occurs (``passes.Survey``), so none is looked for."""
+    _IO(program, options, returns, derivatives).run()
 
 
 # vs_1_x/2_x outputs D3D gives a value before the shader writes them:
@@ -92,8 +94,10 @@ _WHOLE = (0xF,)  # the imm of a STORE of all four components
 HALF_PIXEL_BIAS = 63.0 / 64.0
 
 class _IO:
-    def __init__(self, program: Program, options):
+    def __init__(self, program: Program, options, returns: bool = True, derivatives: bool = True):
         self.p = program
+        self.returns = returns
+        self.derivatives = derivatives
         self.o = options
         self.clip_z = True if options.clip_z is None else options.clip_z
         self.flip_y = False if options.flip_y is None else options.flip_y
@@ -151,7 +155,7 @@ class _IO:
             self.vertex()
             # What the bodies need: saturated colour writes, and main's
             # epilogue before each of its RETURNs.
-            if self.colours or self.epilogue:
+            if self.colours or (self.epilogue and self.returns):
                 main = self.p.main
                 for fn in self.p.functions.values():
                     self.edit_vertex_body(fn, self.epilogue if fn is main else ())
@@ -317,7 +321,7 @@ class _IO:
                 self.vface(var)
             elif len(var.semantics) > 1:
                 self.split_input(var)
-        if not self.flip_y and _occurs(self.p, Code.FDDY):
+        if not self.flip_y and self.derivatives and _occurs(self.p, Code.FDDY):
             rewrite(self.p, {Code.FDDY: _negate})
         self.p.notes["fddy"] = "api"
 

@@ -33,17 +33,6 @@ SHAPES = {
 }
 
 
-def occurs(program) -> bool:
-    """Whether ``program`` has a matrix macro: a plain look at every op,
-    cheaper than taking the D3D census (``passes.lower`` asks this)."""
-    D3D_OP = Code.D3D_OP
-    for fn in program.functions.values():
-        for op in fn.body:
-            if op.code is D3D_OP and op.imm[0].opcode in SHAPES:
-                return True
-    return False
-
-
 def run(program, options) -> None:
     # Few shaders use a matrix macro: without one there is nothing to lower
     # and no D3D_STORE mask to narrow (lifting makes a D3D_STORE only for

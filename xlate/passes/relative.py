@@ -171,8 +171,12 @@ class _RegisterFile:
             rw.emit(Code.STORE, None, (value,), ((1 << var.type.width) - 1,), var)
 
 
-def run(program: Program, options: Options) -> None:
-    indexed = _indexed(program)
+def run(program: Program, options: Options, indexed: list[Op] | None = None) -> None:
+    """``indexed``: the LOADs and STOREs with a dynamic index, when the
+    caller knows them already (``passes.Survey`` knows when there is none);
+    else found by a walk over every op."""
+    if indexed is None:
+        indexed = _indexed(program)
     if not indexed:  # most shaders: nothing to lower, guard or size
         program.notes["dynamic_arrays"] = set()
         return

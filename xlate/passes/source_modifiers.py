@@ -111,16 +111,16 @@ def handlers(program) -> dict:
     """The ``rewrite`` handlers of this pass for ``program``."""
     version = program.version
     if version.is_pixel and version.major == 1:
-        return _HANDLERS_PS1
-    return _HANDLERS
+        return HANDLERS_PS1
+    return HANDLERS
 
 
-_HANDLERS = {Code.D3D_SRCMOD: _lower}
-_HANDLERS_PS1 = {Code.D3D_SRCMOD: _lower, Code.LOAD: _clamp_constant}
+HANDLERS = {Code.D3D_SRCMOD: _lower}
+HANDLERS_PS1 = {Code.D3D_SRCMOD: _lower, Code.LOAD: _clamp_constant}
 
 
 def run(program, options) -> None:
     chosen = handlers(program)
-    if chosen is _HANDLERS and Code.D3D_SRCMOD not in d3d_census(program):
+    if chosen is HANDLERS and Code.D3D_SRCMOD not in d3d_census(program):
         return  # most shaders: no modifier, and no walk to find that out
     rewrite(program, chosen)
