@@ -98,6 +98,7 @@ def pipeline(program: Program, options: Options) -> None:
 _CONSTANT_FILES = constants.CONST_FILES
 _LOAD, _STORE, _D3D_OP, _D3D_STORE, _RETURN = Code.LOAD, Code.STORE, Code.D3D_OP, Code.D3D_STORE, Code.RETURN
 _MATRIX_OPCODES = frozenset(matrix.SHAPES)
+_DSY = Opcode.DSY
 
 
 class Survey:
@@ -116,32 +117,34 @@ class Survey:
     __slots__ = ("matrix", "dynamic", "constant_loads", "returns", "derivatives")
 
     def __init__(self, program: Program):
-        self.matrix = self.dynamic = self.returns = self.derivatives = False
+        # Locals, module constants, the frequent codes tested first: the
+        # walk is most of the cost of this object.
+        has_matrix = dynamic = returns = derivatives = False
         loads: list[Op] = []
-        self.constant_loads = loads
-        # One test per op for the frequent codes, in order of frequency.
         for fn in program.functions.values():
             for op in fn.body:
                 code = op.code
                 if code is _LOAD:
                     if op.args:
-                        self.dynamic = True
+                        dynamic = True
                     if op.var.storage in _CONSTANT_FILES:
                         loads.append(op)
                 elif code is _D3D_OP:
                     opcode = op.imm[0].opcode
                     if opcode in _MATRIX_OPCODES:
-                        self.matrix = True
-                    elif opcode is Opcode.DSY:
-                        self.derivatives = True
+                        has_matrix = True
+                    elif opcode is _DSY:
+                        derivatives = True
                 elif code is _D3D_STORE:
                     if op.imm[0].relative:
-                        self.dynamic = True
+                        dynamic = True
                 elif code is _STORE:
                     if len(op.args) > 1:
-                        self.dynamic = True
+                        dynamic = True
                 elif code is _RETURN:
-                    self.returns = True
+                    returns = True
+        self.matrix, self.dynamic, self.returns, self.derivatives = has_matrix, dynamic, returns, derivatives
+        self.constant_loads = loads
 
 
 # ``lower`` below: the opcode tables of the passes it stands for and their

@@ -22,7 +22,14 @@ TYPES = {(s, w): Type(s, w) for s in Scalar for w in range(1, 5)}
 FLOAT = (None,) + tuple(TYPES[Scalar.FLOAT, w] for w in range(1, 5))  # FLOAT[width]
 IDENTITY = (None,) + tuple(tuple(range(w)) for w in range(1, 5))  # IDENTITY[width]: (0, .., width-1)
 
-_SWIZZLE = Code.SWIZZLE
+# Enum members as module constants: ``Code.X`` goes through the enum's
+# metaclass (some 70 ns a lookup), a global costs next to nothing, and these
+# helpers run for most ops the passes make.  For the same reason the
+# frequent emitters below build their ``Op`` themselves (code, type, args,
+# imm, var, origin) rather than call ``rw.emit``.
+_SWIZZLE, _CONST, _SELECT, _CONSTRUCT = Code.SWIZZLE, Code.CONST, Code.SELECT, Code.CONSTRUCT
+_FMUL, _FMUL_LEGACY, _FDOT, _FDOT_LEGACY = Code.FMUL, Code.FMUL_LEGACY, Code.FDOT, Code.FDOT_LEGACY
+_BOOL = Scalar.BOOL
 
 
 def resized(t: Type, width: int) -> Type:
@@ -32,7 +39,9 @@ def resized(t: Type, width: int) -> Type:
 
 def fconst(rw: Rewriter, value: float, width: int = 4) -> Op:
     """A float constant with ``value`` in every component."""
-    return rw.emit(Code.CONST, FLOAT[width], imm=(float(value),) * width)
+    op = Op(_CONST, FLOAT[width], (), (float(value),) * width, None, rw.origin)
+    rw.out.append(op)
+    return op
 
 
 def swizzle(rw: Rewriter, v: Op, comps) -> Op:
@@ -48,7 +57,6 @@ def swizzle(rw: Rewriter, v: Op, comps) -> Op:
             return v
     else:
         t = TYPES[t.scalar, width]
-    # one of the most frequent emits: the Op built here, not through rw.emit
     op = Op(_SWIZZLE, t, (v,), comps, None, rw.origin)
     rw.out.append(op)
     return op
@@ -65,29 +73,39 @@ def splat(rw: Rewriter, v: Op, width: int = 4) -> Op:
 
 def fop(rw: Rewriter, code: Code, *args: Op) -> Op:
     """A component-wise op: the result has the type of its first argument."""
-    return rw.emit(code, args[0].type, args)
+    op = Op(code, args[0].type, args, (), None, rw.origin)
+    rw.out.append(op)
+    return op
 
 
 def compare(rw: Rewriter, code: Code, a: Op, b: Op) -> Op:
-    return rw.emit(code, TYPES[Scalar.BOOL, a.type.width], (a, b))
+    op = Op(code, TYPES[_BOOL, a.type.width], (a, b), (), None, rw.origin)
+    rw.out.append(op)
+    return op
 
 
 def select(rw: Rewriter, cond: Op, a: Op, b: Op) -> Op:
-    return rw.emit(Code.SELECT, a.type, (cond, a, b))
+    op = Op(_SELECT, a.type, (cond, a, b), (), None, rw.origin)
+    rw.out.append(op)
+    return op
 
 
 def construct(rw: Rewriter, *parts: Op) -> Op:
     width = sum([p.type.width for p in parts])
-    return rw.emit(Code.CONSTRUCT, resized(parts[0].type, width), parts)
+    return rw.emit(_CONSTRUCT, resized(parts[0].type, width), parts)
 
 
 def mul(rw: Rewriter, a: Op, b: Op, legacy: bool) -> Op:
     """D3D9 multiply: "anything x 0 = 0" when ``legacy`` (semantics §7.2)."""
-    return fop(rw, Code.FMUL_LEGACY if legacy else Code.FMUL, a, b)
+    op = Op(_FMUL_LEGACY if legacy else _FMUL, a.type, (a, b), (), None, rw.origin)
+    rw.out.append(op)
+    return op
 
 
 def dot(rw: Rewriter, a: Op, b: Op, legacy: bool) -> Op:
-    return rw.emit(Code.FDOT_LEGACY if legacy else Code.FDOT, FLOAT[1], (a, b))
+    op = Op(_FDOT_LEGACY if legacy else _FDOT, FLOAT[1], (a, b), (), None, rw.origin)
+    rw.out.append(op)
+    return op
 
 
 class Context:

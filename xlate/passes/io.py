@@ -83,8 +83,14 @@ _SM2_DEFAULTS = tuple(
 _SM2_COLOURS = _SM2_DEFAULTS[:2]
 _COLOUR_REGISTERS = frozenset(register for register, *_ in _SM2_COLOURS)
 
+# Enum members this pass reads for every shader, as module constants:
+# ``Code.X`` and friends go through the enum's metaclass (some 70 ns a
+# lookup, build.py).
 _CONST, _LOAD, _STORE, _SWIZZLE, _RETURN = Code.CONST, Code.LOAD, Code.STORE, Code.SWIZZLE, Code.RETURN
-_FMUL, _FADD, _FSUB = Code.FMUL, Code.FADD, Code.FSUB
+_FMUL, _FADD, _FSUB, _FNEG, _CONSTRUCT = Code.FMUL, Code.FADD, Code.FSUB, Code.FNEG, Code.CONSTRUCT
+_FSATURATE = Code.FSATURATE
+_INPUT = Storage.INPUT
+_PSIZE, _POSITION = U.PSIZE, U.POSITION
 _F1 = FLOAT[1]  # a component of an f4 (``resized(F4, 1)``, as ``comp`` makes it)
 _OUTPUT = Storage.OUTPUT
 _WHOLE = (0xF,)  # the imm of a STORE of all four components
@@ -144,7 +150,7 @@ class _IO:
         """register -> its OUTPUT variable (the first in ``program.variables``)."""
         outputs: dict = {}
         for v in self.p.variables:
-            if v.storage is Storage.OUTPUT and v.register not in outputs:
+            if v.storage is _OUTPUT and v.register not in outputs:
                 outputs[v.register] = v
         return outputs
 
@@ -189,7 +195,7 @@ class _IO:
             if code is _STORE:
                 if op.var in colours:
                     args = op.args
-                    value = Op(Code.FSATURATE, args[0].type, args[:1], (), None, op.origin)
+                    value = Op(_FSATURATE, args[0].type, args[:1], (), None, op.origin)
                     append(value)
                     op.args = (value,) + args[1:]
             elif code is _RETURN:
@@ -210,9 +216,9 @@ class _IO:
                 split.append(var)
             elif semantics:
                 usage = semantics[0][1].usage
-                if usage is U.PSIZE and var.type.width > 1:
+                if usage is _PSIZE and var.type.width > 1:
                     split.append(var)
-                elif usage is U.POSITION and pos is None and semantics[0][1].index == 0:
+                elif usage is _POSITION and pos is None and semantics[0][1].index == 0:
                     pos = var
         if self.p.version.major < 3:
             self.sm2_colours()
@@ -301,20 +307,20 @@ class _IO:
             y = Op(_FSUB, F1, (y, dy), (), None, -1)
             out += (vp, k, kw, vx, dx, x, vy, dy, y)
         if self.flip_y:
-            y = Op(Code.FNEG, F1, (y,), (), None, -1)
+            y = Op(_FNEG, F1, (y,), (), None, -1)
             out.append(y)
         if self.clip_z:
             two = Op(_CONST, F1, (), (2.0,), None, -1)
             z2 = Op(_FMUL, F1, (z, two), (), None, -1)
-            z = Op(Code.FSUB, F1, (z2, w), (), None, -1)
+            z = Op(_FSUB, F1, (z2, w), (), None, -1)
             out += (two, z2, z)
-        value = Op(Code.CONSTRUCT, F4, (x, y, z, w), (), None, -1)
+        value = Op(_CONSTRUCT, F4, (x, y, z, w), (), None, -1)
         out += (value, Op(_STORE, None, (value,), _WHOLE, pos, -1))
 
     # -- pixel shaders ------------------------------------------------------
 
     def pixel(self) -> None:
-        for var in list(self.p.variables_of(Storage.INPUT)):
+        for var in self.p.variables_of(_INPUT):  # (a new list: the loop may add inputs)
             if var.builtin == "vpos":
                 self.vpos(var)
             elif var.builtin == "vface":

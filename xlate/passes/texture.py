@@ -16,7 +16,7 @@ from __future__ import annotations
 from ..bytecode.tables import IDENTITY_SWIZZLE, Opcode, SamplerType, TexControl, swizzle_components
 from ..ir.ops import Code, Op, SampleKind
 from ..ir.types import B1, F4
-from .build import Context, compare, component, fconst, fop, splat, swizzle
+from .build import IDENTITY, Context, compare, component, fconst, fop, splat, swizzle
 from .rewrite import D3D_OP_READERS, Rewriter, d3d_census, rewrite
 
 COORD_WIDTH = {
@@ -35,30 +35,38 @@ def sampler_type(sampler, options) -> SamplerType:
     return options.sampler_type(sampler.register[1] if sampler.register else 0)
 
 
+# Enum members _sample reads, as module constants: ``Opcode.X`` and
+# friends cost some 70 ns a lookup (build.py), and texld is frequent.
+_TEX, _TEXLDL, _TEXLDD = Opcode.TEX, Opcode.TEXLDL, Opcode.TEXLDD
+_NO_CONTROL, _PROJECT, _BIAS = TexControl.NONE, TexControl.PROJECT, TexControl.BIAS
+_PLAIN, _LOD, _GRAD, _WITH_BIAS = SampleKind.PLAIN, SampleKind.LOD, SampleKind.GRAD, SampleKind.BIAS
+
+
 def _sample(rw: Rewriter, op: Op, ctx: Context) -> Op:
     info = op.imm[0]
+    opcode = info.opcode
     stype = sampler_type(info.sampler, ctx.options)
     width = COORD_WIDTH[stype]
     coord = op.args[0]
-    control = info.control & 3 if info.opcode is Opcode.TEX else TexControl.NONE
+    control = info.control & 3 if opcode is _TEX else _NO_CONTROL
     # bias, lod and projection divisor are all the (unprojected) coord.w
-    w = component(rw, coord, 3) if control or info.opcode is Opcode.TEXLDL else None
-    if control == TexControl.PROJECT:
+    w = component(rw, coord, 3) if control or opcode is _TEXLDL else None
+    if control == _PROJECT:
         coord = fop(rw, Code.FDIV, coord, splat(rw, w))
     extra: tuple[Op, ...] = ()
-    if info.opcode is Opcode.TEXLDL:
-        kind, extra = SampleKind.LOD, (w,)
-    elif info.opcode is Opcode.TEXLDD:
-        kind = SampleKind.GRAD
+    if opcode is _TEXLDL:
+        kind, extra = _LOD, (w,)
+    elif opcode is _TEXLDD:
+        kind = _GRAD
         extra = tuple(swizzle(rw, g, range(width)) for g in op.args[1:3])
     elif ctx.program.is_vertex:
-        kind, extra = SampleKind.LOD, (fconst(rw, 0.0, 1),)
-    elif control == TexControl.BIAS:
-        kind, extra = SampleKind.BIAS, (w,)
+        kind, extra = _LOD, (fconst(rw, 0.0, 1),)
+    elif control == _BIAS:
+        kind, extra = _WITH_BIAS, (w,)
     else:
-        kind = SampleKind.PLAIN
+        kind = _PLAIN
     texel = rw.emit(
-        Code.SAMPLE, F4, (swizzle(rw, coord, range(width)),) + extra, (kind, stype), info.sampler,
+        Code.SAMPLE, F4, (swizzle(rw, coord, IDENTITY[width]),) + extra, (kind, stype), info.sampler,
     )
     if ctx.program.version.major >= 3 and info.sampler_swizzle != IDENTITY_SWIZZLE:
         texel = swizzle(rw, texel, swizzle_components(info.sampler_swizzle))
