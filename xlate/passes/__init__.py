@@ -98,7 +98,7 @@ def pipeline(program: Program, options: Options) -> None:
 _CONSTANT_FILES = constants.CONST_FILES
 _LOAD, _STORE, _D3D_OP, _D3D_STORE, _RETURN = Code.LOAD, Code.STORE, Code.D3D_OP, Code.D3D_STORE, Code.RETURN
 _MATRIX_OPCODES = frozenset(matrix.SHAPES)
-_DSY = Opcode.DSY
+_DSY, _FDDY = Opcode.DSY, Code.FDDY
 
 
 class Survey:
@@ -110,8 +110,8 @@ class Survey:
     * ``constant_loads``: every LOAD of a constant file, in order (what
       ``constants`` folds);
     * ``returns``: a RETURN occurs (``io`` adds epilogues before them);
-    * ``derivatives``: a dsy occurs (its FDDY is the only one ``io`` may
-      negate).
+    * ``derivatives``: a dsy (or an FDDY) occurs: ``io`` may have an FDDY to
+      negate.
     """
 
     __slots__ = ("matrix", "dynamic", "constant_loads", "returns", "derivatives")
@@ -143,6 +143,8 @@ class Survey:
                         dynamic = True
                 elif code is _RETURN:
                     returns = True
+                elif code is _FDDY:  # (not lifted, but a program may come with one)
+                    derivatives = True
         self.matrix, self.dynamic, self.returns, self.derivatives = has_matrix, dynamic, returns, derivatives
         self.constant_loads = loads
 

@@ -36,6 +36,9 @@ from .rewrite import Rewriter, rewrite
 
 CONST_FILES = frozenset((Storage.FLOAT_CONST, Storage.INT_CONST, Storage.BOOL_CONST))
 _DEFAULT_NAMES = {Storage.FLOAT_CONST: "c", Storage.INT_CONST: "i", Storage.BOOL_CONST: "b"}
+# (module constants: ``Storage.X`` is an enum class attribute lookup, slow
+# where every DEF and every shader passes)
+_FLOAT_CONST, _INT_CONST = Storage.FLOAT_CONST, Storage.INT_CONST
 
 
 def def_values(program: Program) -> dict[tuple[Storage, int], tuple]:
@@ -43,15 +46,15 @@ def def_values(program: Program) -> dict[tuple[Storage, int], tuple]:
     ps1 = program.is_pixel and program.version.major == 1
     table: dict[tuple[Storage, int], tuple] = {}
     for d in program.defs:
-        values = tuple(d.values)
-        if d.storage is Storage.FLOAT_CONST:
-            values = tuple([float(v) for v in values])
+        storage = d.storage
+        if storage is _FLOAT_CONST:
+            values = tuple(map(float, d.values))
             if ps1:
                 values = tuple([min(1.0, max(-1.0, v)) if v == v else v for v in values])
-        elif d.storage is Storage.INT_CONST:
-            values = tuple([int(v) for v in values])
+        elif storage is _INT_CONST:
+            values = tuple(map(int, d.values))
         else:
-            values = (bool(values[0]),)
+            values = (bool(tuple(d.values)[0]),)
         table[(d.storage, d.index)] = values
     return table
 
@@ -139,12 +142,23 @@ def _fold_static_loads(loads: list[Op], table: dict) -> tuple[dict, bool]:
         var = op.var
         if op.args:
             dynamic = True
-        else:
-            values = table.get((var.storage, op.imm[0]))
+            _widen(spans, op, var)
+            continue
+        element = op.imm[0]
+        if table:
+            values = table.get((var.storage, element))
             if values is not None:
                 op.code, op.imm, op.var = CONST, values[: var.type.width], None
                 continue
-        _widen(spans, op, var)
+        # _widen's static case, inlined: most loads come here
+        if 0 <= element < var.length:
+            known = spans.get(var)
+            if known is None:
+                spans[var] = [element, element]
+            elif element < known[0]:
+                known[0] = element
+            elif element > known[1]:
+                known[1] = element
     return spans, dynamic
 
 
