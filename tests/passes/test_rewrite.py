@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from xlate.bytecode.tables import Opcode, SrcMod
+from xlate.bytecode.tables import DeclUsage, Opcode, SrcMod
 from xlate.ir.ops import Code, Op
 from xlate.ir.types import F4
 from xlate.options import Options
@@ -132,3 +132,32 @@ def test_fused_steps_give_what_the_passes_give_one_by_one(corpus_name):
             assert fused == alone, (_id, options)
         checked += 1
     assert checked
+
+
+def test_pipeline_on_hand_built_core_ir():
+    """Core IR that lifting would not make (an FDDY, a dynamic index with
+    no address register, a RETURN) still gets what the passes give it."""
+    from xlate.ir.program import Semantic, Storage
+    from xlate.ir.types import F1, I1
+
+    from .irbuild import IRBuilder
+
+    def build(kind: str):
+        b = IRBuilder(kind)
+        c = b.c_array(4)
+        out = b.var("o0", Storage.OUTPUT, F4,
+                    semantic=Semantic(DeclUsage.POSITION if kind.startswith("vs") else DeclUsage.COLOR, 0))
+        index = b.const(2, type=I1)
+        value = b.load(c, element=1, index=index)
+        if kind.startswith("ps"):
+            value = b.op(Code.FDDY, value)
+        b.if_(b.cmp(Code.FLT, b.swizzle(value, 0), b.const(0.0, type=F1)))
+        b.store(out, value)
+        b.ret()
+        b.endif()
+        b.store(out, b.load(c, element=0))
+        return b.program
+
+    for kind in ("vs_3_0", "ps_3_0"):
+        alone = _pipeline_outcome(build(kind), PASSES.values(), Options())
+        assert _pipeline_outcome(build(kind), [pipeline], Options()) == alone, kind
