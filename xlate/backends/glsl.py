@@ -79,7 +79,11 @@ STORE_MASKS = [None] + [
 ]
 FLOAT, INT = Scalar.FLOAT, Scalar.INT
 FLOAT_TYPES = GLSL_TYPES[FLOAT]
-SWIZZLE, LOAD, CONST, STORE = Code.SWIZZLE, Code.LOAD, Code.CONST, Code.STORE
+# Enum members the hot paths test are module globals: in Python 3.11 reading
+# ``Code.X`` goes through EnumType.__getattr__, ten times a global's cost.
+SWIZZLE, LOAD, CONST, STORE, CALL_OP = Code.SWIZZLE, Code.LOAD, Code.CONST, Code.STORE, Code.CALL
+OPENS = frozenset({Code.IF, Code.ELSE, Code.LOOP})  # the statements that indent what follows
+CLOSES = frozenset({Code.ELSE, Code.ENDIF, Code.ENDLOOP})  # and those that end it
 SAMPLER_DIMS = {"sampler2D": (2, "2D"), "samplerCube": (3, "Cube"), "sampler3D": (3, "3D")}
 
 
@@ -174,7 +178,7 @@ class Emitter:
             elif code is STORE:
                 stmt = self.store(op)
             else:
-                if code is Code.ELSE or code is Code.ENDIF or code is Code.ENDLOOP:
+                if code in CLOSES:
                     depth -= 1
                     indent = "    " * depth
                 handler = statements.get(code)
@@ -185,7 +189,7 @@ class Emitter:
                 for origin in self.origins(op):
                     append((indent + "// " + self.instruction_text(origin)).rstrip())
             append(indent + stmt)
-            if code is Code.IF or code is Code.ELSE or code is Code.LOOP:
+            if code in OPENS:
                 depth += 1
                 indent = "    " * depth
         return lines
@@ -530,7 +534,6 @@ def analyse(body: list[Op], constants: dict) -> Analysis:
     Also notes, into ``constants`` (id(var) -> [registers, dynamic?]), the
     constant registers the body reads, for the layout.
     """
-    LOAD, STORE, CONST = Code.LOAD, Code.STORE, Code.CONST
     file_binding = layout_mod.FILE_BINDING
     writable = WRITABLE
     control = CONTROL
@@ -595,7 +598,7 @@ def analyse(body: list[Op], constants: dict) -> Analysis:
             last_store[op.var] = latest_store = i
         elif code in control:
             pending.clear()  # nothing defined before a control op moves past it
-            calls = calls or code is Code.CALL
+            calls = calls or code is CALL_OP
     return Analysis(uses, inline, calls)
 
 
