@@ -135,18 +135,21 @@ class Emitter:
         # The analysis of every function also finds the constant registers
         # read, which the layout needs: one walk over the ops, not two.
         constants: dict[int, list] = {}  # id(var) -> [registers read, indexed dynamically?]
-        analyses = {name: analyse(fn.body, constants) for name, fn in p.functions.items()}
+        analyses = {}
+        calls = False
+        for name, fn in p.functions.items():  # (a loop: cheaper than a comprehension and any())
+            analyses[name] = found = analyse(fn.body, constants)
+            calls = calls or found.calls
         self.lay: Layout = layout_mod.plan(p, self.t, self.o, constants)
         self.namer = self.lay.namer
         self.plain = self.lay.texts  # Variable -> its text, for the variables that are not arrays
         self.extensions: list[str] = list(self.lay.extensions)
-        if any(a.calls for a in analyses.values()):
-            order = cfg.call_order(p)  # checks the calls too
-        else:
-            order = ["main"]
+        order = cfg.call_order(p) if calls else ["main"]  # call_order checks the calls too
         for name in order:
             self.fn_names[name] = "main" if name == "main" else self.namer.name(name)
-        functions = [(self.fn_names[name], self.function(p.functions[name], analyses[name])) for name in order]
+        functions = []
+        for name in order:
+            functions.append((self.fn_names[name], self.function(p.functions[name], analyses[name])))
         refl = self.lay.reflection
         refl["extensions"] = sorted(self.extensions)
         code = templates.render_shader(
