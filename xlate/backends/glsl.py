@@ -531,8 +531,8 @@ def analyse(body: list[Op], constants: dict) -> Analysis:
     user (which is not a CALL) and no STORE in between writes a variable it
     reads.  Decided at the user, walking forward: by then the value's own
     reads and depth are known and "in between" is what has been walked
-    since; a CALL is a control op, so it is covered too (a CALL has no
-    args).  Ops are their own keys (they hash by identity).
+    since; a CALL is a control op, so it is covered too.  Ops are their
+    own keys (they hash by identity).
 
     Also notes, into ``constants`` (id(var) -> [registers, dynamic?]), the
     constant registers the body reads, for the layout.
@@ -600,6 +600,8 @@ def analyse(body: list[Op], constants: dict) -> Analysis:
         elif code is STORE:
             last_store[op.var] = latest_store = i
         elif code in control:
+            if args and code is CALL_OP:  # (a CALL has no args) nor does anything move into one
+                inline.difference_update([a for a in args if a.code is not CONST])
             pending.clear()  # nothing defined before a control op moves past it
             calls = calls or code is CALL_OP
     return Analysis(uses, inline, calls)
