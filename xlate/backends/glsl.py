@@ -13,17 +13,23 @@ and the data the templates lay out.
 
 Speed (issue #3 wants a whole translation in well under a millisecond): per
 function, uses are counted (``Counter``, in C), one walk decides what is
-inlined (``analyse``) and one prints (``Emitter.function``); how each op
-prints is a lookup in ``SHAPES`` / ``STATEMENTS`` (tables keyed by ``Code``)
-rather than a chain of tests.  Expressions are ``(text, precedence)``
-tuples, the cheapest record Python builds.
+inlined (``analyse``, which keeps only the values that may still be inlined
+so that most rules are tested once per value, not per use) and one prints
+(``Emitter.function``, which visits only the ops that are not inlined);
+how each op prints is a lookup in ``SHAPES`` / ``STATEMENTS`` (tables keyed
+by ``Code``), and swizzle and store-mask suffixes are looked up whole
+(``SUFFIXES``, ``STORE_MASKS``) rather than built.  Expressions are
+``(text, precedence)`` tuples, the cheapest record Python builds.  The
+choices were measured with instruction counts (valgrind), not assumed:
+e.g. a list comprehension per expression costs more than the loop it
+replaces (Python 3.11 builds a function object for it).
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from itertools import chain, product
+from itertools import chain, filterfalse, product
 from math import copysign
 
 from ..errors import UnsupportedError
@@ -63,15 +69,27 @@ ES100_LOOP_BOUND = 256  # D3D9 rep/loop counts are 0-255 (semantics 4.1): 255 bo
 COMPONENTS = "xyzw"
 # component indices -> their letters ((0, 2) -> "xz"), for every swizzle
 SWIZZLES = {comps: "".join(COMPONENTS[c] for c in comps) for n in range(1, 5) for comps in product(range(4), repeat=n)}
-IDENTITY = {w: tuple(range(w)) for w in range(1, 5)}
+# [source width][component indices] -> what a swizzle appends: "" for the
+# identity, ".xz" for (0, 2); a scalar's and out-of-range indices are left
+# to Emitter.odd_swizzle
+SUFFIXES = [None] + [
+    {comps: "" if comps == tuple(range(w)) else "." + SWIZZLES[comps]
+     for n in range(1, 5) for comps in product(range(w), repeat=n) if w > 1 or n == 1}
+    for w in range(1, 5)
+]
 # [width][mask] -> the components a store writes: "" for the whole variable
 STORE_MASKS = [None] + [
-    ["" if w == 1 or len(comps) == w else "." + comps
-     for comps in ("".join(c for i, c in enumerate(COMPONENTS[:w]) if m & (1 << i)) for m in range(16))]
+    {m: "" if w == 1 or len(comps) == w else "." + comps
+     for m, comps in ((m, "".join(c for i, c in enumerate(COMPONENTS[:w]) if m & (1 << i))) for m in range(16))}
     for w in range(1, 5)
 ]
 FLOAT, INT = Scalar.FLOAT, Scalar.INT
-SWIZZLE, LOAD, CONST, STORE = Code.SWIZZLE, Code.LOAD, Code.CONST, Code.STORE
+FLOAT_TYPES = GLSL_TYPES[FLOAT]
+# Enum members the hot paths test are module globals: in Python 3.11 reading
+# ``Code.X`` goes through EnumType.__getattr__, ten times a global's cost.
+SWIZZLE, LOAD, CONST, STORE, CALL_OP = Code.SWIZZLE, Code.LOAD, Code.CONST, Code.STORE, Code.CALL
+OPENS = frozenset({Code.IF, Code.ELSE, Code.LOOP})  # the statements that indent what follows
+CLOSES = frozenset({Code.ELSE, Code.ENDIF, Code.ENDLOOP})  # and those that end it
 SAMPLER_DIMS = {"sampler2D": (2, "2D"), "samplerCube": (3, "Cube"), "sampler3D": (3, "3D")}
 
 
@@ -123,18 +141,21 @@ class Emitter:
         # The analysis of every function also finds the constant registers
         # read, which the layout needs: one walk over the ops, not two.
         constants: dict[int, list] = {}  # id(var) -> [registers read, indexed dynamically?]
-        analyses = {name: analyse(fn.body, constants) for name, fn in p.functions.items()}
+        analyses = {}
+        calls = False
+        for name, fn in p.functions.items():  # (a loop: cheaper than a comprehension and any())
+            analyses[name] = found = analyse(fn.body, constants)
+            calls = calls or found.calls
         self.lay: Layout = layout_mod.plan(p, self.t, self.o, constants)
         self.namer = self.lay.namer
         self.plain = self.lay.texts  # Variable -> its text, for the variables that are not arrays
         self.extensions: list[str] = list(self.lay.extensions)
-        if any(a.calls for a in analyses.values()):
-            order = cfg.call_order(p)  # checks the calls too
-        else:
-            order = ["main"]
+        order = cfg.call_order(p) if calls else ["main"]  # call_order checks the calls too
         for name in order:
             self.fn_names[name] = "main" if name == "main" else self.namer.name(name)
-        functions = [(self.fn_names[name], self.function(p.functions[name], analyses[name])) for name in order]
+        functions = []
+        for name in order:
+            functions.append((self.fn_names[name], self.function(p.functions[name], analyses[name])))
         refl = self.lay.reflection
         refl["extensions"] = sorted(self.extensions)
         code = templates.render_shader(
@@ -156,16 +177,17 @@ class Emitter:
         append = lines.append
         depth = 1
         indent = "    "
-        for op in fn.body:
+        # every op but the inlined values (most of them), filtered in C
+        for op in filterfalse(inline.__contains__, fn.body):
             code = op.code
             if op.type is not None:
-                if op in inline or op not in uses:
+                if op not in uses:
                     continue
                 stmt = self.definition(op)
             elif code is STORE:
                 stmt = self.store(op)
             else:
-                if code is Code.ELSE or code is Code.ENDIF or code is Code.ENDLOOP:
+                if code in CLOSES:
                     depth -= 1
                     indent = "    " * depth
                 handler = statements.get(code)
@@ -176,7 +198,7 @@ class Emitter:
                 for origin in self.origins(op):
                     append((indent + "// " + self.instruction_text(origin)).rstrip())
             append(indent + stmt)
-            if code is Code.IF or code is Code.ELSE or code is Code.LOOP:
+            if code in OPENS:
                 depth += 1
                 indent = "    " * depth
         return lines
@@ -213,21 +235,26 @@ class Emitter:
     def store(self, op: Op) -> str:
         var = op.var
         imm = op.imm
-        args = op.args
-        mask = imm[0] if imm else 0xF
-        element = imm[1] if len(imm) > 1 else None
-        value = self.operand(args[0])[0]
-        if len(args) > 1:
-            target = self.indexed_lvalue(op, var, element, self.operand(args[1]))
-        else:
-            target = self.var_text(var, element)
-        width = var.type.width
-        if 0 <= mask < 16:
-            suffix = STORE_MASKS[width][mask]
-        else:  # a mask beyond 4 bits: print what the bits say
-            comps = "".join(c for i, c in enumerate(COMPONENTS[:width]) if mask & (1 << i))
+        value = op.args[0]
+        # the inlined value first: the common case, without operand()'s name lookup
+        value = (self.expr(value) if value in self.inline else self.operand(value))[0]
+        # the common target, a whole variable, without a call
+        target = self.plain.get(var) if len(imm) < 2 and len(op.args) == 1 else None
+        if target is None:
+            target = self.store_target(op)
+        suffix = STORE_MASKS[var.type.width].get(imm[0] if imm else 0xF)
+        if suffix is None:  # a mask beyond 4 bits: print what the bits say
+            width = var.type.width
+            comps = "".join(c for i, c in enumerate(COMPONENTS[:width]) if imm[0] & (1 << i))
             suffix = "" if width == 1 or len(comps) == width else "." + comps
         return f"{target}{suffix} = {value};"
+
+    def store_target(self, op: Op) -> str:
+        var = op.var
+        element = op.imm[1] if len(op.imm) > 1 else None
+        if len(op.args) > 1:
+            return self.indexed_lvalue(op, var, element, self.operand(op.args[1]))
+        return self.var_text(var, element)
 
     def indexed_lvalue(self, op: Op, var, element, index: tuple[str, int]) -> str:
         acc = self.lay.access[id(var)]
@@ -278,35 +305,31 @@ class Emitter:
         """The expression of a value (inlined, or the right side of its ``T tN = ...;``).
 
         Written for speed, as it runs for nearly every op: the common leaves
-        (swizzles, loads, constants) and the common shapes (operators,
+        (loads, swizzles, constants) and the common shapes (operators,
         function and helper calls, see ``SHAPES``) are printed here rather
         than through a handler call each."""
         code = op.code
+        if code is LOAD and not op.args:
+            if not op.imm:  # the common case, without a call
+                text = self.plain.get(op.var)
+                if text is not None:
+                    return text, PRIMARY
+            return self.var_text(op.var, op.imm[0] if op.imm else None), PRIMARY
         if code is SWIZZLE:
             return self.swizzle(op)
-        if code is LOAD and not op.args:
-            text = None if op.imm else self.plain.get(op.var)  # the common case, without a call
-            return (text if text is not None else self.var_text(op.var, op.imm[0] if op.imm else None)), PRIMARY
         if code is CONST:
             return self.literal(op.type, op.imm)
-        names = self.names
         inline = self.inline
         a = []
-        for x in op.args:
-            name = names.get(x)
-            if name is not None:
-                a.append((name, PRIMARY))
-            elif x in inline:
-                a.append(self.expr(x))
-            else:
-                raise self.undefined(x)
+        for x in op.args:  # inlined args first: nearly all are, and operand() looks up names
+            a.append(self.expr(x) if x in inline else self.operand(x))
         shape = SHAPES.get(code)
         if shape is None:
             raise self.unsupported(op, f"the backend cannot print '{code.value}' (a D3D op left by the passes?)")
         kind = shape[0]
         if kind is INFIX:
             _, sym, prec = shape
-            x, y = a[0], a[1]
+            x, y = a
             return f"{x[0] if x[1] >= prec else f'({x[0]})'} {sym} {y[0] if y[1] > prec else f'({y[0]})'}", prec
         if kind is CALL:
             return f"{shape[1]}({', '.join([e[0] for e in a])})", PRIMARY
@@ -331,18 +354,17 @@ class Emitter:
         return text
 
     def literal(self, t: Type, values) -> tuple[str, int]:
+        n = len(values)
+        if t.scalar is FLOAT and n and (n == 1 or _alike(values)):
+            # the common constants, a scalar or a vector of one value
+            # (vec4(0.0)), printed without a list of their components' texts
+            text = self.float_text(values[0])
+            if t.width == 1:
+                return text, (UNARY if text[0] == "-" else PRIMARY)
+            return f"{FLOAT_TYPES[t.width]}({text})", PRIMARY
         scalar = t.scalar
         if scalar is FLOAT:
-            floats = self.floats
-            parts = []
-            for x in values:
-                text = floats.get(x)  # zeros are never memoised (0.0 == -0.0)
-                if text is None:
-                    if x == 0:  # float_literal's zeros, without the call
-                        text = "-0.0" if copysign(1.0, x) < 0 else "0.0"
-                    else:
-                        text = floats[x] = float_literal(x, bits_builtins=self.bits)
-                parts.append(text)
+            parts = [self.float_text(x) for x in values]
         elif scalar is INT:
             parts = [int_literal(x) for x in values]
         else:
@@ -356,6 +378,16 @@ class Emitter:
         if len(set(parts)) == 1:
             return f"{glsl_type(t)}({parts[0]})", PRIMARY
         return f"{glsl_type(t)}({', '.join(parts[:width])})", PRIMARY
+
+    def float_text(self, x) -> str:
+        """A float's literal, memoised per shader but for zeros (0.0 ==
+        -0.0: a bad key), the most common value, answered first."""
+        if x == 0:
+            return "-0.0" if copysign(1.0, x) < 0 else "0.0"
+        text = self.floats.get(x)
+        if text is None:
+            text = self.floats[x] = float_literal(x, bits_builtins=self.bits)
+        return text
 
     def helper_call(self, helper: str, t: Type, a: list) -> tuple[str, int]:
         return _call_text(self.helpers.use(helper, t), a)
@@ -382,27 +414,38 @@ class Emitter:
             imm = src.imm
             comps = tuple([imm[c] for c in comps])
             src = src.args[0]
-        if src.code is CONST and src not in names:
-            imm = src.imm
-            vals = list(imm) + [imm[-1]] * (src.type.width - len(imm))
-            return self.literal(op.type, [vals[c] for c in comps])
+        code = src.code
         name = names.get(src)
         if name is not None:
             base = name, PRIMARY
+        elif code is CONST:
+            imm = src.imm
+            vals = list(imm) + [imm[-1]] * (src.type.width - len(imm))
+            return self.literal(op.type, [vals[c] for c in comps])
         elif src in self.inline:
-            base = self.expr(src)
+            text = None
+            if code is LOAD and not src.args and not src.imm:  # the common source, without a call
+                text = self.plain.get(src.var)
+            base = (text, PRIMARY) if text is not None else self.expr(src)
         else:
             raise self.undefined(src)
-        width = src.type.width
-        comps = tuple(comps)
-        if comps == IDENTITY.get(width):
+        suffix = SUFFIXES[src.type.width].get(comps)
+        if suffix is None:
+            return self.odd_swizzle(op, base, src.type.width, comps)
+        if not suffix:
             return base
+        return f"{base[0] if base[1] >= PRIMARY else f'({base[0]})'}{suffix}", PRIMARY
+
+    @staticmethod
+    def odd_swizzle(op: Op, base: tuple[str, int], width: int, comps: tuple) -> tuple[str, int]:
+        """A swizzle that ``SUFFIXES`` leaves out: a scalar widened, or
+        components the source does not have."""
         if width == 1:
             if len(comps) == 1:
                 return base
             return f"{glsl_type(op.type)}({base[0]})", PRIMARY
         suffix = SWIZZLES.get(comps) or "".join(COMPONENTS[c] for c in comps)
-        return f"{base[0] if base[1] >= PRIMARY else f'({base[0]})'}.{suffix}", PRIMARY
+        return f"{_wrap(base, PRIMARY)}.{suffix}", PRIMARY
 
     def select(self, op: Op, a: list) -> tuple[str, int]:
         if op.args[0].type.width == 1:
@@ -486,9 +529,6 @@ class Analysis:
     calls: bool  # the function has a CALL
 
 
-_NONE: frozenset = frozenset()
-
-
 def analyse(body: list[Op], constants: dict) -> Analysis:
     """Which values are inlined into their user.
 
@@ -497,82 +537,94 @@ def analyse(body: list[Op], constants: dict) -> Analysis:
     user (which is not a CALL) and no STORE in between writes a variable it
     reads.  Decided at the user, walking forward: by then the value's own
     reads and depth are known and "in between" is what has been walked
-    since; a CALL is a control op, so it is covered too.  Ops are their own
-    keys (they hash by identity).
+    since; a CALL is a control op, so it is covered too.  Ops are their
+    own keys (they hash by identity).
 
     Also notes, into ``constants`` (id(var) -> [registers, dynamic?]), the
     constant registers the body reads, for the layout.
     """
-    LOAD, STORE, CONST, CALL = Code.LOAD, Code.STORE, Code.CONST, Code.CALL
     file_binding = layout_mod.FILE_BINDING
     writable = WRITABLE
     control = CONTROL
+    max_depth = MAX_INLINE_DEPTH
     uses = Counter(chain.from_iterable([op.args for op in body]))
     inline: set[Op] = set()
-    # value -> (position, the writable variables it reads with its inlined
-    # args, depth of its inlined args)
-    info: dict[Op, tuple[int, frozenset, int]] = {}
+    # The values that may still be inlined into a later user -> (position,
+    # the writable variables read by them and their inlined args, depth of
+    # their inlined args).  Only the single-use values less deep than
+    # MAX_INLINE_DEPTH go in, and a control op empties it: then the user
+    # need not test those rules per arg.  The reads are a tuple (repeats
+    # allowed), cheaper to build than a set, and only searched when a STORE
+    # lies between a value and its user.
+    pending: dict[Op, tuple[int, tuple, int]] = {}
+    pending_get = pending.get
     last_store: dict = {}  # Variable -> position of the latest STORE to it
-    last_control = -1  # position of the latest control op
+    latest_store = -1  # position of the latest STORE to any variable
     calls = False
-    no_reads = _NONE
-    max_depth = MAX_INLINE_DEPTH
     for i, op in enumerate(body):
         code = op.code
-        reads = no_reads
-        depth = 0
-        # values defined before `barrier` stay where they are: a control op
-        # lies between them and this op (or this op is a CALL)
-        barrier = last_control if code is not CALL else i
+        args = op.args
+        reads = ()
         if code is LOAD:
             var = op.var
-            if var is not None:
-                storage = var.storage
-                if storage in writable:
-                    reads = frozenset((var,))
-                elif storage in file_binding:
-                    used = constants.get(id(var))
-                    if used is None:
-                        used = constants[id(var)] = [set(), False]
-                    if op.args:
-                        used[1] = True  # indexed dynamically
-                    used[0].add(op.imm[0] if op.imm else 0)
-        for a in op.args:
-            found = info.get(a)
-            if found is None:  # a constant (always inlined), or not defined before
+            storage = var.storage
+            if storage in writable:
+                reads = (var,)
+            elif storage in file_binding:
+                used = constants.get(id(var))
+                if used is None:
+                    used = constants[id(var)] = [set(), False]
+                if args:
+                    used[1] = True  # indexed dynamically
+                used[0].add(op.imm[0] if op.imm else 0)
+            if not args:  # the common case, with nothing more to decide
+                if uses[op] == 1:
+                    pending[op] = (i, reads, 0)
+                continue
+        elif code is CONST:
+            inline.add(op)
+            continue
+        depth = 0
+        for a in args:
+            found = pending_get(a)
+            if found is None:  # a constant (always inlined), or a value that stays where it is
                 if not depth and a in inline:
                     depth = 1
                 continue
             at, r, d = found
-            if at < barrier or d >= max_depth or uses[a] != 1:
-                continue
             if r:
-                blocked = False  # a variable it reads was stored to since
-                for v in r:
-                    if last_store.get(v, -1) > at:
-                        blocked = True
-                        break
-                if blocked:
+                # a STORE since `at`, to a variable the value reads?
+                if at < latest_store and any(last_store.get(v, -1) > at for v in r):
                     continue
-                reads = reads | r if reads else r
+                reads = reads + r if reads else r
             inline.add(a)
             if d >= depth:
                 depth = d + 1
         if op.type is not None:
-            if code is CONST:
-                inline.add(op)
-            else:
-                info[op] = (i, reads, depth)
+            if depth < max_depth and uses[op] == 1:
+                pending[op] = (i, reads, depth)
         elif code is STORE:
-            if op.var is not None:
-                last_store[op.var] = i
+            last_store[op.var] = latest_store = i
         elif code in control:
-            last_control = i
-            calls = calls or code is CALL
+            if args and code is CALL_OP:  # (a CALL has no args) nor does anything move into one
+                inline.difference_update([a for a in args if a.code is not CONST])
+            pending.clear()  # nothing defined before a control op moves past it
+            calls = calls or code is CALL_OP
     return Analysis(uses, inline, calls)
 
 
 # -- printing tables ----------------------------------------------------------
+
+
+_ONES = (1.0, 1.0, 1.0, 1.0)
+
+
+def _alike(values: tuple) -> bool:
+    """Whether every value prints as the first one does: equal, and for
+    zeros, of one sign (0.0 == -0.0), all tested in C."""
+    n = len(values)
+    first = values[0]
+    return values.count(first) == n and (first != 0 or sum(map(copysign, _ONES, values)) == n)
 
 
 def _call_text(name: str, a: list) -> tuple[str, int]:

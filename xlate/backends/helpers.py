@@ -49,8 +49,7 @@ class Helpers:
 
     def sources(self) -> list[str]:
         builtins = self.builtins
-        return [SOURCES[name, scalar, width, builtins]
-                for name, scalar, width in sorted(self.used, key=lambda k: (RANK[k[0]], k[2], k[1].value))]
+        return [SOURCES[name, scalar, width, builtins] for name, scalar, width in sorted(self.used, key=SORT_KEYS.get)]
 
 
 # -- definitions ---------------------------------------------------------------
@@ -111,6 +110,10 @@ def _or(t: Type, builtins: bool) -> str:
 
 DEFINITIONS = {"mul_legacy": _mul_legacy, "dot_legacy": _dot_legacy, "saturate": _saturate,
                "round_even": _round_even, "select": _select, "and": _and, "or": _or}
+# (helper, scalar, width) -> where its overload goes: helpers in ORDER,
+# narrower first (a table: an enum's .value is a slow property)
+SORT_KEYS = {(name, scalar, width): (RANK[name], width, scalar.value)
+             for name in ORDER for scalar in Scalar for width in range(1, 5)}
 # (helper, scalar, width, GLSL 1.30 built-ins?) -> the overload's source
 SOURCES = {(name, scalar, width, builtins): define(Type(scalar, width), builtins)
            for name, define in DEFINITIONS.items() for scalar in Scalar for width in range(1, 5)
