@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.ops import CONTROL, Code, Op
-from ..ir.program import Function, Program
+from ..ir.program import Function, Program, Variable
 from ..options import Options
 from .analysis import PICKED, PRIVATE, LiveSlots, RegisterAnalysis
 
@@ -41,34 +41,29 @@ def run(program: Program, options: Options) -> None:
     # nobody uses.  Recomputing it costs as much as the rest of the pass.
     loads_may_change = False
     for fn in functions:
-        has_if, indexed = _shape(fn.body)
-        if has_if:
+        if _has_if(fn.body):
             fn.body = fold_static_branches(fn.body)
-        loads_may_change |= has_if or indexed
+            loads_may_change = True
+        if peepholes(fn):
+            loads_may_change = True
+    touched: set[Variable] = set()
     for fn in functions:
-        fn.body = peepholes(fn)
-    LOAD = Code.LOAD
-    for fn in functions:
-        removed = remove_dead_code(program, fn)
-        loads_may_change = loads_may_change or any(op.code is LOAD for op in removed)
-    _drop_unused_variables(program)
+        load_removed, variables = remove_dead_code(program, fn)
+        loads_may_change = loads_may_change or load_removed
+        touched.update(variables)
+    _drop_unused_variables(program, touched)
     if loads_may_change and "array_ranges" in program.notes:
         from .constants import shrink_arrays
 
         shrink_arrays(program)
 
 
-def _shape(body: list[Op]) -> tuple[bool, bool]:
-    """(whether ``body`` has an IF, whether it has a LOAD with an index)."""
-    has_if = indexed = False
-    IF, LOAD = Code.IF, Code.LOAD
+def _has_if(body: list[Op]) -> bool:
+    IF = Code.IF
     for op in body:
-        code = op.code
-        if code is IF:
-            has_if = True
-        elif code is LOAD and op.args:
-            indexed = True
-    return has_if, indexed
+        if op.code is IF:
+            return True
+    return False
 
 
 # -- 1. static branches ------------------------------------------------------------
@@ -117,50 +112,55 @@ def fold_static_branches(body: list[Op]) -> list[Op]:
 # -- 2. peepholes -----------------------------------------------------------------------
 
 
-def peepholes(fn: Function) -> list[Op]:
-    """``fn``'s body with the handlers of ``_PEEPHOLES`` applied, in one
-    forward walk.
+def peepholes(fn: Function) -> bool:
+    """Apply the handlers of ``_PEEPHOLES`` to ``fn``'s body, in place, in one
+    forward walk; returns whether the body has a LOAD with an index (which
+    a peephole may have changed).
 
     A handler returns the value that now stands for its op: the op itself,
     rewritten in place when it folds (into a CONST, a shorter SWIZZLE, a
     static LOAD: it keeps its place and origin, and every later use already
     points at it), or an older value (identity SWIZZLE, SELECT with a known
     side), which the later uses are remapped to.  Remapping is rare, so
-    arguments are rebuilt only when one of them was replaced.
+    arguments are rebuilt only when one of them was replaced.  A replaced op
+    stays in the body with no use left: the dead-code step right after
+    removes it with the other unused values (no list is rebuilt here).
 
     Most ops have nothing to fold: a handler is called only when a quick look
     at the arguments says it may change something (a call per op was most of
     the cost of this pass)."""
-    out: list[Op] = []
-    append = out.append
     remap: dict[Op, Op] = {}  # replaced op -> the older value standing for it
+    indexed = False
     get = _PEEPHOLES.get
-    SWIZZLE, CONST, SELECT = Code.SWIZZLE, Code.CONST, Code.SELECT
+    SWIZZLE, CONST, SELECT, LOAD = Code.SWIZZLE, Code.CONST, Code.SELECT, Code.LOAD
     for op in fn.body:
         args = op.args
         if not args:  # CONST, LOAD of a static register: nothing to fold
-            append(op)
             continue
         if remap and not remap.keys().isdisjoint(args):
             args = op.args = tuple([remap.get(a, a) for a in args])
         code = op.code
-        handler = get(code)
-        if handler is None:
-            worth = False
-        elif code is SWIZZLE:
+        if code is SWIZZLE:  # the commonest op with args: tested before the table
             src = args[0]
-            worth = src.code is SWIZZLE or src.code is CONST or op.imm == _IDENTITY[src.type.width]
-        elif code is SELECT:
-            worth = args[0].code is CONST or args[1] is args[2]
-        else:  # folds need CONSTs, a LOAD a CONST index
-            worth = args[0].code is CONST
-        if worth:
-            value = handler(op)
-            if value is not op:
-                remap[op] = value
+            if src.code is not SWIZZLE and src.code is not CONST and op.imm != _IDENTITY[src.type.width]:
                 continue
-        append(op)
-    return out
+            value = _swizzle(op)
+        else:
+            handler = get(code)
+            if handler is None:
+                continue
+            if code is SELECT:
+                if args[0].code is not CONST and args[1] is not args[2]:
+                    continue
+            else:  # folds need CONSTs, a LOAD a CONST index
+                if code is LOAD:
+                    indexed = True
+                if args[0].code is not CONST:
+                    continue
+            value = handler(op)
+        if value is not op:
+            remap[op] = value
+    return indexed
 
 
 _IDENTITY = (None, (0,), (0, 1), (0, 1, 2), (0, 1, 2, 3))  # width -> the SWIZZLE that changes nothing
@@ -298,31 +298,65 @@ _PEEPHOLES = {**{c: _fold for c in _FOLDERS}, Code.SWIZZLE: _swizzle, Code.SELEC
 # -- 3. unused values and dead stores ---------------------------------------------------
 
 
-def remove_dead_code(program: Program, fn: Function) -> list[Op]:
+def remove_dead_code(program: Program, fn: Function) -> tuple[bool, set]:
     """Remove values nobody uses and STOREs nobody reads, until neither is
-    left; returns the ops removed."""
+    left.  Returns whether a LOAD was removed, and the variables the ops
+    left touch (at least every private one)."""
     swept = sweep_straight_line(program, fn)
     if swept is not None:
-        fn.body, removed = swept
-        return removed
-    before = fn.body
+        fn.body, load_removed, touched = swept
+        return load_removed, touched
+    removed = remove_unused_values(fn)
     while True:
-        remove_unused_values(fn)
-        if not remove_dead_stores(program, fn):
+        dead = remove_dead_stores(program, fn)
+        if not dead:
             break
-    kept = set(fn.body)
-    return [op for op in before if op not in kept]
+        # Removing a dead store changes no liveness (none of what it writes
+        # is live after it), so only a private read that goes or narrows can
+        # make another store dead: such a LOAD removed, or a use of one.
+        # When neither happened the next analysis would find nothing, so it
+        # is not built (a loop-heavy function pays for one analysis, not two).
+        freed = remove_unused_values(fn)
+        removed += dead + freed
+        if not _reads_fewer(freed):
+            break
+    LOAD = Code.LOAD
+    return any(op.code is LOAD for op in removed), {op.var for op in fn.body}
+
+
+def _reads_fewer(removed: list[Op]) -> bool:
+    """Whether removing these values may shrink what the function reads of
+    its private variables (the only ones whose stores can be dead)."""
+    return any(_private_load(op) or any(_private_load(a) for a in op.args) for op in removed)
+
+
+def _private_load(op: Op) -> bool:
+    return op.code is Code.LOAD and op.var.storage in PRIVATE
 
 
 # Ops that end a straight line: control flow needs the CFG, a CALL reads and
 # writes every private register, a D3D_STORE is not lowered yet.
 _NOT_STRAIGHT = frozenset(CONTROL | {Code.D3D_STORE})
 
+# How the sweep follows a variable's slots (``_follow``): not at all (not a
+# private variable), inline as (first bit, width mask) (a private variable
+# that is not an array), or through ``LiveSlots.read`` / ``write``.
+_PUBLIC, _GENERAL = "public", "general"
 
-def sweep_straight_line(program: Program, fn: Function) -> tuple[list[Op], list[Op]] | None:
+
+def _follow(slots: LiveSlots, var: Variable):
+    if var.storage not in PRIVATE:
+        return _PUBLIC
+    if var.length is None:
+        first, width, _ = slots.range_of(var)
+        return first, (1 << width) - 1
+    return _GENERAL
+
+
+def sweep_straight_line(program: Program, fn: Function) -> tuple[list[Op], bool, set[Variable]] | None:
     """``fn``'s body without unused values and dead stores, in one backward
-    walk, and the ops removed; None when the body has control flow
-    (``_NOT_STRAIGHT``).
+    walk, whether a LOAD was removed, and the variables the ops kept touch;
+    None when the body has control flow (``_NOT_STRAIGHT``).
 
     Walking backward through straight-line code, every later op is already
     final: a value stays when a kept op uses it, a STORE to a private variable
@@ -332,43 +366,49 @@ def sweep_straight_line(program: Program, fn: Function) -> tuple[list[Op], list[
     needed again), found without building a ``RegisterAnalysis`` per round.
     Only private slots are followed: other stores are never dead."""
     slots = LiveSlots(program, fn)
-    # Variables that are not arrays, accessed without an index: one shift
-    # inline instead of the general ``slots.read`` / ``slots.write``.  Only
-    # private variables are ever given slots here, so a hit in ``plain`` is a
-    # private variable; the first access of each goes the general way.
-    plain = slots.plain
     # private slots live at the exit: none in main, all in a subroutine (the
     # caller may read them; -1 has every bit set)
     live = 0 if fn.name == "main" else -1
+    # variable -> ``_follow(slots, variable)``, entered when a kept op
+    # touches it: one lookup per LOAD/STORE decides how to follow it, and
+    # the keys are the variables left in use (``_drop_unused_variables``:
+    # no other walk over the body).
+    where: dict[Variable, object] = {}
     used: dict[Op, int] = {}  # value -> the components its kept uses read (LOADs: ``loaded_components``)
     get = used.get
     keep: list[Op] = []
-    removed: list[Op] = []
+    load_removed = False
     LOAD, STORE, SWIZZLE = Code.LOAD, Code.STORE, Code.SWIZZLE
     for op in reversed(fn.body):
         code = op.code
         if op.type is not None:
             comps = get(op)
-            if comps is None:
-                removed.append(op)  # nobody uses it
+            if comps is None:  # nobody uses it
+                if code is LOAD:
+                    load_removed = True
                 continue
             if code is LOAD:
-                bits = plain.get(op.var)
-                if bits is not None and not op.args:
-                    live |= (comps & bits[1]) << bits[0]
-                elif op.var.storage in PRIVATE:
-                    live |= slots.read(op, comps)
-        elif code is STORE and op.var.storage in PRIVATE:  # other stores are observable
-            bits = plain.get(op.var)
-            if bits is not None and len(op.args) == 1 and op.imm:
-                # a plain variable without an index: certainly overwritten
-                kill = written = (op.imm[0] & bits[1]) << bits[0]
-            else:
-                kill, written = slots.write(op)
-            if not written & live:
-                removed.append(op)  # dead
-                continue
-            live &= ~kill
+                var = op.var
+                how = where.get(var)
+                if how is None:
+                    how = where[var] = _follow(slots, var)
+                if how is not _PUBLIC:
+                    if how is _GENERAL or op.args:
+                        live |= slots.read(op, comps)
+                    else:
+                        live |= (comps & how[1]) << how[0]
+        elif code is STORE:
+            var = op.var
+            how = where.get(var) or _follow(slots, var)
+            if how is not _PUBLIC:  # other stores are observable
+                if how is _GENERAL or len(op.args) != 1 or not op.imm:
+                    kill, written = slots.write(op)
+                else:  # a plain variable without an index: certainly overwritten
+                    kill = written = (op.imm[0] & how[1]) << how[0]
+                if not written & live:
+                    continue  # dead
+                live &= ~kill
+            where[var] = how  # (only now: a dead STORE touches nothing)
         elif code in _NOT_STRAIGHT:
             return None
         keep.append(op)
@@ -381,38 +421,38 @@ def sweep_straight_line(program: Program, fn: Function) -> tuple[list[Op], list[
                 for a in args:
                     used[a] = 0xF
     keep.reverse()
-    return keep, removed
+    return keep, load_removed, where.keys()
 
 
-def remove_unused_values(fn: Function) -> bool:
-    """Drop value ops nobody uses (values have no effects).  One backward walk
-    suffices: uses come after definitions, so an op's users are all decided
-    when the walk reaches it."""
+def remove_unused_values(fn: Function) -> list[Op]:
+    """Drop value ops nobody uses (values have no effects); returns them.
+    One backward walk suffices: uses come after definitions, so an op's
+    users are all decided when the walk reaches it."""
     used: set[Op] = set()
     keep = []
+    removed = []
     for op in reversed(fn.body):
         if op.type is not None and op not in used:
+            removed.append(op)
             continue
         keep.append(op)
         used.update(op.args)
-    if len(keep) == len(fn.body):
-        return False
-    keep.reverse()
-    fn.body = keep
-    return True
+    if removed:
+        keep.reverse()
+        fn.body = keep
+    return removed
 
 
-def remove_dead_stores(program: Program, fn: Function) -> bool:
+def remove_dead_stores(program: Program, fn: Function) -> list[Op]:
+    """Drop STOREs none of whose written slots can be read; returns them."""
     analysis = RegisterAnalysis(program, fn)
-    dead = {op for op in fn.body if op.code is Code.STORE and analysis.is_dead_store(op)}
+    dead = [op for op in fn.body if op.code is Code.STORE and analysis.is_dead_store(op)]
     if dead:
-        fn.body = [op for op in fn.body if op not in dead]
-    return bool(dead)
+        gone = set(dead)
+        fn.body = [op for op in fn.body if op not in gone]
+    return dead
 
 
-def _drop_unused_variables(program: Program) -> None:
-    used: set = set()
-    for fn in program.functions.values():
-        used |= {op.var for op in fn.body}
-    program.variables[:] = [v for v in program.variables if v.storage not in PRIVATE or v in used]
-
+def _drop_unused_variables(program: Program, touched: set[Variable]) -> None:
+    """Drop the private variables no op touches (``touched``: all the others)."""
+    program.variables[:] = [v for v in program.variables if v.storage not in PRIVATE or v in touched]
