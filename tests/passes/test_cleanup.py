@@ -16,7 +16,7 @@ from xlate.errors import XlateError
 from xlate.ir.builder import lift
 from xlate.ir.ops import Code
 from xlate.ir.program import Storage
-from xlate.ir.types import F1, I1
+from xlate.ir.types import B1, F1, F4, I1
 from xlate.ir.validate import validate
 from xlate.options import Options
 from xlate.passes import run_pass
@@ -129,6 +129,75 @@ def test_store_read_by_a_later_iteration_through_a_partial_mask():
     masks = [op.imm[0] for op in ops_of(b.program, Code.STORE) if op.var is r0]
     assert masks == [0b0010]
     assert evaluate(b.program)["o"][0] == 2.0
+
+
+def test_straight_line_dead_stores_free_what_they_stored():
+    """A dead STORE frees its value, which may be the only read of another
+    register, whose STORE is then dead too (the fallback of the one-walk
+    check, ``sweep_with_stores``, finds the whole chain at once)."""
+    b = IRBuilder()
+    r0, r1, r2 = b.temp(0), b.temp(1), b.temp(2)
+    v, out = b.var("v", Storage.INPUT), b.var("o", Storage.OUTPUT)
+    x = b.load(v)
+    b.store(r0, x)
+    b.store(r1, b.swizzle(b.load(r0), 3, 2, 1, 0))
+    b.store(r2, b.op(Code.FADD, b.load(r1), x))  # never read: r1, then r0, are not needed either
+    b.store(r0, b.const(1.0, 2.0), mask=0b0011)
+    kept = b.store(out, b.load(r0))  # reads r0.xy from the last store, r0.zw from the first
+    cleanup(b.program)
+    body = b.program.main.body
+    assert kept in body
+    assert [op.imm[0] for op in ops_of(b.program, Code.STORE) if op.var is r0] == [0xF, 0b0011]
+    assert [v.name for v in b.program.variables] == ["r0", "v", "o"]
+    assert not ops_of(b.program, Code.FADD) and not ops_of(b.program, Code.SWIZZLE)
+
+
+def test_partial_overwrites_keep_the_components_still_read():
+    b = IRBuilder()
+    r0 = b.temp(0)
+    out = b.var("o", Storage.OUTPUT, F1)
+    first = b.store(r0, b.const(1.0, 2.0, 3.0, 4.0))  # .y is read below
+    dead = b.store(r0, b.const(5.0, 6.0), mask=0b0101)  # .x and .z: overwritten, never read
+    b.store(r0, b.const(7.0, 8.0), mask=0b0101)
+    b.store(out, b.swizzle(b.load(r0), 1))
+    cleanup(b.program)
+    body = b.program.main.body
+    assert first in body and dead not in body
+
+
+def test_a_subroutine_keeps_its_last_stores_only():
+    """What a subroutine leaves in a register the caller may read; what it
+    overwrites itself before returning is dead."""
+    b = IRBuilder()
+    r0 = b.temp(0)
+    out = b.var("o", Storage.OUTPUT)
+    b.call("l1")
+    b.store(out, b.load(r0))
+    b.function("l1")
+    overwritten = b.store(r0, b.const(1.0, 1.0, 1.0, 1.0))
+    last = b.store(r0, b.const(2.0, 2.0, 2.0, 2.0))
+    cleanup(b.program)
+    body = b.program.functions["l1"].body
+    assert overwritten not in body and last in body
+    np.testing.assert_array_equal(evaluate(b.program)["o"], [2, 2, 2, 2])
+
+
+def test_indexed_private_arrays_are_followed_element_by_element():
+    b = IRBuilder()
+    arr = b.var("a", Storage.LOCAL, F4, length=4)
+    out = b.var("o", Storage.OUTPUT)
+    i = b.var("i", Storage.INPUT, I1)
+    b.store(arr, b.const(1.0, 1.0, 1.0, 1.0), element=0)
+    b.store(arr, b.const(2.0, 2.0, 2.0, 2.0), element=1)
+    dead = b.store(arr, b.const(3.0, 3.0, 3.0, 3.0), element=3)  # overwritten below, never read before
+    b.store(arr, b.const(4.0, 4.0, 4.0, 4.0), element=3)
+    iv = b.load(i)
+    ok = b.op(Code.BAND, b.cmp(Code.IGE, iv, b.const(0)), b.cmp(Code.ILT, iv, b.const(4)), type=B1)
+    index = b.op(Code.SELECT, ok, iv, b.const(0), type=I1)
+    b.store(out, b.load(arr, element=0, index=index))
+    cleanup(b.program)
+    stores = [op for op in ops_of(b.program, Code.STORE) if op.var is arr]
+    assert dead not in stores and len(stores) == 3
 
 
 def test_stores_before_calls_and_in_subroutines_stay():

@@ -25,6 +25,8 @@ constants pass has run and a LOAD may have gone or changed here.
 
 from __future__ import annotations
 
+from typing import Iterable
+
 import numpy as np
 
 from ..ir.ops import CONTROL, Code, Op
@@ -298,7 +300,7 @@ _PEEPHOLES = {**{c: _fold for c in _FOLDERS}, Code.SWIZZLE: _swizzle, Code.SELEC
 # -- 3. unused values and dead stores ---------------------------------------------------
 
 
-def remove_dead_code(program: Program, fn: Function) -> tuple[bool, set]:
+def remove_dead_code(program: Program, fn: Function) -> tuple[bool, Iterable[Variable]]:
     """Remove values nobody uses and STOREs nobody reads, until neither is
     left.  Returns whether a LOAD was removed, and the variables the ops
     left touch (at least every private one)."""
@@ -338,9 +340,101 @@ def _private_load(op: Op) -> bool:
 # writes every private register, a D3D_STORE is not lowered yet.
 _NOT_STRAIGHT = frozenset(CONTROL | {Code.D3D_STORE})
 
-# How the sweep follows a variable's slots (``_follow``): not at all (not a
-# private variable), inline as (first bit, width mask) (a private variable
-# that is not an array), or through ``LiveSlots.read`` / ``write``.
+
+def sweep_straight_line(program: Program, fn: Function) -> tuple[list[Op], bool, Iterable[Variable]] | None:
+    """``fn``'s body without unused values and dead stores, whether a LOAD
+    was removed, and the variables the ops kept touch (every private one at
+    least); None when the body has control flow (``_NOT_STRAIGHT``).
+
+    Real shaders almost never store to a register nobody reads, so this
+    first assumes every STORE stays: one backward walk drops the values
+    nobody uses and collects the private LOADs and STOREs left
+    (``_unused_values``), and a walk over those alone checks that no STORE
+    among them is dead (``_live_components``).  When one is (or an access
+    is indexed, which the per-variable masks of that check do not follow),
+    ``sweep_with_stores`` does it all in one walk.  Both give the same body:
+    the latest dead STORE in program order is dead for either, since every
+    op after it is the same in both, and without one nothing changes."""
+    values = _unused_values(fn.body)
+    if values is None:
+        return None
+    keep, used, accesses, load_removed = values
+    live = _live_components(accesses, used, 0 if fn.name == "main" else 0xF)
+    if live is None:
+        return sweep_with_stores(program, fn)
+    keep.reverse()
+    return keep, load_removed, live.keys()
+
+
+def _unused_values(body: list[Op]):
+    """One backward walk over straight-line code, every STORE kept: (the ops
+    kept, last first; value -> the components its kept uses read; the
+    private LOADs and STOREs kept, last first; whether a LOAD went), or None
+    at an op of ``_NOT_STRAIGHT``.  Uses come after definitions, so an op's
+    users are all decided when the walk reaches it."""
+    used: dict[Op, int] = {}  # value -> the components its kept uses read (LOADs: ``loaded_components``)
+    get = used.get
+    keep: list[Op] = []
+    accesses: list[Op] = []
+    load_removed = False
+    LOAD, STORE, SWIZZLE = Code.LOAD, Code.STORE, Code.SWIZZLE
+    for op in reversed(body):
+        code = op.code
+        if op.type is not None:
+            if op not in used:  # nobody uses it
+                if code is LOAD:
+                    load_removed = True
+                continue
+            if code is LOAD and op.var.storage in PRIVATE:
+                accesses.append(op)
+        elif code is STORE:
+            if op.var.storage in PRIVATE:  # other stores are observable
+                accesses.append(op)
+        elif code in _NOT_STRAIGHT:
+            return None
+        keep.append(op)
+        args = op.args
+        if args:
+            if code is SWIZZLE:
+                a = args[0]
+                used[a] = get(a, 0) | PICKED[op.imm]
+            else:
+                for a in args:
+                    used[a] = 0xF
+    return keep, used, accesses, load_removed
+
+
+def _live_components(accesses: list[Op], used: dict[Op, int], at_exit: int) -> dict[Variable, int] | None:
+    """Walking ``accesses`` (private LOADs and STOREs, last first): variable
+    -> its components live before the first access, or None when a STORE
+    writes none that is live after it (a dead store) or an access is to an
+    array or indexed.  ``at_exit``: the components live at the end (none in
+    main, all in a subroutine: the caller may read them)."""
+    live: dict[Variable, int] = {}
+    get = live.get
+    LOAD = Code.LOAD
+    for op in accesses:
+        var = op.var
+        if var.length is not None:
+            return None
+        if op.code is LOAD:
+            if op.args:
+                return None
+            live[var] = get(var, at_exit) | used[op]
+        else:
+            if len(op.args) != 1:
+                return None
+            written = (op.imm[0] if op.imm else 0xF) & ((1 << var.type.width) - 1)
+            now = get(var, at_exit)
+            if not written & now:
+                return None
+            live[var] = now & ~written  # a plain variable without an index: certainly overwritten
+    return live
+
+
+# How ``sweep_with_stores`` follows a variable's slots (``_follow``): not at
+# all (not a private variable), inline as (first bit, width mask) (a private
+# variable that is not an array), or through ``LiveSlots.read`` / ``write``.
 _PUBLIC, _GENERAL = "public", "general"
 
 
@@ -353,10 +447,9 @@ def _follow(slots: LiveSlots, var: Variable):
     return _GENERAL
 
 
-def sweep_straight_line(program: Program, fn: Function) -> tuple[list[Op], bool, set[Variable]] | None:
-    """``fn``'s body without unused values and dead stores, in one backward
-    walk, whether a LOAD was removed, and the variables the ops kept touch;
-    None when the body has control flow (``_NOT_STRAIGHT``).
+def sweep_with_stores(program: Program, fn: Function) -> tuple[list[Op], bool, Iterable[Variable]]:
+    """``sweep_straight_line``'s result in one backward walk that also
+    removes dead stores (the body is straight-line).
 
     Walking backward through straight-line code, every later op is already
     final: a value stays when a kept op uses it, a STORE to a private variable
@@ -371,8 +464,7 @@ def sweep_straight_line(program: Program, fn: Function) -> tuple[list[Op], bool,
     live = 0 if fn.name == "main" else -1
     # variable -> ``_follow(slots, variable)``, entered when a kept op
     # touches it: one lookup per LOAD/STORE decides how to follow it, and
-    # the keys are the variables left in use (``_drop_unused_variables``:
-    # no other walk over the body).
+    # the keys are the variables left in use.
     where: dict[Variable, object] = {}
     used: dict[Op, int] = {}  # value -> the components its kept uses read (LOADs: ``loaded_components``)
     get = used.get
@@ -410,7 +502,7 @@ def sweep_straight_line(program: Program, fn: Function) -> tuple[list[Op], bool,
                 live &= ~kill
             where[var] = how  # (only now: a dead STORE touches nothing)
         elif code in _NOT_STRAIGHT:
-            return None
+            raise AssertionError("sweep_with_stores needs a straight-line body")
         keep.append(op)
         args = op.args
         if args:
