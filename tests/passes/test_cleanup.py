@@ -232,6 +232,27 @@ def test_static_branches_fold():
     assert b.program.main.body[0].imm == (1.0,)
 
 
+def test_only_conditions_constant_before_the_peepholes_fold_branches():
+    """Static branches are those of the input (folded DEFBs, ``ifc`` 0/7): an
+    IF whose condition only the peepholes make constant stays an IF."""
+    b = IRBuilder()
+    out = b.var("o", Storage.OUTPUT, F1)
+    x = b.cmp(Code.FLT, b.swizzle(b.load(b.var("v", Storage.INPUT)), 0), b.const(0.0))
+    b.if_(b.cmp(Code.FLT, b.const(0.0), b.const(1.0)))  # folded to true by a peephole
+    b.store(out, b.const(1.0))
+    b.endif()
+    b.if_(b.op(Code.SELECT, b.const(True), b.const(False), x, type=B1))  # replaced by the CONST false
+    b.store(out, b.const(2.0))
+    b.endif()
+    b.if_(b.const(False))  # static: goes
+    b.store(out, b.const(3.0))
+    b.endif()
+    cleanup(b.program)
+    ifs = ops_of(b.program, Code.IF)
+    assert [i.args[0].imm for i in ifs] == [(True,), (False,)]
+    assert [s.args[0].imm for s in ops_of(b.program, Code.STORE)] == [(1.0,), (2.0,)]
+
+
 def test_unused_private_variables_are_dropped():
     b = IRBuilder()
     r0 = b.temp(0)

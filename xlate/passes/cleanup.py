@@ -2,7 +2,9 @@
 
 In order, per function:
 1. IFs on a constant condition (folded DEFBs, ``ifc`` codes 0/7) keep only
-   the branch that runs.
+   the branch that runs.  (The peephole walk finds them, so that no walk of
+   its own looks for IFs; a condition only the peepholes make constant does
+   not count, as if this step ran first.)
 2. Peepholes (one forward walk; an op that folds is rewritten in place):
    identity SWIZZLEs go, SWIZZLE of SWIZZLE composes, SWIZZLE/CONSTRUCT of
    CONSTs and simple CONST-only arithmetic fold to a CONST (float math in
@@ -43,11 +45,10 @@ def run(program: Program, options: Options) -> None:
     # nobody uses.  Recomputing it costs as much as the rest of the pass.
     loads_may_change = False
     for fn in functions:
-        if _has_if(fn.body):
-            fn.body = fold_static_branches(fn.body)
-            loads_may_change = True
-        if peepholes(fn):
-            loads_may_change = True
+        indexed, ifs = peepholes(fn)
+        if ifs is not None:
+            fn.body = fold_static_branches(fn.body, ifs)
+        loads_may_change = loads_may_change or indexed or ifs is not None
     touched: set[Variable] = set()
     for fn in functions:
         load_removed, variables = remove_dead_code(program, fn)
@@ -60,31 +61,24 @@ def run(program: Program, options: Options) -> None:
         shrink_arrays(program)
 
 
-def _has_if(body: list[Op]) -> bool:
-    IF = Code.IF
-    for op in body:
-        if op.code is IF:
-            return True
-    return False
-
-
 # -- 1. static branches ------------------------------------------------------------
 
 
-def fold_static_branches(body: list[Op]) -> list[Op]:
-    """Drop the branch of an ``IF CONST`` that never runs, and its markers."""
+def fold_static_branches(body: list[Op], static: dict[Op, bool]) -> list[Op]:
+    """Drop the branch of an ``IF CONST`` that never runs, and its markers.
+    ``static``: IF -> the value of its condition, for the IFs whose
+    condition was a CONST before the peepholes (``peepholes`` finds them)."""
     out: list[Op] = []
     # per open IF: [const (None when dynamic), active when opened, live]
     frames: list[list] = []
     dead = 0  # open frames whose current branch is not live: active() is dead == 0
     append = out.append
-    IF, ELSE, ENDIF, CONST = Code.IF, Code.ELSE, Code.ENDIF, Code.CONST
+    IF, ELSE, ENDIF = Code.IF, Code.ELSE, Code.ENDIF
 
     for op in body:
         code = op.code
         if code is IF:
-            cond = op.args[0]
-            const = bool(cond.imm[0]) if cond.code is CONST else None
+            const = static.get(op)
             outer = dead == 0
             live = const is not False
             frames.append([const, outer, live])
@@ -114,10 +108,12 @@ def fold_static_branches(body: list[Op]) -> list[Op]:
 # -- 2. peepholes -----------------------------------------------------------------------
 
 
-def peepholes(fn: Function) -> bool:
+def peepholes(fn: Function) -> tuple[bool, dict[Op, bool] | None]:
     """Apply the handlers of ``_PEEPHOLES`` to ``fn``'s body, in place, in one
-    forward walk; returns whether the body has a LOAD with an index (which
-    a peephole may have changed).
+    forward walk.  Returns whether the body has a LOAD with an index (which
+    a peephole may have changed), and None when it has no IF, else IF -> its
+    condition's value for the IFs whose condition was a CONST before the
+    walk (what ``fold_static_branches`` folds).
 
     A handler returns the value that now stands for its op: the op itself,
     rewritten in place when it folds (into a CONST, a shorter SWIZZLE, a
@@ -130,27 +126,44 @@ def peepholes(fn: Function) -> bool:
 
     Most ops have nothing to fold: a handler is called only when a quick look
     at the arguments says it may change something (a call per op was most of
-    the cost of this pass)."""
+    the cost of this pass).
+
+    The walk runs before the static branches are folded, which spares a walk
+    to find IFs first: ops in a branch that goes are rewritten for nothing,
+    but nothing else can see them (a value is used only where its
+    definition dominates), and an IF counts as static only when its
+    condition was a CONST before the walk, not one the walk made."""
     remap: dict[Op, Op] = {}  # replaced op -> the older value standing for it
     indexed = False
-    get = _PEEPHOLES.get
-    SWIZZLE, CONST, SELECT, LOAD = Code.SWIZZLE, Code.CONST, Code.SELECT, Code.LOAD
+    ifs: dict[Op, bool] | None = None
+    folded: set[Op] = set()  # ops this walk turned into CONSTs
+    rewired: set[Op] = set()  # IFs whose condition this walk replaced
+    handlers = _PEEPHOLES
+    SWIZZLE, CONST, SELECT, LOAD, IF = Code.SWIZZLE, Code.CONST, Code.SELECT, Code.LOAD, Code.IF
     for op in fn.body:
         args = op.args
         if not args:  # CONST, LOAD of a static register: nothing to fold
             continue
         if remap and not remap.keys().isdisjoint(args):
             args = op.args = tuple([remap.get(a, a) for a in args])
+            if op.code is IF:
+                rewired.add(op)
         code = op.code
         if code is SWIZZLE:  # the commonest op with args: tested before the table
             src = args[0]
             if src.code is not SWIZZLE and src.code is not CONST and op.imm != _IDENTITY[src.type.width]:
                 continue
             value = _swizzle(op)
+        elif code not in _LOOKED_AT:
+            continue
+        elif code is IF:
+            if ifs is None:
+                ifs = {}
+            cond = args[0]
+            if cond.code is CONST and cond not in folded and op not in rewired:
+                ifs[op] = bool(cond.imm[0])
+            continue
         else:
-            handler = get(code)
-            if handler is None:
-                continue
             if code is SELECT:
                 if args[0].code is not CONST and args[1] is not args[2]:
                     continue
@@ -159,10 +172,12 @@ def peepholes(fn: Function) -> bool:
                     indexed = True
                 if args[0].code is not CONST:
                     continue
-            value = handler(op)
+            value = handlers[code](op)
         if value is not op:
             remap[op] = value
-    return indexed
+        elif op.code is CONST:
+            folded.add(op)
+    return indexed, ifs
 
 
 _IDENTITY = (None, (0,), (0, 1), (0, 1, 2), (0, 1, 2, 3))  # width -> the SWIZZLE that changes nothing
@@ -295,6 +310,8 @@ def _fold(op: Op) -> Op:
 
 
 _PEEPHOLES = {**{c: _fold for c in _FOLDERS}, Code.SWIZZLE: _swizzle, Code.SELECT: _select, Code.LOAD: _load}
+# the codes ``peepholes`` stops at: those with a handler, and IF (noted for ``fold_static_branches``)
+_LOOKED_AT = frozenset(_PEEPHOLES) | {Code.IF}
 
 
 # -- 3. unused values and dead stores ---------------------------------------------------
