@@ -200,6 +200,79 @@ def test_indexed_private_arrays_are_followed_element_by_element():
     assert dead not in stores and len(stores) == 3
 
 
+def _random_branchy_program(seed: int, function: str) -> "IRBuilder":
+    """Stores to three temps and a scalar under random masks, reads of them
+    through random swizzles or whole, values nobody uses, and nested
+    IF/ELSE/ENDIF, in ``function`` (main, or a subroutine that main calls).
+    (A scalar takes x under any mask with x: the others must not count.)"""
+    rng = np.random.default_rng(seed)
+    b = IRBuilder("ps_3_0")
+    temps = [b.temp(n) for n in range(3)]
+    v, out = b.var("v", Storage.INPUT), b.var("o", Storage.OUTPUT)
+    scalar, scalar_out = b.var("s", Storage.LOCAL, F1), b.var("o1", Storage.OUTPUT, F1)
+    if function != "main":
+        b.call(function)
+        b.store(out, b.load(temps[0]))
+        b.function(function)
+    open_ifs: list[bool] = []  # per open IF: whether its ELSE came
+    for _ in range(int(rng.integers(4, 30))):
+        choice = rng.integers(0, 9)
+        if choice == 7:
+            b.store(scalar, b.swizzle(b.load(v), int(rng.integers(0, 4))), mask=int(rng.integers(0, 8)) * 2 + 1)
+        elif choice == 8:
+            x = b.load(scalar)
+            b.store(scalar_out, b.op(Code.FADD, x, x) if rng.integers(0, 2) else b.swizzle(x, 0))
+        elif choice <= 1:
+            mask = int(rng.integers(1, 16))
+            width = bin(mask).count("1")
+            src = b.load(temps[rng.integers(0, 3)] if rng.integers(0, 2) else v)
+            b.store(temps[rng.integers(0, 3)], b.swizzle(src, *rng.integers(0, 4, width).tolist()), mask=mask)
+        elif choice == 2:
+            b.store(out, b.swizzle(b.load(temps[rng.integers(0, 3)]), *rng.integers(0, 4, 4).tolist()))
+        elif choice == 3:
+            b.op(Code.FADD, b.load(temps[rng.integers(0, 3)]), b.load(v))  # nobody uses it
+        elif choice == 4 and len(open_ifs) < 3:
+            b.if_(b.cmp(Code.FLT, b.swizzle(b.load(v), int(rng.integers(0, 4))), b.const(0.0)))
+            open_ifs.append(False)
+        elif choice == 5 and open_ifs and not open_ifs[-1]:
+            b.else_()
+            open_ifs[-1] = True
+        elif choice == 6 and open_ifs:
+            b.endif()
+            open_ifs.pop()
+    for _ in open_ifs:
+        b.endif()
+    return b
+
+
+@pytest.mark.parametrize("function", ["main", "l1"])
+@pytest.mark.parametrize("seed", range(60))
+def test_the_sweep_without_loops_agrees_with_the_register_analysis(seed, function):
+    """``sweep_without_loops`` (two cheap walks, per-variable masks, IF/ELSE
+    joins; its straight-line fallback) removes what alternating
+    ``remove_unused_values`` and ``remove_dead_stores`` removes."""
+    from xlate.passes.cleanup import remove_dead_code
+
+    fast = _random_branchy_program(seed, function).program
+    reference = copy.deepcopy(fast)
+    results = []
+    for program, dead_code in ((fast, remove_dead_code), (reference, _dead_code_by_register_analysis)):
+        fn = program.functions[function]
+        place = {id(op): i for i, op in enumerate(fn.body)}
+        dead_code(program, fn)
+        results.append([place[id(op)] for op in fn.body])
+    assert results[0] == results[1]
+
+
+def _dead_code_by_register_analysis(program, fn):
+    from xlate.passes.cleanup import remove_dead_stores, remove_unused_values
+
+    while True:
+        remove_unused_values(fn)
+        if not remove_dead_stores(program, fn):
+            break
+
+
 def test_stores_before_calls_and_in_subroutines_stay():
     b = IRBuilder()
     r0, r1 = b.temp(0), b.temp(1)

@@ -15,11 +15,11 @@ In order, per function:
 3. Until nothing changes: values nobody uses are removed (their ops have no
    effects), and STOREs to private variables none of whose written
    components can be read afterwards are removed, which frees more values.
-   Straight-line functions (nearly all) get there in one backward sweep
-   (``sweep_straight_line``); the others alternate ``remove_unused_values``
-   and ``remove_dead_stores`` (``analysis.RegisterAnalysis``: sees loops'
-   back edges, CALLs read everything, subroutines leave everything live for
-   the caller).
+   Functions without loops, CALLs or jumps (nearly all) get there in two
+   cheap walks (``sweep_without_loops``); the others alternate
+   ``remove_unused_values`` and ``remove_dead_stores``
+   (``analysis.RegisterAnalysis``: sees loops' back edges, CALLs read
+   everything, subroutines leave everything live for the caller).
 Finally private variables nothing touches any more are dropped, and the
 constant files are re-trimmed (``constants.shrink_arrays``) when the
 constants pass has run and a LOAD may have gone or changed here.
@@ -321,7 +321,7 @@ def remove_dead_code(program: Program, fn: Function) -> tuple[bool, Iterable[Var
     """Remove values nobody uses and STOREs nobody reads, until neither is
     left.  Returns whether a LOAD was removed, and the variables the ops
     left touch (at least every private one)."""
-    swept = sweep_straight_line(program, fn)
+    swept = sweep_without_loops(program, fn)
     if swept is not None:
         fn.body, load_removed, touched = swept
         return load_removed, touched
@@ -353,15 +353,21 @@ def _private_load(op: Op) -> bool:
     return op.code is Code.LOAD and op.var.storage in PRIVATE
 
 
-# Ops that end a straight line: control flow needs the CFG, a CALL reads and
-# writes every private register, a D3D_STORE is not lowered yet.
+# The markers of IF ... [ELSE ...] ENDIF, which ``_live_components`` follows.
+_BRANCHES = frozenset({Code.IF, Code.ELSE, Code.ENDIF})
+# Ops ``sweep_without_loops`` leaves to ``RegisterAnalysis``: loops need its
+# fixpoint, a CALL reads and writes every private register, RETURN and BREAK
+# jump; a D3D_STORE is not lowered yet.
+_NOT_SWEPT = frozenset((CONTROL - _BRANCHES) | {Code.D3D_STORE})
+# Ops that end a straight line (what ``sweep_with_stores`` takes).
 _NOT_STRAIGHT = frozenset(CONTROL | {Code.D3D_STORE})
 
 
-def sweep_straight_line(program: Program, fn: Function) -> tuple[list[Op], bool, Iterable[Variable]] | None:
+def sweep_without_loops(program: Program, fn: Function) -> tuple[list[Op], bool, Iterable[Variable]] | None:
     """``fn``'s body without unused values and dead stores, whether a LOAD
     was removed, and the variables the ops kept touch (every private one at
-    least); None when the body has control flow (``_NOT_STRAIGHT``).
+    least); None when the body has an op of ``_NOT_SWEPT``, or IFs and a
+    dead store (left to ``RegisterAnalysis``).
 
     Real shaders almost never store to a register nobody reads, so this
     first assumes every STORE stays: one backward walk drops the values
@@ -369,31 +375,35 @@ def sweep_straight_line(program: Program, fn: Function) -> tuple[list[Op], bool,
     (``_unused_values``), and a walk over those alone checks that no STORE
     among them is dead (``_live_components``).  When one is (or an access
     is indexed, which the per-variable masks of that check do not follow),
-    ``sweep_with_stores`` does it all in one walk.  Both give the same body:
-    the latest dead STORE in program order is dead for either, since every
-    op after it is the same in both, and without one nothing changes."""
+    straight-line code goes to ``sweep_with_stores``, which does it all in
+    one walk.  Both give the same body: the latest dead STORE in program
+    order is dead for either, since every op after it is the same in both,
+    and without one nothing changes.  (Nor does the ``RegisterAnalysis``
+    loop then: its first round removes the same values, finds no dead
+    store, and stops.)"""
     values = _unused_values(fn.body)
     if values is None:
         return None
-    keep, used, accesses, load_removed = values
+    keep, used, accesses, load_removed, branches = values
     live = _live_components(accesses, used, 0 if fn.name == "main" else 0xF)
     if live is None:
-        return sweep_with_stores(program, fn)
+        return None if branches else sweep_with_stores(program, fn)
     keep.reverse()
     return keep, load_removed, live.keys()
 
 
 def _unused_values(body: list[Op]):
-    """One backward walk over straight-line code, every STORE kept: (the ops
-    kept, last first; value -> the components its kept uses read; the
-    private LOADs and STOREs kept, last first; whether a LOAD went), or None
-    at an op of ``_NOT_STRAIGHT``.  Uses come after definitions, so an op's
-    users are all decided when the walk reaches it."""
+    """One backward walk, every STORE kept: (the ops kept, last first;
+    value -> the components its kept uses read; the private LOADs and STOREs
+    kept and the IF/ELSE/ENDIF markers, last first; whether a LOAD went;
+    whether there are markers), or None at an op of ``_NOT_SWEPT``.  Uses
+    come after definitions, so an op's users are all decided when the walk
+    reaches it."""
     used: dict[Op, int] = {}  # value -> the components its kept uses read (LOADs: ``loaded_components``)
     get = used.get
     keep: list[Op] = []
     accesses: list[Op] = []
-    load_removed = False
+    load_removed = branches = False
     LOAD, STORE, SWIZZLE = Code.LOAD, Code.STORE, Code.SWIZZLE
     for op in reversed(body):
         code = op.code
@@ -407,7 +417,10 @@ def _unused_values(body: list[Op]):
         elif code is STORE:
             if op.var.storage in PRIVATE:  # other stores are observable
                 accesses.append(op)
-        elif code in _NOT_STRAIGHT:
+        elif code in _BRANCHES:
+            accesses.append(op)
+            branches = True
+        elif code in _NOT_SWEPT:
             return None
         keep.append(op)
         args = op.args
@@ -418,34 +431,48 @@ def _unused_values(body: list[Op]):
             else:
                 for a in args:
                     used[a] = 0xF
-    return keep, used, accesses, load_removed
+    return keep, used, accesses, load_removed, branches
 
 
 def _live_components(accesses: list[Op], used: dict[Op, int], at_exit: int) -> dict[Variable, int] | None:
-    """Walking ``accesses`` (private LOADs and STOREs, last first): variable
-    -> its components live before the first access, or None when a STORE
-    writes none that is live after it (a dead store) or an access is to an
-    array or indexed.  ``at_exit``: the components live at the end (none in
-    main, all in a subroutine: the caller may read them)."""
+    """Walking ``accesses`` (private LOADs and STOREs and IF/ELSE/ENDIF, last
+    first): variable -> its components live at the start, or None when a
+    STORE writes none that is live after it (a dead store) or an access is
+    to an array or indexed.  ``at_exit``: the components live at the end
+    (none in main, all in a subroutine: the caller may read them); a
+    variable not in a dict has those."""
     live: dict[Variable, int] = {}
-    get = live.get
-    LOAD = Code.LOAD
+    # per IF being walked (innermost last): [live after its ENDIF, live at
+    # the start of its ELSE part (None until the walk gets there)]
+    joins: list[list] = []
+    LOAD, STORE, ENDIF, ELSE = Code.LOAD, Code.STORE, Code.ENDIF, Code.ELSE
     for op in accesses:
-        var = op.var
-        if var.length is not None:
-            return None
-        if op.code is LOAD:
-            if op.args:
+        code = op.code
+        if code is LOAD:
+            var = op.var
+            if op.args or var.length is not None:
                 return None
-            live[var] = get(var, at_exit) | used[op]
-        else:
-            if len(op.args) != 1:
+            live[var] = live.get(var, at_exit) | used[op]
+        elif code is STORE:
+            var = op.var
+            if len(op.args) != 1 or var.length is not None:
                 return None
             written = (op.imm[0] if op.imm else 0xF) & ((1 << var.type.width) - 1)
-            now = get(var, at_exit)
+            now = live.get(var, at_exit)
             if not written & now:
                 return None
             live[var] = now & ~written  # a plain variable without an index: certainly overwritten
+        elif code is ENDIF:
+            joins.append([dict(live), None])
+        elif code is ELSE:  # the THEN part ends where the IF ends
+            join = joins[-1]
+            join[1], live = live, join[0]
+        else:  # IF: either part may run (with no ELSE, the other way skips to the ENDIF)
+            after, other = joins.pop()
+            if other is None:
+                other = after
+            for var in live.keys() | other.keys():
+                live[var] = live.get(var, at_exit) | other.get(var, at_exit)
     return live
 
 
@@ -465,8 +492,8 @@ def _follow(slots: LiveSlots, var: Variable):
 
 
 def sweep_with_stores(program: Program, fn: Function) -> tuple[list[Op], bool, Iterable[Variable]]:
-    """``sweep_straight_line``'s result in one backward walk that also
-    removes dead stores (the body is straight-line).
+    """``sweep_without_loops``'s result for a straight-line body, in one
+    backward walk that also removes dead stores.
 
     Walking backward through straight-line code, every later op is already
     final: a value stays when a kept op uses it, a STORE to a private variable
