@@ -200,11 +200,12 @@ def test_indexed_private_arrays_are_followed_element_by_element():
     assert dead not in stores and len(stores) == 3
 
 
-def _random_branchy_program(seed: int, function: str) -> "IRBuilder":
+def _random_program(seed: int, function: str) -> "IRBuilder":
     """Stores to three temps and a scalar under random masks, reads of them
-    through random swizzles or whole, values nobody uses, and nested
-    IF/ELSE/ENDIF, in ``function`` (main, or a subroutine that main calls).
-    (A scalar takes x under any mask with x: the others must not count.)"""
+    through random swizzles or whole, values nobody uses, nested
+    IF/ELSE/ENDIF and LOOP/ENDLOOP, BREAK and RETURN, in ``function`` (main,
+    or a subroutine that main calls).  (A scalar takes x under any mask with
+    x: the others must not count.)"""
     rng = np.random.default_rng(seed)
     b = IRBuilder("ps_3_0")
     temps = [b.temp(n) for n in range(3)]
@@ -214,15 +215,14 @@ def _random_branchy_program(seed: int, function: str) -> "IRBuilder":
         b.call(function)
         b.store(out, b.load(temps[0]))
         b.function(function)
-    open_ifs: list[bool] = []  # per open IF: whether its ELSE came
-    for _ in range(int(rng.integers(4, 30))):
-        choice = rng.integers(0, 9)
-        if choice == 7:
-            b.store(scalar, b.swizzle(b.load(v), int(rng.integers(0, 4))), mask=int(rng.integers(0, 8)) * 2 + 1)
-        elif choice == 8:
-            x = b.load(scalar)
-            b.store(scalar_out, b.op(Code.FADD, x, x) if rng.integers(0, 2) else b.swizzle(x, 0))
-        elif choice <= 1:
+
+    def condition():
+        return b.cmp(Code.FLT, b.swizzle(b.load(v), int(rng.integers(0, 4))), b.const(0.0))
+
+    blocks: list[list] = []  # open blocks, innermost last: ["if", ELSE seen] / ["loop"]
+    for _ in range(int(rng.integers(4, 40))):
+        choice = rng.integers(0, 13)
+        if choice <= 1:
             mask = int(rng.integers(1, 16))
             width = bin(mask).count("1")
             src = b.load(temps[rng.integers(0, 3)] if rng.integers(0, 2) else v)
@@ -231,29 +231,55 @@ def _random_branchy_program(seed: int, function: str) -> "IRBuilder":
             b.store(out, b.swizzle(b.load(temps[rng.integers(0, 3)]), *rng.integers(0, 4, 4).tolist()))
         elif choice == 3:
             b.op(Code.FADD, b.load(temps[rng.integers(0, 3)]), b.load(v))  # nobody uses it
-        elif choice == 4 and len(open_ifs) < 3:
-            b.if_(b.cmp(Code.FLT, b.swizzle(b.load(v), int(rng.integers(0, 4))), b.const(0.0)))
-            open_ifs.append(False)
-        elif choice == 5 and open_ifs and not open_ifs[-1]:
+        elif choice == 4:
+            b.store(scalar, b.swizzle(b.load(v), int(rng.integers(0, 4))), mask=int(rng.integers(0, 8)) * 2 + 1)
+        elif choice == 5:
+            x = b.load(scalar)
+            b.store(scalar_out, b.op(Code.FADD, x, x) if rng.integers(0, 2) else b.swizzle(x, 0))
+        elif choice == 6 and len(blocks) < 4:
+            b.if_(condition())
+            blocks.append(["if", False])
+        elif choice == 7 and blocks and blocks[-1] == ["if", False]:
             b.else_()
-            open_ifs[-1] = True
-        elif choice == 6 and open_ifs:
+            blocks[-1][1] = True
+        elif choice == 8 and blocks and blocks[-1][0] == "if":
             b.endif()
-            open_ifs.pop()
-    for _ in open_ifs:
-        b.endif()
+            blocks.pop()
+        elif choice == 9 and len(blocks) < 4:
+            b.loop()
+            blocks.append(["loop"])
+        elif choice == 10 and blocks and blocks[-1][0] == "loop":
+            b.if_(condition())
+            b.brk()
+            b.endif()
+            b.endloop()
+            blocks.pop()
+        elif choice == 11 and any(block[0] == "loop" for block in blocks):
+            b.if_(condition())
+            b.brk()
+            b.endif()
+        elif choice == 12 and rng.integers(0, 3) == 0:
+            b.if_(condition())
+            b.ret()
+            b.endif()
+    for block in reversed(blocks):
+        if block[0] == "loop":
+            b.brk()
+            b.endloop()
+        else:
+            b.endif()
     return b
 
 
 @pytest.mark.parametrize("function", ["main", "l1"])
-@pytest.mark.parametrize("seed", range(60))
-def test_the_sweep_without_loops_agrees_with_the_register_analysis(seed, function):
-    """``sweep_without_loops`` (two cheap walks, per-variable masks, IF/ELSE
-    joins; its straight-line fallback) removes what alternating
+@pytest.mark.parametrize("seed", range(100))
+def test_the_sweep_agrees_with_the_register_analysis(seed, function):
+    """``sweep`` (two cheap walks, per-variable masks, IF/ELSE joins, loops to
+    a fixpoint; its straight-line fallback) removes what alternating
     ``remove_unused_values`` and ``remove_dead_stores`` removes."""
     from xlate.passes.cleanup import remove_dead_code
 
-    fast = _random_branchy_program(seed, function).program
+    fast = _random_program(seed, function).program
     reference = copy.deepcopy(fast)
     results = []
     for program, dead_code in ((fast, remove_dead_code), (reference, _dead_code_by_register_analysis)):

@@ -15,11 +15,12 @@ In order, per function:
 3. Until nothing changes: values nobody uses are removed (their ops have no
    effects), and STOREs to private variables none of whose written
    components can be read afterwards are removed, which frees more values.
-   Functions without loops, CALLs or jumps (nearly all) get there in two
-   cheap walks (``sweep_without_loops``); the others alternate
-   ``remove_unused_values`` and ``remove_dead_stores``
-   (``analysis.RegisterAnalysis``: sees loops' back edges, CALLs read
-   everything, subroutines leave everything live for the caller).
+   Functions without CALLs and private arrays (nearly all) get there in a
+   backward walk over the body and walks over its private register accesses
+   alone (``sweep``); the others alternate ``remove_unused_values`` and
+   ``remove_dead_stores`` (``analysis.RegisterAnalysis``: sees loops' back
+   edges, CALLs read everything, subroutines leave everything live for the
+   caller; ``sweep`` solves the same equations).
 Finally private variables nothing touches any more are dropped, and the
 constant files are re-trimmed (``constants.shrink_arrays``) when the
 constants pass has run and a LOAD may have gone or changed here.
@@ -321,7 +322,7 @@ def remove_dead_code(program: Program, fn: Function) -> tuple[bool, Iterable[Var
     """Remove values nobody uses and STOREs nobody reads, until neither is
     left.  Returns whether a LOAD was removed, and the variables the ops
     left touch (at least every private one)."""
-    swept = sweep_without_loops(program, fn)
+    swept = sweep(program, fn)
     if swept is not None:
         fn.body, load_removed, touched = swept
         return load_removed, touched
@@ -334,7 +335,7 @@ def remove_dead_code(program: Program, fn: Function) -> tuple[bool, Iterable[Var
         # is live after it), so only a private read that goes or narrows can
         # make another store dead: such a LOAD removed, or a use of one.
         # When neither happened the next analysis would find nothing, so it
-        # is not built (a loop-heavy function pays for one analysis, not two).
+        # is not built (a function with a CALL pays for one analysis, not two).
         freed = remove_unused_values(fn)
         removed += dead + freed
         if not _reads_fewer(freed):
@@ -353,57 +354,65 @@ def _private_load(op: Op) -> bool:
     return op.code is Code.LOAD and op.var.storage in PRIVATE
 
 
-# The markers of IF ... [ELSE ...] ENDIF, which ``_live_components`` follows.
-_BRANCHES = frozenset({Code.IF, Code.ELSE, Code.ENDIF})
-# Ops ``sweep_without_loops`` leaves to ``RegisterAnalysis``: loops need its
-# fixpoint, a CALL reads and writes every private register, RETURN and BREAK
-# jump; a D3D_STORE is not lowered yet.
-_NOT_SWEPT = frozenset((CONTROL - _BRANCHES) | {Code.D3D_STORE})
+# The control markers ``_live_components`` follows.
+_MARKERS = frozenset(CONTROL - {Code.CALL})
+# Ops ``sweep`` leaves to ``RegisterAnalysis``: a CALL reads and writes every
+# private register, a D3D_STORE is not lowered yet.
+_NOT_SWEPT = frozenset({Code.CALL, Code.D3D_STORE})
 # Ops that end a straight line (what ``sweep_with_stores`` takes).
 _NOT_STRAIGHT = frozenset(CONTROL | {Code.D3D_STORE})
 
 
-def sweep_without_loops(program: Program, fn: Function) -> tuple[list[Op], bool, Iterable[Variable]] | None:
+def sweep(program: Program, fn: Function) -> tuple[list[Op], bool, Iterable[Variable]] | None:
     """``fn``'s body without unused values and dead stores, whether a LOAD
     was removed, and the variables the ops kept touch (every private one at
-    least); None when the body has an op of ``_NOT_SWEPT``, or IFs and a
-    dead store (left to ``RegisterAnalysis``).
+    least); None when the body has an op of ``_NOT_SWEPT`` or an access to
+    a private array, or an indexed one (left to ``RegisterAnalysis``).
 
     Real shaders almost never store to a register nobody reads, so this
     first assumes every STORE stays: one backward walk drops the values
-    nobody uses and collects the private LOADs and STOREs left
-    (``_unused_values``), and a walk over those alone checks that no STORE
-    among them is dead (``_live_components``).  When one is (or an access
-    is indexed, which the per-variable masks of that check do not follow),
-    straight-line code goes to ``sweep_with_stores``, which does it all in
-    one walk.  Both give the same body: the latest dead STORE in program
-    order is dead for either, since every op after it is the same in both,
-    and without one nothing changes.  (Nor does the ``RegisterAnalysis``
-    loop then: its first round removes the same values, finds no dead
-    store, and stops.)"""
-    values = _unused_values(fn.body)
-    if values is None:
-        return None
-    keep, used, accesses, load_removed, branches = values
-    live = _live_components(accesses, used, 0 if fn.name == "main" else 0xF)
-    if live is None:
-        return None if branches else sweep_with_stores(program, fn)
-    keep.reverse()
-    return keep, load_removed, live.keys()
+    nobody uses and collects the private LOADs and STOREs left and the
+    control markers (``_unused_values``), and walks over those alone find
+    the live components and the dead STOREs (``_live_components``).  That
+    is one round of the ``remove_unused_values`` / ``remove_dead_stores``
+    loop at a fraction of the cost (no CFG, no ``RegisterAnalysis``; the
+    same equations), and it is repeated the same way while it finds dead
+    stores.  Straight-line code with a dead store goes to
+    ``sweep_with_stores`` instead, which finds the whole chain a dead store
+    frees in one walk (rounds could add up to a cost quadratic in the size).
+    """
+    at_exit = 0 if fn.name == "main" else 0xF
+    body = fn.body
+    load_removed = False
+    while True:
+        values = _unused_values(body)
+        if values is None:
+            return None
+        keep, used, accesses, gone, markers = values
+        load_removed = load_removed or gone
+        found = _live_components(accesses, used, at_exit)
+        if found is None:
+            return None
+        live, dead = found
+        if not dead:
+            keep.reverse()
+            return keep, load_removed, {op.var for op in accesses}
+        if not markers:
+            return sweep_with_stores(program, fn)
+        body = [op for op in reversed(keep) if op not in dead]
 
 
 def _unused_values(body: list[Op]):
     """One backward walk, every STORE kept: (the ops kept, last first;
     value -> the components its kept uses read; the private LOADs and STOREs
-    kept and the IF/ELSE/ENDIF markers, last first; whether a LOAD went;
-    whether there are markers), or None at an op of ``_NOT_SWEPT``.  Uses
-    come after definitions, so an op's users are all decided when the walk
-    reaches it."""
+    kept and the control markers, last first; whether a LOAD went; whether
+    there are markers), or None at an op of ``_NOT_SWEPT``.  Uses come after
+    definitions, so an op's users are all decided when the walk reaches it."""
     used: dict[Op, int] = {}  # value -> the components its kept uses read (LOADs: ``loaded_components``)
     get = used.get
     keep: list[Op] = []
     accesses: list[Op] = []
-    load_removed = branches = False
+    load_removed = markers = False
     LOAD, STORE, SWIZZLE = Code.LOAD, Code.STORE, Code.SWIZZLE
     for op in reversed(body):
         code = op.code
@@ -417,9 +426,9 @@ def _unused_values(body: list[Op]):
         elif code is STORE:
             if op.var.storage in PRIVATE:  # other stores are observable
                 accesses.append(op)
-        elif code in _BRANCHES:
+        elif code in _MARKERS:
             accesses.append(op)
-            branches = True
+            markers = True
         elif code in _NOT_SWEPT:
             return None
         keep.append(op)
@@ -431,49 +440,87 @@ def _unused_values(body: list[Op]):
             else:
                 for a in args:
                     used[a] = 0xF
-    return keep, used, accesses, load_removed, branches
+    return keep, used, accesses, load_removed, markers
 
 
-def _live_components(accesses: list[Op], used: dict[Op, int], at_exit: int) -> dict[Variable, int] | None:
-    """Walking ``accesses`` (private LOADs and STOREs and IF/ELSE/ENDIF, last
-    first): variable -> its components live at the start, or None when a
-    STORE writes none that is live after it (a dead store) or an access is
-    to an array or indexed.  ``at_exit``: the components live at the end
-    (none in main, all in a subroutine: the caller may read them); a
-    variable not in a dict has those."""
-    live: dict[Variable, int] = {}
-    # per IF being walked (innermost last): [live after its ENDIF, live at
-    # the start of its ELSE part (None until the walk gets there)]
-    joins: list[list] = []
-    LOAD, STORE, ENDIF, ELSE = Code.LOAD, Code.STORE, Code.ENDIF, Code.ELSE
-    for op in accesses:
-        code = op.code
-        if code is LOAD:
-            var = op.var
-            if op.args or var.length is not None:
-                return None
-            live[var] = live.get(var, at_exit) | used[op]
-        elif code is STORE:
-            var = op.var
-            if len(op.args) != 1 or var.length is not None:
-                return None
-            written = (op.imm[0] if op.imm else 0xF) & ((1 << var.type.width) - 1)
-            now = live.get(var, at_exit)
-            if not written & now:
-                return None
-            live[var] = now & ~written  # a plain variable without an index: certainly overwritten
-        elif code is ENDIF:
-            joins.append([dict(live), None])
-        elif code is ELSE:  # the THEN part ends where the IF ends
-            join = joins[-1]
-            join[1], live = live, join[0]
-        else:  # IF: either part may run (with no ELSE, the other way skips to the ENDIF)
-            after, other = joins.pop()
-            if other is None:
-                other = after
-            for var in live.keys() | other.keys():
-                live[var] = live.get(var, at_exit) | other.get(var, at_exit)
-    return live
+def _live_components(accesses: list[Op], used: dict[Op, int], at_exit: int):
+    """Walking ``accesses`` (private LOADs and STOREs and control markers,
+    last first) like ``RegisterAnalysis`` walks blocks, with a mask of live
+    components per variable: (variable -> its components live at the start,
+    the STOREs that write none that is live after them), or None at an
+    access to an array, or an indexed one (these masks do not follow them),
+    and at a loop in a subroutine.  ``at_exit``: the components live at the
+    end (none in main, all in a subroutine: the caller may read them); a
+    variable not in a dict has those.
+
+    A loop is walked again until what is live at its start stops growing
+    (from nothing, as a dataflow fixpoint is found); only the dead STOREs of
+    the walk where nothing changed count.  In main a variable with nothing
+    live leaves the dict: the dicts copied at each marker hold the few
+    variables live there, not every one seen (a loop counter each, in
+    loop-heavy code), which would make the walk quadratic.  (In a
+    subroutine "nothing live" is no default, so loops are left to
+    ``RegisterAnalysis``.)"""
+    heads: dict[Op, dict] = {}  # ENDLOOP -> what is live at its LOOP, as far as known
+    LOAD, STORE, IF, ELSE, ENDIF, LOOP, ENDLOOP, BREAK = (
+        Code.LOAD, Code.STORE, Code.IF, Code.ELSE, Code.ENDIF, Code.LOOP, Code.ENDLOOP, Code.BREAK)
+    while True:
+        live: dict[Variable, int] = {}
+        dead: list[Op] = []
+        # per IF being walked (innermost last): [live after its ENDIF, live
+        # at the start of its ELSE part (None until the walk gets there)]
+        joins: list[list] = []
+        loops: list[tuple] = []  # per loop being walked: (its ENDLOOP, live after it: where BREAK goes)
+        grew = False
+        for op in accesses:
+            code = op.code
+            if code is LOAD:
+                var = op.var
+                if op.args or var.length is not None:
+                    return None
+                live[var] = live.get(var, at_exit) | used[op]
+            elif code is STORE:
+                var = op.var
+                if len(op.args) != 1 or var.length is not None:
+                    return None
+                components = (1 << var.type.width) - 1
+                written = (op.imm[0] if op.imm else 0xF) & components
+                # (a LOAD marks the four components of a scalar read whole: only its own count)
+                now = live.get(var, at_exit) & components
+                if not written & now:
+                    dead.append(op)
+                now &= ~written  # a plain variable without an index: certainly overwritten
+                if now or at_exit:
+                    live[var] = now
+                else:
+                    live.pop(var, None)
+            elif code is ENDIF:
+                joins.append([dict(live), None])
+            elif code is ELSE:  # the THEN part ends where the IF ends
+                join = joins[-1]
+                join[1], live = live, join[0]
+            elif code is IF:  # either part may run (with no ELSE, the other way skips to the ENDIF)
+                after, other = joins.pop()
+                if other is None:
+                    other = after
+                for var in live.keys() | other.keys():
+                    live[var] = live.get(var, at_exit) | other.get(var, at_exit)
+            elif code is ENDLOOP:  # the end of the body goes back to the LOOP
+                if at_exit:
+                    return None
+                loops.append((op, live))
+                live = dict(heads.setdefault(op, {}))
+            elif code is LOOP:
+                end, _ = loops.pop()
+                if live != heads[end]:
+                    heads[end] = dict(live)
+                    grew = True
+            elif code is BREAK:
+                live = dict(loops[-1][1])
+            else:  # RETURN
+                live = {}
+        if not grew:
+            return live, dead
 
 
 # How ``sweep_with_stores`` follows a variable's slots (``_follow``): not at
@@ -492,7 +539,7 @@ def _follow(slots: LiveSlots, var: Variable):
 
 
 def sweep_with_stores(program: Program, fn: Function) -> tuple[list[Op], bool, Iterable[Variable]]:
-    """``sweep_without_loops``'s result for a straight-line body, in one
+    """``sweep``'s result for a straight-line body, in one
     backward walk that also removes dead stores.
 
     Walking backward through straight-line code, every later op is already
