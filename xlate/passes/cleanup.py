@@ -354,6 +354,9 @@ def _private_load(op: Op) -> bool:
     return op.code is Code.LOAD and op.var.storage in PRIVATE
 
 
+# (module constants: ``Code.X`` is an enum class attribute lookup, slow in a hot function)
+_LOAD, _STORE, _IF, _ELSE, _ENDIF, _LOOP, _ENDLOOP, _BREAK = (
+    Code.LOAD, Code.STORE, Code.IF, Code.ELSE, Code.ENDIF, Code.LOOP, Code.ENDLOOP, Code.BREAK)
 # The control markers ``_live_components`` follows.
 _MARKERS = frozenset(CONTROL - {Code.CALL})
 # Ops ``sweep`` leaves to ``RegisterAnalysis``: a CALL reads and writes every
@@ -390,15 +393,18 @@ def sweep(program: Program, fn: Function) -> tuple[list[Op], bool, Iterable[Vari
             return None
         keep, used, accesses, gone, markers = values
         load_removed = load_removed or gone
-        found = _live_components(accesses, used, at_exit)
+        found = _live_components(accesses, used, at_exit, markers)
         if found is None:
             return None
         live, dead = found
         if not dead:
             keep.reverse()
-            return keep, load_removed, {op.var for op in accesses}
+            # (with markers what is live is reset at jumps and variables
+            # with nothing live leave it: its keys may miss some)
+            return keep, load_removed, {op.var for op in accesses} if markers else live.keys()
         if not markers:
             return sweep_with_stores(program, fn)
+        dead = set(dead)
         body = [op for op in reversed(keep) if op not in dead]
 
 
@@ -443,7 +449,7 @@ def _unused_values(body: list[Op]):
     return keep, used, accesses, load_removed, markers
 
 
-def _live_components(accesses: list[Op], used: dict[Op, int], at_exit: int):
+def _live_components(accesses: list[Op], used: dict[Op, int], at_exit: int, markers: bool):
     """Walking ``accesses`` (private LOADs and STOREs and control markers,
     last first) like ``RegisterAnalysis`` walks blocks, with a mask of live
     components per variable: (variable -> its components live at the start,
@@ -455,15 +461,14 @@ def _live_components(accesses: list[Op], used: dict[Op, int], at_exit: int):
 
     A loop is walked again until what is live at its start stops growing
     (from nothing, as a dataflow fixpoint is found); only the dead STOREs of
-    the walk where nothing changed count.  In main a variable with nothing
-    live leaves the dict: the dicts copied at each marker hold the few
-    variables live there, not every one seen (a loop counter each, in
-    loop-heavy code), which would make the walk quadratic.  (In a
-    subroutine "nothing live" is no default, so loops are left to
+    the walk where nothing changed count.  With ``markers`` (in main), a
+    variable with nothing live leaves the dict: the dicts copied at each
+    marker hold the few variables live there, not every one seen (a loop
+    counter each, in loop-heavy code), which would make the walk quadratic.
+    (In a subroutine "nothing live" is no default, so loops are left to
     ``RegisterAnalysis``.)"""
+    keep_empty = at_exit or not markers
     heads: dict[Op, dict] = {}  # ENDLOOP -> what is live at its LOOP, as far as known
-    LOAD, STORE, IF, ELSE, ENDIF, LOOP, ENDLOOP, BREAK = (
-        Code.LOAD, Code.STORE, Code.IF, Code.ELSE, Code.ENDIF, Code.LOOP, Code.ENDLOOP, Code.BREAK)
     while True:
         live: dict[Variable, int] = {}
         dead: list[Op] = []
@@ -474,12 +479,12 @@ def _live_components(accesses: list[Op], used: dict[Op, int], at_exit: int):
         grew = False
         for op in accesses:
             code = op.code
-            if code is LOAD:
+            if code is _LOAD:
                 var = op.var
                 if op.args or var.length is not None:
                     return None
                 live[var] = live.get(var, at_exit) | used[op]
-            elif code is STORE:
+            elif code is _STORE:
                 var = op.var
                 if len(op.args) != 1 or var.length is not None:
                     return None
@@ -490,32 +495,32 @@ def _live_components(accesses: list[Op], used: dict[Op, int], at_exit: int):
                 if not written & now:
                     dead.append(op)
                 now &= ~written  # a plain variable without an index: certainly overwritten
-                if now or at_exit:
+                if now or keep_empty:
                     live[var] = now
                 else:
                     live.pop(var, None)
-            elif code is ENDIF:
+            elif code is _ENDIF:
                 joins.append([dict(live), None])
-            elif code is ELSE:  # the THEN part ends where the IF ends
+            elif code is _ELSE:  # the THEN part ends where the IF ends
                 join = joins[-1]
                 join[1], live = live, join[0]
-            elif code is IF:  # either part may run (with no ELSE, the other way skips to the ENDIF)
+            elif code is _IF:  # either part may run (with no ELSE, the other way skips to the ENDIF)
                 after, other = joins.pop()
                 if other is None:
                     other = after
                 for var in live.keys() | other.keys():
                     live[var] = live.get(var, at_exit) | other.get(var, at_exit)
-            elif code is ENDLOOP:  # the end of the body goes back to the LOOP
+            elif code is _ENDLOOP:  # the end of the body goes back to the LOOP
                 if at_exit:
                     return None
                 loops.append((op, live))
                 live = dict(heads.setdefault(op, {}))
-            elif code is LOOP:
+            elif code is _LOOP:
                 end, _ = loops.pop()
                 if live != heads[end]:
                     heads[end] = dict(live)
                     grew = True
-            elif code is BREAK:
+            elif code is _BREAK:
                 live = dict(loops[-1][1])
             else:  # RETURN
                 live = {}
