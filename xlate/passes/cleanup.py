@@ -36,29 +36,25 @@ from ..ir.ops import CONTROL, Code, Op
 from ..ir.program import Function, Program, Variable
 from ..options import Options
 from .analysis import PICKED, PRIVATE, LiveSlots, RegisterAnalysis
+from .constants import shrink_arrays
 
 
 def run(program: Program, options: Options) -> None:
-    functions = program.functions.values()
     # ``array_ranges`` (the constants pass, just before) stays right unless a
     # LOAD goes or changes here: in a folded branch, through the peepholes
     # (which only touch LOADs with an index, or their index), or as a value
     # nobody uses.  Recomputing it costs as much as the rest of the pass.
     loads_may_change = False
-    for fn in functions:
+    touched: set[Variable] = set()
+    for fn in program.functions.values():  # (each function on its own: one loop does all)
         indexed, ifs = peepholes(fn)
         if ifs is not None:
             fn.body = fold_static_branches(fn.body, ifs)
-        loads_may_change = loads_may_change or indexed or ifs is not None
-    touched: set[Variable] = set()
-    for fn in functions:
         load_removed, variables = remove_dead_code(program, fn)
-        loads_may_change = loads_may_change or load_removed
+        loads_may_change = loads_may_change or indexed or ifs is not None or load_removed
         touched.update(variables)
     _drop_unused_variables(program, touched)
     if loads_may_change and "array_ranges" in program.notes:
-        from .constants import shrink_arrays
-
         shrink_arrays(program)
 
 
