@@ -15,9 +15,9 @@ In order, per function:
 3. Until nothing changes: values nobody uses are removed (their ops have no
    effects), and STOREs to private variables none of whose written
    components can be read afterwards are removed, which frees more values.
-   Functions without CALLs and private arrays (nearly all) get there in a
-   backward walk over the body and walks over its private register accesses
-   alone (``sweep``); the others alternate ``remove_unused_values`` and
+   Functions without CALLs, private arrays and loops in a subroutine (all
+   but a handful) get there in a backward walk over the body and walks over
+   its private register accesses alone (``sweep``); the others alternate ``remove_unused_values`` and
    ``remove_dead_stores`` (``analysis.RegisterAnalysis``: sees loops' back
    edges, CALLs read everything, subroutines leave everything live for the
    caller; ``sweep`` solves the same equations).
@@ -365,8 +365,9 @@ _NOT_STRAIGHT = frozenset(CONTROL | {Code.D3D_STORE})
 def sweep(program: Program, fn: Function) -> tuple[list[Op], bool, Iterable[Variable]] | None:
     """``fn``'s body without unused values and dead stores, whether a LOAD
     was removed, and the variables the ops kept touch (every private one at
-    least); None when the body has an op of ``_NOT_SWEPT`` or an access to
-    a private array, or an indexed one (left to ``RegisterAnalysis``).
+    least); None when the body has an op of ``_NOT_SWEPT``, an access to a
+    private array or an indexed one, or is a subroutine with a loop (left to
+    ``RegisterAnalysis``).
 
     Real shaders almost never store to a register nobody reads, so this
     first assumes every STORE stays: one backward walk drops the values
