@@ -490,6 +490,8 @@ def _live_components(accesses: list[Op], used: dict[Op, int], at_exit: int, mark
                 # (a LOAD marks the four components of a scalar read whole: only its own count)
                 now = live.get(var, at_exit) & components
                 if not written & now:
+                    if not markers:  # no loop to walk again: one is enough (``sweep`` goes on without this)
+                        return live, [op]
                     dead.append(op)
                 now &= ~written  # a plain variable without an index: certainly overwritten
                 if now or keep_empty:
