@@ -48,7 +48,7 @@ def run(program: Program, options: Options) -> None:
     touched: set[Variable] = set()
     for fn in program.functions.values():  # (each function on its own: one loop does all)
         indexed, ifs = peepholes(fn)
-        if ifs is not None:
+        if ifs:
             fn.body = fold_static_branches(fn.body, ifs)
         load_removed, variables = remove_dead_code(program, fn)
         loads_may_change = loads_may_change or indexed or ifs is not None or load_removed
