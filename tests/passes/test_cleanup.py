@@ -16,7 +16,7 @@ from xlate.errors import XlateError
 from xlate.ir.builder import lift
 from xlate.ir.ops import Code
 from xlate.ir.program import Storage
-from xlate.ir.types import F1, I1
+from xlate.ir.types import B1, F1, F4, I1
 from xlate.ir.validate import validate
 from xlate.options import Options
 from xlate.passes import run_pass
@@ -131,6 +131,174 @@ def test_store_read_by_a_later_iteration_through_a_partial_mask():
     assert evaluate(b.program)["o"][0] == 2.0
 
 
+def test_straight_line_dead_stores_free_what_they_stored():
+    """A dead STORE frees its value, which may be the only read of another
+    register, whose STORE is then dead too (the fallback of the one-walk
+    check, ``sweep_with_stores``, finds the whole chain at once)."""
+    b = IRBuilder()
+    r0, r1, r2 = b.temp(0), b.temp(1), b.temp(2)
+    v, out = b.var("v", Storage.INPUT), b.var("o", Storage.OUTPUT)
+    x = b.load(v)
+    b.store(r0, x)
+    b.store(r1, b.swizzle(b.load(r0), 3, 2, 1, 0))
+    b.store(r2, b.op(Code.FADD, b.load(r1), x))  # never read: r1, then r0, are not needed either
+    b.store(r0, b.const(1.0, 2.0), mask=0b0011)
+    kept = b.store(out, b.load(r0))  # reads r0.xy from the last store, r0.zw from the first
+    cleanup(b.program)
+    body = b.program.main.body
+    assert kept in body
+    assert [op.imm[0] for op in ops_of(b.program, Code.STORE) if op.var is r0] == [0xF, 0b0011]
+    assert [v.name for v in b.program.variables] == ["r0", "v", "o"]
+    assert not ops_of(b.program, Code.FADD) and not ops_of(b.program, Code.SWIZZLE)
+
+
+def test_partial_overwrites_keep_the_components_still_read():
+    b = IRBuilder()
+    r0 = b.temp(0)
+    out = b.var("o", Storage.OUTPUT, F1)
+    first = b.store(r0, b.const(1.0, 2.0, 3.0, 4.0))  # .y is read below
+    dead = b.store(r0, b.const(5.0, 6.0), mask=0b0101)  # .x and .z: overwritten, never read
+    b.store(r0, b.const(7.0, 8.0), mask=0b0101)
+    b.store(out, b.swizzle(b.load(r0), 1))
+    cleanup(b.program)
+    body = b.program.main.body
+    assert first in body and dead not in body
+
+
+def test_a_subroutine_keeps_its_last_stores_only():
+    """What a subroutine leaves in a register the caller may read; what it
+    overwrites itself before returning is dead."""
+    b = IRBuilder()
+    r0 = b.temp(0)
+    out = b.var("o", Storage.OUTPUT)
+    b.call("l1")
+    b.store(out, b.load(r0))
+    b.function("l1")
+    overwritten = b.store(r0, b.const(1.0, 1.0, 1.0, 1.0))
+    last = b.store(r0, b.const(2.0, 2.0, 2.0, 2.0))
+    cleanup(b.program)
+    body = b.program.functions["l1"].body
+    assert overwritten not in body and last in body
+    np.testing.assert_array_equal(evaluate(b.program)["o"], [2, 2, 2, 2])
+
+
+def test_indexed_private_arrays_are_followed_element_by_element():
+    b = IRBuilder()
+    arr = b.var("a", Storage.LOCAL, F4, length=4)
+    out = b.var("o", Storage.OUTPUT)
+    i = b.var("i", Storage.INPUT, I1)
+    b.store(arr, b.const(1.0, 1.0, 1.0, 1.0), element=0)
+    b.store(arr, b.const(2.0, 2.0, 2.0, 2.0), element=1)
+    dead = b.store(arr, b.const(3.0, 3.0, 3.0, 3.0), element=3)  # overwritten below, never read before
+    b.store(arr, b.const(4.0, 4.0, 4.0, 4.0), element=3)
+    iv = b.load(i)
+    ok = b.op(Code.BAND, b.cmp(Code.IGE, iv, b.const(0)), b.cmp(Code.ILT, iv, b.const(4)), type=B1)
+    index = b.op(Code.SELECT, ok, iv, b.const(0), type=I1)
+    b.store(out, b.load(arr, element=0, index=index))
+    cleanup(b.program)
+    stores = [op for op in ops_of(b.program, Code.STORE) if op.var is arr]
+    assert dead not in stores and len(stores) == 3
+
+
+def _random_program(seed: int, function: str) -> "IRBuilder":
+    """Stores to three temps and a scalar under random masks, reads of them
+    through random swizzles or whole, values nobody uses, nested
+    IF/ELSE/ENDIF and LOOP/ENDLOOP, BREAK and RETURN, in ``function`` (main,
+    or a subroutine that main calls).  (A scalar takes x under any mask with
+    x: the others must not count.)"""
+    rng = np.random.default_rng(seed)
+    b = IRBuilder("ps_3_0")
+    temps = [b.temp(n) for n in range(3)]
+    v, out = b.var("v", Storage.INPUT), b.var("o", Storage.OUTPUT)
+    scalar, scalar_out = b.var("s", Storage.LOCAL, F1), b.var("o1", Storage.OUTPUT, F1)
+    if function != "main":
+        b.call(function)
+        b.store(out, b.load(temps[0]))
+        b.function(function)
+
+    def condition():
+        return b.cmp(Code.FLT, b.swizzle(b.load(v), int(rng.integers(0, 4))), b.const(0.0))
+
+    blocks: list[list] = []  # open blocks, innermost last: ["if", ELSE seen] / ["loop"]
+    for _ in range(int(rng.integers(4, 40))):
+        choice = rng.integers(0, 13)
+        if choice <= 1:
+            mask = int(rng.integers(1, 16))
+            width = bin(mask).count("1")
+            src = b.load(temps[rng.integers(0, 3)] if rng.integers(0, 2) else v)
+            b.store(temps[rng.integers(0, 3)], b.swizzle(src, *rng.integers(0, 4, width).tolist()), mask=mask)
+        elif choice == 2:
+            b.store(out, b.swizzle(b.load(temps[rng.integers(0, 3)]), *rng.integers(0, 4, 4).tolist()))
+        elif choice == 3:
+            b.op(Code.FADD, b.load(temps[rng.integers(0, 3)]), b.load(v))  # nobody uses it
+        elif choice == 4:
+            b.store(scalar, b.swizzle(b.load(v), int(rng.integers(0, 4))), mask=int(rng.integers(0, 8)) * 2 + 1)
+        elif choice == 5:
+            x = b.load(scalar)
+            b.store(scalar_out, b.op(Code.FADD, x, x) if rng.integers(0, 2) else b.swizzle(x, 0))
+        elif choice == 6 and len(blocks) < 4:
+            b.if_(condition())
+            blocks.append(["if", False])
+        elif choice == 7 and blocks and blocks[-1] == ["if", False]:
+            b.else_()
+            blocks[-1][1] = True
+        elif choice == 8 and blocks and blocks[-1][0] == "if":
+            b.endif()
+            blocks.pop()
+        elif choice == 9 and len(blocks) < 4:
+            b.loop()
+            blocks.append(["loop"])
+        elif choice == 10 and blocks and blocks[-1][0] == "loop":
+            b.if_(condition())
+            b.brk()
+            b.endif()
+            b.endloop()
+            blocks.pop()
+        elif choice == 11 and any(block[0] == "loop" for block in blocks):
+            b.if_(condition())
+            b.brk()
+            b.endif()
+        elif choice == 12 and rng.integers(0, 3) == 0:
+            b.if_(condition())
+            b.ret()
+            b.endif()
+    for block in reversed(blocks):
+        if block[0] == "loop":
+            b.brk()
+            b.endloop()
+        else:
+            b.endif()
+    return b
+
+
+@pytest.mark.parametrize("function", ["main", "l1"])
+@pytest.mark.parametrize("seed", range(100))
+def test_the_sweep_agrees_with_the_register_analysis(seed, function):
+    """``sweep`` (two cheap walks, per-variable masks, IF/ELSE joins, loops to
+    a fixpoint; its straight-line fallback) removes what alternating
+    ``remove_unused_values`` and ``remove_dead_stores`` removes."""
+    from xlate.passes.cleanup import remove_dead_code
+
+    fast = _random_program(seed, function).program
+    reference = copy.deepcopy(fast)
+    results = []
+    for program, dead_code in ((fast, remove_dead_code), (reference, _dead_code_by_register_analysis)):
+        fn = program.functions[function]
+        place = {id(op): i for i, op in enumerate(fn.body)}
+        dead_code(program, fn)
+        results.append([place[id(op)] for op in fn.body])
+    assert results[0] == results[1]
+
+
+def _dead_code_by_register_analysis(program, fn):
+    from xlate.passes.cleanup import remove_dead_stores, remove_unused_values
+
+    while True:
+        remove_unused_values(fn)
+        if not remove_dead_stores(program, fn):
+            break
+
+
 def test_stores_before_calls_and_in_subroutines_stay():
     b = IRBuilder()
     r0, r1 = b.temp(0), b.temp(1)
@@ -161,6 +329,27 @@ def test_static_branches_fold():
     cleanup(b.program)
     assert [op.code for op in b.program.main.body] == [Code.CONST, Code.STORE]
     assert b.program.main.body[0].imm == (1.0,)
+
+
+def test_only_conditions_constant_before_the_peepholes_fold_branches():
+    """Static branches are those of the input (folded DEFBs, ``ifc`` 0/7): an
+    IF whose condition only the peepholes make constant stays an IF."""
+    b = IRBuilder()
+    out = b.var("o", Storage.OUTPUT, F1)
+    x = b.cmp(Code.FLT, b.swizzle(b.load(b.var("v", Storage.INPUT)), 0), b.const(0.0))
+    b.if_(b.cmp(Code.FLT, b.const(0.0), b.const(1.0)))  # folded to true by a peephole
+    b.store(out, b.const(1.0))
+    b.endif()
+    b.if_(b.op(Code.SELECT, b.const(True), b.const(False), x, type=B1))  # replaced by the CONST false
+    b.store(out, b.const(2.0))
+    b.endif()
+    b.if_(b.const(False))  # static: goes
+    b.store(out, b.const(3.0))
+    b.endif()
+    cleanup(b.program)
+    ifs = ops_of(b.program, Code.IF)
+    assert [i.args[0].imm for i in ifs] == [(True,), (False,)]
+    assert [s.args[0].imm for s in ops_of(b.program, Code.STORE)] == [(1.0,), (2.0,)]
 
 
 def test_unused_private_variables_are_dropped():

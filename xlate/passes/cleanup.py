@@ -2,7 +2,9 @@
 
 In order, per function:
 1. IFs on a constant condition (folded DEFBs, ``ifc`` codes 0/7) keep only
-   the branch that runs.
+   the branch that runs.  (The peephole walk finds them, so that no walk of
+   its own looks for IFs; a condition only the peepholes make constant does
+   not count, as if this step ran first.)
 2. Peepholes (one forward walk; an op that folds is rewritten in place):
    identity SWIZZLEs go, SWIZZLE of SWIZZLE composes, SWIZZLE/CONSTRUCT of
    CONSTs and simple CONST-only arithmetic fold to a CONST (float math in
@@ -13,11 +15,12 @@ In order, per function:
 3. Until nothing changes: values nobody uses are removed (their ops have no
    effects), and STOREs to private variables none of whose written
    components can be read afterwards are removed, which frees more values.
-   Straight-line functions (nearly all) get there in one backward sweep
-   (``sweep_straight_line``); the others alternate ``remove_unused_values``
-   and ``remove_dead_stores`` (``analysis.RegisterAnalysis``: sees loops'
-   back edges, CALLs read everything, subroutines leave everything live for
-   the caller).
+   Functions without CALLs, private arrays and loops in a subroutine (all
+   but a handful) get there in a backward walk over the body and walks over
+   its private register accesses alone (``sweep``); the others alternate ``remove_unused_values`` and
+   ``remove_dead_stores`` (``analysis.RegisterAnalysis``: sees loops' back
+   edges, CALLs read everything, subroutines leave everything live for the
+   caller; ``sweep`` solves the same equations).
 Finally private variables nothing touches any more are dropped, and the
 constant files are re-trimmed (``constants.shrink_arrays``) when the
 constants pass has run and a LOAD may have gone or changed here.
@@ -25,69 +28,54 @@ constants pass has run and a LOAD may have gone or changed here.
 
 from __future__ import annotations
 
+from typing import Iterable
+
 import numpy as np
 
 from ..ir.ops import CONTROL, Code, Op
-from ..ir.program import Function, Program
+from ..ir.program import Function, Program, Variable
 from ..options import Options
 from .analysis import PICKED, PRIVATE, LiveSlots, RegisterAnalysis
+from .constants import shrink_arrays
 
 
 def run(program: Program, options: Options) -> None:
-    functions = program.functions.values()
     # ``array_ranges`` (the constants pass, just before) stays right unless a
     # LOAD goes or changes here: in a folded branch, through the peepholes
     # (which only touch LOADs with an index, or their index), or as a value
     # nobody uses.  Recomputing it costs as much as the rest of the pass.
     loads_may_change = False
-    for fn in functions:
-        has_if, indexed = _shape(fn.body)
-        if has_if:
-            fn.body = fold_static_branches(fn.body)
-        loads_may_change |= has_if or indexed
-    for fn in functions:
-        fn.body = peepholes(fn)
-    LOAD = Code.LOAD
-    for fn in functions:
-        removed = remove_dead_code(program, fn)
-        loads_may_change = loads_may_change or any(op.code is LOAD for op in removed)
-    _drop_unused_variables(program)
+    touched: set[Variable] = set()
+    for fn in program.functions.values():  # (each function on its own: one loop does all)
+        indexed, ifs = peepholes(fn)
+        if ifs:
+            fn.body = fold_static_branches(fn.body, ifs)
+        load_removed, variables = remove_dead_code(program, fn)
+        loads_may_change = loads_may_change or indexed or ifs is not None or load_removed
+        touched.update(variables)
+    _drop_unused_variables(program, touched)
     if loads_may_change and "array_ranges" in program.notes:
-        from .constants import shrink_arrays
-
         shrink_arrays(program)
-
-
-def _shape(body: list[Op]) -> tuple[bool, bool]:
-    """(whether ``body`` has an IF, whether it has a LOAD with an index)."""
-    has_if = indexed = False
-    IF, LOAD = Code.IF, Code.LOAD
-    for op in body:
-        code = op.code
-        if code is IF:
-            has_if = True
-        elif code is LOAD and op.args:
-            indexed = True
-    return has_if, indexed
 
 
 # -- 1. static branches ------------------------------------------------------------
 
 
-def fold_static_branches(body: list[Op]) -> list[Op]:
-    """Drop the branch of an ``IF CONST`` that never runs, and its markers."""
+def fold_static_branches(body: list[Op], static: dict[Op, bool]) -> list[Op]:
+    """Drop the branch of an ``IF CONST`` that never runs, and its markers.
+    ``static``: IF -> the value of its condition, for the IFs whose
+    condition was a CONST before the peepholes (``peepholes`` finds them)."""
     out: list[Op] = []
     # per open IF: [const (None when dynamic), active when opened, live]
     frames: list[list] = []
     dead = 0  # open frames whose current branch is not live: active() is dead == 0
     append = out.append
-    IF, ELSE, ENDIF, CONST = Code.IF, Code.ELSE, Code.ENDIF, Code.CONST
+    IF, ELSE, ENDIF = Code.IF, Code.ELSE, Code.ENDIF
 
     for op in body:
         code = op.code
         if code is IF:
-            cond = op.args[0]
-            const = bool(cond.imm[0]) if cond.code is CONST else None
+            const = static.get(op)
             outer = dead == 0
             live = const is not False
             frames.append([const, outer, live])
@@ -117,50 +105,76 @@ def fold_static_branches(body: list[Op]) -> list[Op]:
 # -- 2. peepholes -----------------------------------------------------------------------
 
 
-def peepholes(fn: Function) -> list[Op]:
-    """``fn``'s body with the handlers of ``_PEEPHOLES`` applied, in one
-    forward walk.
+def peepholes(fn: Function) -> tuple[bool, dict[Op, bool] | None]:
+    """Apply the handlers of ``_PEEPHOLES`` to ``fn``'s body, in place, in one
+    forward walk.  Returns whether the body has a LOAD with an index (which
+    a peephole may have changed), and None when it has no IF, else IF -> its
+    condition's value for the IFs whose condition was a CONST before the
+    walk (what ``fold_static_branches`` folds).
 
     A handler returns the value that now stands for its op: the op itself,
     rewritten in place when it folds (into a CONST, a shorter SWIZZLE, a
     static LOAD: it keeps its place and origin, and every later use already
     points at it), or an older value (identity SWIZZLE, SELECT with a known
     side), which the later uses are remapped to.  Remapping is rare, so
-    arguments are rebuilt only when one of them was replaced.
+    arguments are rebuilt only when one of them was replaced.  A replaced op
+    stays in the body with no use left: the dead-code step right after
+    removes it with the other unused values (no list is rebuilt here).
 
     Most ops have nothing to fold: a handler is called only when a quick look
     at the arguments says it may change something (a call per op was most of
-    the cost of this pass)."""
-    out: list[Op] = []
-    append = out.append
+    the cost of this pass).
+
+    The walk runs before the static branches are folded, which spares a walk
+    to find IFs first: ops in a branch that goes are rewritten for nothing,
+    but nothing else can see them (a value is used only where its
+    definition dominates), and an IF counts as static only when its
+    condition was a CONST before the walk, not one the walk made."""
     remap: dict[Op, Op] = {}  # replaced op -> the older value standing for it
-    get = _PEEPHOLES.get
-    SWIZZLE, CONST, SELECT = Code.SWIZZLE, Code.CONST, Code.SELECT
+    indexed = False
+    ifs: dict[Op, bool] | None = None
+    folded: set[Op] = set()  # ops this walk turned into CONSTs
+    rewired: set[Op] = set()  # IFs whose condition this walk replaced
+    handlers = _PEEPHOLES
+    SWIZZLE, CONST, SELECT, LOAD, IF = Code.SWIZZLE, Code.CONST, Code.SELECT, Code.LOAD, Code.IF
     for op in fn.body:
         args = op.args
         if not args:  # CONST, LOAD of a static register: nothing to fold
-            append(op)
             continue
         if remap and not remap.keys().isdisjoint(args):
             args = op.args = tuple([remap.get(a, a) for a in args])
+            if op.code is IF:
+                rewired.add(op)
         code = op.code
-        handler = get(code)
-        if handler is None:
-            worth = False
-        elif code is SWIZZLE:
+        if code is SWIZZLE:  # the commonest op with args: tested before the table
             src = args[0]
-            worth = src.code is SWIZZLE or src.code is CONST or op.imm == _IDENTITY[src.type.width]
-        elif code is SELECT:
-            worth = args[0].code is CONST or args[1] is args[2]
-        else:  # folds need CONSTs, a LOAD a CONST index
-            worth = args[0].code is CONST
-        if worth:
-            value = handler(op)
-            if value is not op:
-                remap[op] = value
+            if src.code is not SWIZZLE and src.code is not CONST and op.imm != _IDENTITY[src.type.width]:
                 continue
-        append(op)
-    return out
+            value = _swizzle(op)
+        elif code not in _LOOKED_AT:
+            continue
+        elif code is IF:
+            if ifs is None:
+                ifs = {}
+            cond = args[0]
+            if cond.code is CONST and cond not in folded and op not in rewired:
+                ifs[op] = bool(cond.imm[0])
+            continue
+        else:
+            if code is SELECT:
+                if args[0].code is not CONST and args[1] is not args[2]:
+                    continue
+            else:  # folds need CONSTs, a LOAD a CONST index
+                if code is LOAD:
+                    indexed = True
+                if args[0].code is not CONST:
+                    continue
+            value = handlers[code](op)
+        if value is not op:
+            remap[op] = value
+        elif op.code is CONST:
+            folded.add(op)
+    return indexed, ifs
 
 
 _IDENTITY = (None, (0,), (0, 1), (0, 1, 2), (0, 1, 2, 3))  # width -> the SWIZZLE that changes nothing
@@ -293,83 +307,132 @@ def _fold(op: Op) -> Op:
 
 
 _PEEPHOLES = {**{c: _fold for c in _FOLDERS}, Code.SWIZZLE: _swizzle, Code.SELECT: _select, Code.LOAD: _load}
+# the codes ``peepholes`` stops at: those with a handler, and IF (noted for ``fold_static_branches``)
+_LOOKED_AT = frozenset(_PEEPHOLES) | {Code.IF}
 
 
 # -- 3. unused values and dead stores ---------------------------------------------------
 
 
-def remove_dead_code(program: Program, fn: Function) -> list[Op]:
+def remove_dead_code(program: Program, fn: Function) -> tuple[bool, Iterable[Variable]]:
     """Remove values nobody uses and STOREs nobody reads, until neither is
-    left; returns the ops removed."""
-    swept = sweep_straight_line(program, fn)
+    left.  Returns whether a LOAD was removed, and the variables the ops
+    left touch (at least every private one)."""
+    swept = sweep(program, fn)
     if swept is not None:
-        fn.body, removed = swept
-        return removed
-    before = fn.body
+        fn.body, load_removed, touched = swept
+        return load_removed, touched
+    removed = remove_unused_values(fn)
     while True:
-        remove_unused_values(fn)
-        if not remove_dead_stores(program, fn):
+        dead = remove_dead_stores(program, fn)
+        if not dead:
             break
-    kept = set(fn.body)
-    return [op for op in before if op not in kept]
+        # Removing a dead store changes no liveness (none of what it writes
+        # is live after it), so only a private read that goes or narrows can
+        # make another store dead: such a LOAD removed, or a use of one.
+        # When neither happened the next analysis would find nothing, so it
+        # is not built (a function with a CALL pays for one analysis, not two).
+        freed = remove_unused_values(fn)
+        removed += dead + freed
+        if not _reads_fewer(freed):
+            break
+    LOAD = Code.LOAD
+    return any(op.code is LOAD for op in removed), {op.var for op in fn.body}
 
 
-# Ops that end a straight line: control flow needs the CFG, a CALL reads and
-# writes every private register, a D3D_STORE is not lowered yet.
+def _reads_fewer(removed: list[Op]) -> bool:
+    """Whether removing these values may shrink what the function reads of
+    its private variables (the only ones whose stores can be dead)."""
+    return any(_private_load(op) or any(_private_load(a) for a in op.args) for op in removed)
+
+
+def _private_load(op: Op) -> bool:
+    return op.code is Code.LOAD and op.var.storage in PRIVATE
+
+
+# (module constants: ``Code.X`` is an enum class attribute lookup, slow in a hot function)
+_LOAD, _STORE, _IF, _ELSE, _ENDIF, _LOOP, _ENDLOOP, _BREAK = (
+    Code.LOAD, Code.STORE, Code.IF, Code.ELSE, Code.ENDIF, Code.LOOP, Code.ENDLOOP, Code.BREAK)
+# The control markers ``_live_components`` follows.
+_MARKERS = frozenset(CONTROL - {Code.CALL})
+# Ops ``sweep`` leaves to ``RegisterAnalysis``: a CALL reads and writes every
+# private register, a D3D_STORE is not lowered yet.
+_NOT_SWEPT = frozenset({Code.CALL, Code.D3D_STORE})
+# Ops that end a straight line (what ``sweep_with_stores`` takes).
 _NOT_STRAIGHT = frozenset(CONTROL | {Code.D3D_STORE})
 
 
-def sweep_straight_line(program: Program, fn: Function) -> tuple[list[Op], list[Op]] | None:
-    """``fn``'s body without unused values and dead stores, in one backward
-    walk, and the ops removed; None when the body has control flow
-    (``_NOT_STRAIGHT``).
+def sweep(program: Program, fn: Function) -> tuple[list[Op], bool, Iterable[Variable]] | None:
+    """``fn``'s body without unused values and dead stores, whether a LOAD
+    was removed, and the variables the ops kept touch (every private one at
+    least); None when the body has an op of ``_NOT_SWEPT``, an access to a
+    private array or an indexed one, or is a subroutine with a loop (left to
+    ``RegisterAnalysis``).
 
-    Walking backward through straight-line code, every later op is already
-    final: a value stays when a kept op uses it, a STORE to a private variable
-    when a kept LOAD may read a slot it writes before a STORE kills it.  That
-    is the fixpoint the ``remove_unused_values`` / ``remove_dead_stores`` loop
-    reaches (removing an unused value or a dead store never makes anything
-    needed again), found without building a ``RegisterAnalysis`` per round.
-    Only private slots are followed: other stores are never dead."""
-    slots = LiveSlots(program, fn)
-    # Variables that are not arrays, accessed without an index: one shift
-    # inline instead of the general ``slots.read`` / ``slots.write``.  Only
-    # private variables are ever given slots here, so a hit in ``plain`` is a
-    # private variable; the first access of each goes the general way.
-    plain = slots.plain
-    # private slots live at the exit: none in main, all in a subroutine (the
-    # caller may read them; -1 has every bit set)
-    live = 0 if fn.name == "main" else -1
+    Real shaders almost never store to a register nobody reads, so this
+    first assumes every STORE stays: one backward walk drops the values
+    nobody uses and collects the private LOADs and STOREs left and the
+    control markers (``_unused_values``), and walks over those alone find
+    the live components and the dead STOREs (``_live_components``).  That
+    is one round of the ``remove_unused_values`` / ``remove_dead_stores``
+    loop at a fraction of the cost (no CFG, no ``RegisterAnalysis``; the
+    same equations), and it is repeated the same way while it finds dead
+    stores.  Straight-line code with a dead store goes to
+    ``sweep_with_stores`` instead, which finds the whole chain a dead store
+    frees in one walk (rounds could add up to a cost quadratic in the size).
+    """
+    at_exit = 0 if fn.name == "main" else 0xF
+    body = fn.body
+    load_removed = False
+    while True:
+        values = _unused_values(body)
+        if values is None:
+            return None
+        keep, used, accesses, gone, markers = values
+        load_removed = load_removed or gone
+        found = _live_components(accesses, used, at_exit, markers)
+        if found is None:
+            return None
+        live, dead = found
+        if not dead:
+            keep.reverse()
+            # (with markers what is live is reset at jumps and variables
+            # with nothing live leave it: its keys may miss some)
+            return keep, load_removed, {op.var for op in accesses} if markers else live.keys()
+        if not markers:
+            return sweep_with_stores(program, fn)
+        dead = set(dead)
+        body = [op for op in reversed(keep) if op not in dead]
+
+
+def _unused_values(body: list[Op]):
+    """One backward walk, every STORE kept: (the ops kept, last first;
+    value -> the components its kept uses read; the private LOADs and STOREs
+    kept and the control markers, last first; whether a LOAD went; whether
+    there are markers), or None at an op of ``_NOT_SWEPT``.  Uses come after
+    definitions, so an op's users are all decided when the walk reaches it."""
     used: dict[Op, int] = {}  # value -> the components its kept uses read (LOADs: ``loaded_components``)
     get = used.get
     keep: list[Op] = []
-    removed: list[Op] = []
+    accesses: list[Op] = []
+    load_removed = markers = False
     LOAD, STORE, SWIZZLE = Code.LOAD, Code.STORE, Code.SWIZZLE
-    for op in reversed(fn.body):
+    for op in reversed(body):
         code = op.code
         if op.type is not None:
-            comps = get(op)
-            if comps is None:
-                removed.append(op)  # nobody uses it
+            if op not in used:  # nobody uses it
+                if code is LOAD:
+                    load_removed = True
                 continue
-            if code is LOAD:
-                bits = plain.get(op.var)
-                if bits is not None and not op.args:
-                    live |= (comps & bits[1]) << bits[0]
-                elif op.var.storage in PRIVATE:
-                    live |= slots.read(op, comps)
-        elif code is STORE and op.var.storage in PRIVATE:  # other stores are observable
-            bits = plain.get(op.var)
-            if bits is not None and len(op.args) == 1 and op.imm:
-                # a plain variable without an index: certainly overwritten
-                kill = written = (op.imm[0] & bits[1]) << bits[0]
-            else:
-                kill, written = slots.write(op)
-            if not written & live:
-                removed.append(op)  # dead
-                continue
-            live &= ~kill
-        elif code in _NOT_STRAIGHT:
+            if code is LOAD and op.var.storage in PRIVATE:
+                accesses.append(op)
+        elif code is STORE:
+            if op.var.storage in PRIVATE:  # other stores are observable
+                accesses.append(op)
+        elif code in _MARKERS:
+            accesses.append(op)
+            markers = True
+        elif code in _NOT_SWEPT:
             return None
         keep.append(op)
         args = op.args
@@ -380,39 +443,203 @@ def sweep_straight_line(program: Program, fn: Function) -> tuple[list[Op], list[
             else:
                 for a in args:
                     used[a] = 0xF
+    return keep, used, accesses, load_removed, markers
+
+
+def _live_components(accesses: list[Op], used: dict[Op, int], at_exit: int, markers: bool):
+    """Walking ``accesses`` (private LOADs and STOREs and control markers,
+    last first) like ``RegisterAnalysis`` walks blocks, with a mask of live
+    components per variable: (variable -> its components live at the start,
+    the STOREs that write none that is live after them), or None at an
+    access to an array, or an indexed one (these masks do not follow them),
+    and at a loop in a subroutine.  ``at_exit``: the components live at the
+    end (none in main, all in a subroutine: the caller may read them); a
+    variable not in a dict has those.
+
+    A loop is walked again until what is live at its start stops growing
+    (from nothing, as a dataflow fixpoint is found); only the dead STOREs of
+    the walk where nothing changed count.  With ``markers`` (in main), a
+    variable with nothing live leaves the dict: the dicts copied at each
+    marker hold the few variables live there, not every one seen (a loop
+    counter each, in loop-heavy code), which would make the walk quadratic.
+    (In a subroutine "nothing live" is no default, so loops are left to
+    ``RegisterAnalysis``.)"""
+    keep_empty = at_exit or not markers
+    heads: dict[Op, dict] = {}  # ENDLOOP -> what is live at its LOOP, as far as known
+    while True:
+        live: dict[Variable, int] = {}
+        dead: list[Op] = []
+        # per IF being walked (innermost last): [live after its ENDIF, live
+        # at the start of its ELSE part (None until the walk gets there)]
+        joins: list[list] = []
+        loops: list[tuple] = []  # per loop being walked: (its ENDLOOP, live after it: where BREAK goes)
+        grew = False
+        for op in accesses:
+            code = op.code
+            if code is _LOAD:
+                var = op.var
+                if op.args or var.length is not None:
+                    return None
+                live[var] = live.get(var, at_exit) | used[op]
+            elif code is _STORE:
+                var = op.var
+                if len(op.args) != 1 or var.length is not None:
+                    return None
+                components = (1 << var.type.width) - 1
+                written = (op.imm[0] if op.imm else 0xF) & components
+                # (a LOAD marks the four components of a scalar read whole: only its own count)
+                now = live.get(var, at_exit) & components
+                if not written & now:
+                    if not markers:  # no loop to walk again: one is enough (``sweep`` goes on without this)
+                        return live, [op]
+                    dead.append(op)
+                now &= ~written  # a plain variable without an index: certainly overwritten
+                if now or keep_empty:
+                    live[var] = now
+                else:
+                    live.pop(var, None)
+            elif code is _ENDIF:
+                joins.append([dict(live), None])
+            elif code is _ELSE:  # the THEN part ends where the IF ends
+                join = joins[-1]
+                join[1], live = live, join[0]
+            elif code is _IF:  # either part may run (with no ELSE, the other way skips to the ENDIF)
+                after, other = joins.pop()
+                if other is None:
+                    other = after
+                for var in live.keys() | other.keys():
+                    live[var] = live.get(var, at_exit) | other.get(var, at_exit)
+            elif code is _ENDLOOP:  # the end of the body goes back to the LOOP
+                if at_exit:
+                    return None
+                loops.append((op, live))
+                live = dict(heads.setdefault(op, {}))
+            elif code is _LOOP:
+                end, _ = loops.pop()
+                if live != heads[end]:
+                    heads[end] = dict(live)
+                    grew = True
+            elif code is _BREAK:
+                live = dict(loops[-1][1])
+            else:  # RETURN
+                live = {}
+        if not grew:
+            return live, dead
+
+
+# How ``sweep_with_stores`` follows a variable's slots (``_follow``): not at
+# all (not a private variable), inline as (first bit, width mask) (a private
+# variable that is not an array), or through ``LiveSlots.read`` / ``write``.
+_PUBLIC, _GENERAL = "public", "general"
+
+
+def _follow(slots: LiveSlots, var: Variable):
+    if var.storage not in PRIVATE:
+        return _PUBLIC
+    if var.length is None:
+        first, width, _ = slots.range_of(var)
+        return first, (1 << width) - 1
+    return _GENERAL
+
+
+def sweep_with_stores(program: Program, fn: Function) -> tuple[list[Op], bool, Iterable[Variable]]:
+    """``sweep``'s result for a straight-line body, in one
+    backward walk that also removes dead stores.
+
+    Walking backward through straight-line code, every later op is already
+    final: a value stays when a kept op uses it, a STORE to a private variable
+    when a kept LOAD may read a slot it writes before a STORE kills it.  That
+    is the fixpoint the ``remove_unused_values`` / ``remove_dead_stores`` loop
+    reaches (removing an unused value or a dead store never makes anything
+    needed again), found without building a ``RegisterAnalysis`` per round.
+    Only private slots are followed: other stores are never dead."""
+    slots = LiveSlots(program, fn)
+    # private slots live at the exit: none in main, all in a subroutine (the
+    # caller may read them; -1 has every bit set)
+    live = 0 if fn.name == "main" else -1
+    # variable -> ``_follow(slots, variable)``, entered when a kept op
+    # touches it: one lookup per LOAD/STORE decides how to follow it, and
+    # the keys are the variables left in use.
+    where: dict[Variable, object] = {}
+    used: dict[Op, int] = {}  # value -> the components its kept uses read (LOADs: ``loaded_components``)
+    get = used.get
+    keep: list[Op] = []
+    load_removed = False
+    LOAD, STORE, SWIZZLE = Code.LOAD, Code.STORE, Code.SWIZZLE
+    for op in reversed(fn.body):
+        code = op.code
+        if op.type is not None:
+            comps = get(op)
+            if comps is None:  # nobody uses it
+                if code is LOAD:
+                    load_removed = True
+                continue
+            if code is LOAD:
+                var = op.var
+                how = where.get(var)
+                if how is None:
+                    how = where[var] = _follow(slots, var)
+                if how is not _PUBLIC:
+                    if how is _GENERAL or op.args:
+                        live |= slots.read(op, comps)
+                    else:
+                        live |= (comps & how[1]) << how[0]
+        elif code is STORE:
+            var = op.var
+            how = where.get(var) or _follow(slots, var)
+            if how is not _PUBLIC:  # other stores are observable
+                if how is _GENERAL or len(op.args) != 1 or not op.imm:
+                    kill, written = slots.write(op)
+                else:  # a plain variable without an index: certainly overwritten
+                    kill = written = (op.imm[0] & how[1]) << how[0]
+                if not written & live:
+                    continue  # dead
+                live &= ~kill
+            where[var] = how  # (only now: a dead STORE touches nothing)
+        elif code in _NOT_STRAIGHT:
+            raise AssertionError("sweep_with_stores needs a straight-line body")
+        keep.append(op)
+        args = op.args
+        if args:
+            if code is SWIZZLE:
+                a = args[0]
+                used[a] = get(a, 0) | PICKED[op.imm]
+            else:
+                for a in args:
+                    used[a] = 0xF
     keep.reverse()
-    return keep, removed
+    return keep, load_removed, where.keys()
 
 
-def remove_unused_values(fn: Function) -> bool:
-    """Drop value ops nobody uses (values have no effects).  One backward walk
-    suffices: uses come after definitions, so an op's users are all decided
-    when the walk reaches it."""
+def remove_unused_values(fn: Function) -> list[Op]:
+    """Drop value ops nobody uses (values have no effects); returns them.
+    One backward walk suffices: uses come after definitions, so an op's
+    users are all decided when the walk reaches it."""
     used: set[Op] = set()
     keep = []
+    removed = []
     for op in reversed(fn.body):
         if op.type is not None and op not in used:
+            removed.append(op)
             continue
         keep.append(op)
         used.update(op.args)
-    if len(keep) == len(fn.body):
-        return False
-    keep.reverse()
-    fn.body = keep
-    return True
+    if removed:
+        keep.reverse()
+        fn.body = keep
+    return removed
 
 
-def remove_dead_stores(program: Program, fn: Function) -> bool:
+def remove_dead_stores(program: Program, fn: Function) -> list[Op]:
+    """Drop STOREs none of whose written slots can be read; returns them."""
     analysis = RegisterAnalysis(program, fn)
-    dead = {op for op in fn.body if op.code is Code.STORE and analysis.is_dead_store(op)}
+    dead = [op for op in fn.body if op.code is Code.STORE and analysis.is_dead_store(op)]
     if dead:
-        fn.body = [op for op in fn.body if op not in dead]
-    return bool(dead)
+        gone = set(dead)
+        fn.body = [op for op in fn.body if op not in gone]
+    return dead
 
 
-def _drop_unused_variables(program: Program) -> None:
-    used: set = set()
-    for fn in program.functions.values():
-        used |= {op.var for op in fn.body}
-    program.variables[:] = [v for v in program.variables if v.storage not in PRIVATE or v in used]
-
+def _drop_unused_variables(program: Program, touched: set[Variable]) -> None:
+    """Drop the private variables no op touches (``touched``: all the others)."""
+    program.variables[:] = [v for v in program.variables if v.storage not in PRIVATE or v in touched]
