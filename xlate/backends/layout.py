@@ -28,7 +28,7 @@ import bisect
 import re
 from dataclasses import dataclass, field
 
-from ..bytecode.tables import DeclUsage, SamplerType
+from ..bytecode.tables import DeclUsage, SamplerType, ShaderKind
 from ..errors import UnsupportedError
 from ..ir.ops import Code
 from ..ir.program import Program, Semantic, Storage, Variable
@@ -98,6 +98,7 @@ CONST_FILES = (Storage.FLOAT_CONST, Storage.INT_CONST, Storage.BOOL_CONST)
 # member off its Enum class (``Storage.INPUT``) goes through the metaclass's
 # __getattr__ hook and costs ten times a global's read.
 INPUT, OUTPUT, SAMPLER = Storage.INPUT, Storage.OUTPUT, Storage.SAMPLER
+VERTEX_SHADER = ShaderKind.VERTEX
 TEXCOORD, PSIZE, DEPTH, COLOR = U.TEXCOORD, U.PSIZE, U.DEPTH, U.COLOR
 UNKNOWN_SAMPLER = SamplerType.UNKNOWN
 # A private register starts at zero: its initialiser per scalar and width (index 0 unused).
@@ -111,10 +112,16 @@ def semantic_name(sem: Semantic) -> str:
     return f"{USAGE_NAMES[sem.usage]}{sem.index}"
 
 
-def _semantic_row(usage: DeclUsage, index: int) -> tuple[str, str, int | None, int]:
-    """(label, usage name, GL varying location or None, Vulkan varying location)."""
+# Vertex outputs that are GLSL built-ins, not varyings.
+VS_BUILTIN_OUTPUTS = {(U.POSITION, 0): "gl_Position", (U.PSIZE, 0): "gl_PointSize"}
+
+
+def _semantic_row(usage: DeclUsage, index: int) -> tuple[str, str, int | None, int, str | None]:
+    """(label, usage name, GL varying location or None, Vulkan varying
+    location, the GLSL built-in a vertex output with it is or None)."""
     gl = VARYING_LOCATIONS.get((usage, index))
-    return f"{USAGE_NAMES[usage]}{index}", USAGE_NAMES[usage], gl, 32 + 16 * int(usage) + index if gl is None else gl
+    vk = 32 + 16 * int(usage) + index if gl is None else gl
+    return f"{USAGE_NAMES[usage]}{index}", USAGE_NAMES[usage], gl, vk, VS_BUILTIN_OUTPUTS.get((usage, index))
 
 
 # (usage, index) -> _semantic_row for every semantic D3D can declare (the
@@ -123,8 +130,6 @@ def _semantic_row(usage: DeclUsage, index: int) -> tuple[str, str, int | None, i
 # Semantic's own (dataclass) hash runs in Python.
 SEMANTICS = {(u, i): _semantic_row(u, i) for u in DeclUsage for i in range(16)}
 NO_SEMANTIC_VK_LOCATION = 32 + 16 * 16  # + the register: Vulkan needs a location even without a semantic
-# Vertex outputs that are GLSL built-ins, not varyings.
-VS_BUILTIN_OUTPUTS = {(U.POSITION, 0): "gl_Position", (U.PSIZE, 0): "gl_PointSize"}
 
 
 # The records below are slotted: a shader builds dozens of them, and a
@@ -283,7 +288,7 @@ def plan(program: Program, target: Target, options, used_constants: dict | None 
     """The layout of ``program`` for ``target``.  ``used_constants`` is what
     ``_used_constants`` would find, when the caller has already walked the
     ops (the emitter does, deciding what to inline)."""
-    vertex = program.is_vertex
+    vertex = program.version.kind is VERTEX_SHADER  # program.is_vertex, without two property calls
     lay = Layout("vertex", "vs_") if vertex else Layout("fragment", "ps_")
 
     # One walk sorts the variables: each step below takes its own, in program order.
@@ -435,9 +440,14 @@ def _one_semantic(var: Variable, what: str) -> None:
                                "unless the register is indexed dynamically")
 
 
+def _mask_name(mask: int) -> str:
+    """A write mask's letters; MASK_NAMES has those of every 4-bit mask."""
+    return "".join(c for i, c in enumerate("xyzw") if mask & (1 << i))
+
+
 def _io_entry(usage: str | None, index: int | None, reg, mask: int, name: str, loc) -> dict:
-    """One "inputs"/"outputs" reflection entry."""
-    mask_name = MASK_NAMES[mask] if 0 <= mask < 16 else "".join(c for i, c in enumerate("xyzw") if mask & (1 << i))
+    """One "inputs"/"outputs" reflection entry (the common varyings write theirs inline)."""
+    mask_name = MASK_NAMES[mask] if 0 <= mask < 16 else _mask_name(mask)
     return {"usage": usage, "usage_index": index, "register": reg, "mask": mask_name, "glsl": name, "location": loc}
 
 
@@ -478,7 +488,7 @@ def _vertex_input(lay: Layout, var: Variable, target: Target) -> None:
     if sems:
         sem = sems[0][1]
         usage, index = sem.usage, sem.index
-        label, usage_name, _, _ = SEMANTICS.get((usage, index)) or _semantic_row(usage, index)
+        label, usage_name, _, _, _ = SEMANTICS.get((usage, index)) or _semantic_row(usage, index)
         name = "in_" + label
     else:
         usage_name = index = None
@@ -494,7 +504,10 @@ def _vertex_input(lay: Layout, var: Variable, target: Target) -> None:
                           reg if (target.io_locations or target.vulkan) else None, None, None, False, pp))
     lay.access[id(var)] = Access(name)
     lay.texts[var] = name
-    lay.reflection["inputs"].append(_io_entry(usage_name, index, reg, var.mask, name, reg))
+    mask = var.mask
+    lay.reflection["inputs"].append({
+        "usage": usage_name, "usage_index": index, "register": reg,
+        "mask": MASK_NAMES[mask] if 0 <= mask < 16 else _mask_name(mask), "glsl": name, "location": reg})
 
 
 def _fragment_input(lay: Layout, var: Variable, target: Target) -> None:
@@ -507,7 +520,7 @@ def _fragment_input(lay: Layout, var: Variable, target: Target) -> None:
         usage, index = sem.usage, sem.index
         if reg is None and usage is TEXCOORD:
             reg = index  # ps_1_0-1_3 coordinate set m belongs to t(m), as t# does in ps_1_4 / ps_2_x
-        label, usage_name, gl_loc, vk_loc = SEMANTICS.get((usage, index)) or _semantic_row(usage, index)
+        label, usage_name, gl_loc, vk_loc, _ = SEMANTICS.get((usage, index)) or _semantic_row(usage, index)
         loc = vk_loc if target.vulkan else gl_loc
     else:
         label, usage_name, index = f"v{reg}", None, None
@@ -523,9 +536,11 @@ def _fragment_input(lay: Layout, var: Variable, target: Target) -> None:
     lay.decls.append(Decl("fs_input", name, "vec4", None, loc if target.varying_locations else None, None, None,
                           centroid, pp))
     _reach_varying(lay, var, name)
-    entry = _io_entry(usage_name, index, reg, var.mask, name, loc)
-    entry["centroid"] = centroid
-    lay.reflection["inputs"].append(entry)
+    mask = var.mask
+    lay.reflection["inputs"].append({
+        "usage": usage_name, "usage_index": index, "register": reg,
+        "mask": MASK_NAMES[mask] if 0 <= mask < 16 else _mask_name(mask), "glsl": name, "location": loc,
+        "centroid": centroid})
 
 
 def _reach_varying(lay: Layout, var: Variable, name: str) -> None:
@@ -577,15 +592,14 @@ def _vertex_output(lay: Layout, var: Variable, program: Program, target: Target)
     if sems:
         sem = sems[0][1]
         usage, index = sem.usage, sem.index
-        builtin = VS_BUILTIN_OUTPUTS.get((usage, index))
+        label, usage_name, gl_loc, vk_loc, builtin = SEMANTICS.get((usage, index)) or _semantic_row(usage, index)
         if builtin is not None:
             if usage is PSIZE and width != 1:
                 raise UnsupportedError(-1, f"output {var.name}: a vec4 point size must be split by the io pass")
             lay.access[id(var)] = Access(builtin)
             lay.texts[var] = builtin
-            lay.reflection["outputs"].append(_io_entry(USAGE_NAMES[usage], index, reg, mask, builtin, None))
+            lay.reflection["outputs"].append(_io_entry(usage_name, index, reg, mask, builtin, None))
             return
-        label, usage_name, gl_loc, vk_loc = SEMANTICS.get((usage, index)) or _semantic_row(usage, index)
         loc = vk_loc if target.vulkan else gl_loc
     else:
         label, usage_name, index = f"o{reg}", None, None
@@ -597,7 +611,9 @@ def _vertex_output(lay: Layout, var: Variable, program: Program, target: Target)
     used.add(name)
     lay.decls.append(Decl("vs_output", name, "vec4", None, loc if target.varying_locations else None))
     _reach_varying(lay, var, name)
-    lay.reflection["outputs"].append(_io_entry(usage_name, index, reg, mask, name, loc))
+    lay.reflection["outputs"].append({
+        "usage": usage_name, "usage_index": index, "register": reg,
+        "mask": MASK_NAMES[mask] if 0 <= mask < 16 else _mask_name(mask), "glsl": name, "location": loc})
 
 
 def _fragment_output(lay: Layout, var: Variable, program: Program, target: Target) -> None:
