@@ -12,13 +12,18 @@ from .targets import DESCRIPTIONS, TARGETS, Target, get_target, resolve_options
 
 
 def generate(program, target: Target | str, options):
-    from . import glsl, reflection, spirv
+    # Imported here, not above: `import xlate.backends` (the CLI's `targets`
+    # command) then loads neither the emitter's graph library nor Jinja2.
+    # Only what the target needs: each name costs a look-up per call.
+    from . import glsl, reflection
 
     if isinstance(target, str):
         target = get_target(target)
     out = glsl.emit(program, target, options)
     refl = reflection.build(program, target, options, out.reflection)
     if target.binary:
+        from . import spirv
+
         return spirv.compile_glsl(out.code, refl["stage"]), refl
     return out.code, refl
 

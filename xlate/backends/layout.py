@@ -133,8 +133,9 @@ NO_SEMANTIC_VK_LOCATION = 32 + 16 * 16  # + the register: Vulkan needs a locatio
 
 
 # The records below are slotted: a shader builds dozens of them, and a
-# slotted dataclass instance is built about twice as fast.  The hot paths
-# below pass their fields by position: keywords cost a third more.
+# slotted dataclass instance is built about twice as fast.  The code below
+# passes their leading fields by position and sets a rare one afterwards
+# (``d.precision = ...``): a call with keywords costs a third more.
 @dataclass(slots=True)
 class Decl:
     """One GLSL declaration, for the templates."""
@@ -423,7 +424,9 @@ def _privates(lay: Layout, privates: list[Variable]) -> None:
             decls.append(Decl("global", name, GLSL_TYPES[t.scalar][t.width], length))
             access[id(var)] = Access(name, "", True)
         else:
-            decls.append(Decl("global", name, GLSL_TYPES[t.scalar][t.width], None, init=ZERO_INITS[t.scalar][t.width]))
+            d = Decl("global", name, GLSL_TYPES[t.scalar][t.width])
+            d.init = ZERO_INITS[t.scalar][t.width]
+            decls.append(d)
             access[id(var)] = Access(name)
             texts[var] = name
 
@@ -499,9 +502,10 @@ def _vertex_input(lay: Layout, var: Variable, target: Target) -> None:
     else:
         namer.used.add(name)
     t = var.type
-    pp = "mediump" if target.es and var.partial_precision else None
-    lay.decls.append(Decl("vs_input", name, GLSL_TYPES[t.scalar][t.width], None,
-                          reg if (target.io_locations or target.vulkan) else None, None, None, False, pp))
+    d = Decl("vs_input", name, GLSL_TYPES[t.scalar][t.width], None, reg if target.io_locations or target.vulkan else None)
+    if target.es and var.partial_precision:
+        d.precision = "mediump"
+    lay.decls.append(d)
     lay.access[id(var)] = Access(name)
     lay.texts[var] = name
     mask = var.mask
@@ -531,10 +535,11 @@ def _fragment_input(lay: Layout, var: Variable, target: Target) -> None:
         name = namer.name(name)
     else:
         namer.used.add(name)
-    centroid = var.centroid and not target.appendix_a
-    pp = "mediump" if target.es and var.partial_precision else None
-    lay.decls.append(Decl("fs_input", name, "vec4", None, loc if target.varying_locations else None, None, None,
-                          centroid, pp))
+    d = Decl("fs_input", name, "vec4", None, loc if target.varying_locations else None)
+    d.centroid = centroid = var.centroid and not target.appendix_a
+    if target.es and var.partial_precision:
+        d.precision = "mediump"
+    lay.decls.append(d)
     _reach_varying(lay, var, name)
     mask = var.mask
     lay.reflection["inputs"].append({
