@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ..bytecode.tables import DeclUsage, SamplerType, ShaderKind
 from ..errors import UnsupportedError
@@ -101,10 +101,11 @@ INPUT, OUTPUT, SAMPLER = Storage.INPUT, Storage.OUTPUT, Storage.SAMPLER
 VERTEX_SHADER = ShaderKind.VERTEX
 TEXCOORD, PSIZE, DEPTH, COLOR = U.TEXCOORD, U.PSIZE, U.DEPTH, U.COLOR
 UNKNOWN_SAMPLER = SamplerType.UNKNOWN
+ZEROS = {Scalar.FLOAT: "0.0", Scalar.INT: "0", Scalar.BOOL: "false"}
 # A private register starts at zero: its initialiser per scalar and width (index 0 unused).
 ZERO_INITS = {
     scalar: (None, zero) + tuple(f"{GLSL_TYPES[scalar][w]}({zero})" for w in (2, 3, 4))
-    for scalar, zero in ((Scalar.FLOAT, "0.0"), (Scalar.INT, "0"), (Scalar.BOOL, "false"))
+    for scalar, zero in ZEROS.items()
 }
 
 
@@ -431,15 +432,8 @@ def _privates(lay: Layout, privates: list[Variable]) -> None:
             texts[var] = name
 
 
-ZEROS = {Scalar.FLOAT: "0.0", Scalar.INT: "0", Scalar.BOOL: "false"}
-
-
-def _zero(t: Type) -> str:
-    return ZERO_INITS[t.scalar][t.width]
-
-
-def _one_semantic(var: Variable, what: str) -> None:
-    raise UnsupportedError(-1, f"{what} {var.name} packs {len(var.semantics)} semantics; the io pass splits them "
+def _packed_semantics(var: Variable, what: str) -> UnsupportedError:
+    return UnsupportedError(-1, f"{what} {var.name} packs {len(var.semantics)} semantics; the io pass splits them "
                                "unless the register is indexed dynamically")
 
 
@@ -486,7 +480,7 @@ def _viewport(lay: Layout, var: Variable, target: Target) -> None:
 def _vertex_input(lay: Layout, var: Variable, target: Target) -> None:
     sems = var.semantics
     if len(sems) > 1:
-        _one_semantic(var, "input")
+        raise _packed_semantics(var, "input")
     reg = var.register[1] if var.register else None
     if sems:
         sem = sems[0][1]
@@ -517,7 +511,7 @@ def _vertex_input(lay: Layout, var: Variable, target: Target) -> None:
 def _fragment_input(lay: Layout, var: Variable, target: Target) -> None:
     sems = var.semantics
     if len(sems) > 1:
-        _one_semantic(var, "input")
+        raise _packed_semantics(var, "input")
     reg = var.register[1] if var.register else None
     if sems:
         sem = sems[0][1]
@@ -582,14 +576,14 @@ def varying_location(sem: Semantic | None, reg, target: Target) -> int | None:
     holds both answers for every semantic.)"""
     if sem is None:
         return None if not target.vulkan else NO_SEMANTIC_VK_LOCATION + (reg or 0)
-    _, _, gl_loc, vk_loc = _semantic_row(sem.usage, sem.index)
+    _, _, gl_loc, vk_loc, _ = _semantic_row(sem.usage, sem.index)
     return vk_loc if target.vulkan else gl_loc
 
 
 def _vertex_output(lay: Layout, var: Variable, program: Program, target: Target) -> None:
     sems = var.semantics
     if len(sems) > 1:
-        _one_semantic(var, "output")
+        raise _packed_semantics(var, "output")
     reg = var.register[1] if var.register else None
     width = var.type.width
     # a scalar register (oFog, oPts, oDepth) has only .x, whatever mask it was lifted with
@@ -624,7 +618,7 @@ def _vertex_output(lay: Layout, var: Variable, program: Program, target: Target)
 def _fragment_output(lay: Layout, var: Variable, program: Program, target: Target) -> None:
     sems = var.semantics
     if len(sems) > 1:
-        _one_semantic(var, "output")
+        raise _packed_semantics(var, "output")
     sem = sems[0][1] if sems else None
     reg = var.register[1] if var.register else None
     mask = 0x1 if var.type.width == 1 else var.mask
