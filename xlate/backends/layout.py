@@ -351,35 +351,34 @@ def _interface(lay: Layout, interface: list[Variable], program: Program, target:
 
 
 def _constants(lay: Layout, program: Program, var: Variable, regs: set[int], dynamic: bool, target: Target) -> None:
-    """One constant file's uniforms (in Vulkan, its block) and reflection."""
+    """One constant file's uniforms (in Vulkan, the members of its block) and reflection."""
     storage = var.storage
     groups = _partition(program, var, regs, dynamic, lay.namer, lay.prefix)
     kind = FILE_NAMES[storage][0]
     gtype = GLSL_TYPES[var.type.scalar][var.type.width]
-    entries = lay.reflection["constants"]
-    lay.groups.extend(groups)
-    if target.uniform_blocks:
+    in_block = target.uniform_blocks
+    if in_block:
         sset, binding = STAGE_SET[lay.stage], FILE_BINDING[storage]
-        members = []
-        for g in groups:
-            offset = 16 * g.first
-            members.append(Decl("uniform", g.name, gtype, g.count if g.array else None, offset=offset))
-            entry = {"file": kind, "first": g.first, "count": g.count, "glsl": g.name, "element": 0 if g.array else None}
-            if g.ctab_name is not None:
-                entry["ctab"] = g.ctab_name
-            entry.update(set=sset, binding=binding, offset=offset, stride=16)
-            entries.append(entry)
+        members: list[Decl] = []
+    decls = members if in_block else lay.decls
+    entries = lay.reflection["constants"]
+    firsts = []
+    for g in groups:
+        firsts.append(g.first)
+        d = Decl("uniform", g.name, gtype, g.count if g.array else None)
+        entry = {"file": kind, "first": g.first, "count": g.count, "glsl": g.name, "element": 0 if g.array else None}
+        if g.ctab_name is not None:
+            entry["ctab"] = g.ctab_name
+        if in_block:
+            d.offset = 16 * g.first
+            entry.update(set=sset, binding=binding, offset=d.offset, stride=16)
+        decls.append(d)
+        entries.append(entry)
+    if in_block:
         lay.blocks.append(Block(lay.namer.fresh(f"{lay.prefix}{kind}_constants"), sset, binding, members))
-    else:
-        decls = lay.decls
-        for g in groups:
-            decls.append(Decl("uniform", g.name, gtype, g.count if g.array else None))
-            entry = {"file": kind, "first": g.first, "count": g.count, "glsl": g.name, "element": 0 if g.array else None}
-            if g.ctab_name is not None:
-                entry["ctab"] = g.ctab_name
-            entries.append(entry)
+    lay.groups.extend(groups)
     lay.reach(var, Access(groups[0].name, "", dynamic))
-    lay.const_groups[id(var)] = (groups, [g.first for g in groups])  # disjoint, in order
+    lay.const_groups[id(var)] = (groups, firsts)  # disjoint, in order
 
 
 def _sampler(lay: Layout, var: Variable, program: Program, target: Target, options, vertex: bool) -> None:
