@@ -214,22 +214,34 @@ class Layout:
         if not acc.array:
             self.texts[var] = acc.name + acc.component
 
+    def group_at(self, var: Variable, element: int) -> ConstGroup | None:
+        """The uniform holding register ``element`` of the constant file ``var``."""
+        found = self.const_groups.get(id(var))
+        if found is not None:
+            groups, firsts = found
+            k = bisect.bisect_right(firsts, element) - 1
+            if k >= 0 and element < firsts[k] + groups[k].count:
+                return groups[k]
+        return None
+
     def of(self, var: Variable, element: int | None = None) -> Access:
         """How to reach ``var``, or its element ``element`` when it is a
         constant file (whose registers are grouped into uniforms)."""
         if element is not None:
-            found = self.const_groups.get(id(var))
-            if found is not None:
-                groups, firsts = found
-                k = bisect.bisect_right(firsts, element) - 1
-                if k >= 0 and element < firsts[k] + groups[k].count:
-                    g = groups[k]
-                    return Access(f"{g.name}[{element - g.first}]" if g.array else g.name)
+            g = self.group_at(var, element)
+            if g is not None:
+                return Access(f"{g.name}[{element - g.first}]" if g.array else g.name)
         return self.access[id(var)]
 
     def text_of(self, var: Variable, element: int | None = None) -> str:
-        """The GLSL spelling of ``var`` (element ``element`` of an array)."""
-        acc = self.of(var, element)
+        """The GLSL spelling of ``var`` (element ``element`` of an array).
+        A constant register's text is spelled straight from its uniform,
+        without the Access that ``of`` would build for it."""
+        if element is not None:
+            g = self.group_at(var, element)
+            if g is not None:
+                return f"{g.name}[{element - g.first}]" if g.array else g.name
+        acc = self.access[id(var)]
         if acc.array:
             return f"{acc.name}[{(element or 0) - acc.base}]" + acc.component
         return acc.name + acc.component
