@@ -8,15 +8,13 @@ resolved for the target (``targets.resolve_options``).
 
 from __future__ import annotations
 
+import functools
+
 from .targets import DESCRIPTIONS, TARGETS, Target, get_target, resolve_options
 
 
 def generate(program, target: Target | str, options):
-    # Imported here, not above: `import xlate.backends` (the CLI's `targets`
-    # command) then loads neither the emitter's graph library nor Jinja2.
-    # Only what the target needs: each name costs a look-up per call.
-    from . import glsl, reflection
-
+    glsl, reflection = _backend()
     if isinstance(target, str):
         target = get_target(target)
     out = glsl.emit(program, target, options)
@@ -26,6 +24,18 @@ def generate(program, target: Target | str, options):
 
         return spirv.compile_glsl(out.code, refl["stage"]), refl
     return out.code, refl
+
+
+@functools.lru_cache(maxsize=1)
+def _backend():
+    """The emitter and reflection modules, imported on the first translation
+    rather than with the package (whose `targets` list the CLI reads without
+    loading the emitter's graph library or Jinja2).  Cached: an import
+    statement costs a few microseconds per call even once the module is
+    loaded."""
+    from . import glsl, reflection
+
+    return glsl, reflection
 
 
 __all__ = ["DESCRIPTIONS", "TARGETS", "Target", "generate", "get_target", "resolve_options"]
