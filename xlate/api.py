@@ -52,7 +52,21 @@ def translate(data: bytes, target: str = "glsl330", **options) -> Translation:
     finally:
         if collecting:
             gc.enable()
-    return Translation(code, reflection, tgt.name, diagnostics)
+    return _translation(code, reflection, tgt.name, diagnostics)
+
+
+def _translation(code: str | bytes, reflection: dict, target: str, diagnostics: list[str]) -> Translation:
+    """``Translation(code, reflection, target, diagnostics)``, its fields
+    stored the way pickle restores them: a frozen dataclass's own __init__
+    goes through object.__setattr__ per field, which costs more than twice
+    this (and this is every translation's fixed cost)."""
+    t = object.__new__(Translation)
+    fields = t.__dict__
+    fields["code"] = code
+    fields["reflection"] = reflection
+    fields["target"] = target
+    fields["diagnostics"] = diagnostics
+    return t
 
 
 def _translate(data: bytes, target: Target, options: Options) -> tuple[str | bytes, dict, list[str]]:
@@ -61,5 +75,7 @@ def _translate(data: bytes, target: Target, options: Options) -> tuple[str | byt
     run_passes(program, options)
     code, reflection = generate(program, target, options)
     diagnostics = list(shader.diagnostics)
-    diagnostics.extend(str(d) for d in program.notes.get("diagnostics", ()))
+    noted = program.notes.get("diagnostics")
+    if noted:
+        diagnostics.extend([str(d) for d in noted])
     return code, reflection, diagnostics

@@ -8,19 +8,34 @@ resolved for the target (``targets.resolve_options``).
 
 from __future__ import annotations
 
+import functools
+
 from .targets import DESCRIPTIONS, TARGETS, Target, get_target, resolve_options
 
 
 def generate(program, target: Target | str, options):
-    from . import glsl, reflection, spirv
-
+    glsl, reflection = _backend()
     if isinstance(target, str):
         target = get_target(target)
     out = glsl.emit(program, target, options)
     refl = reflection.build(program, target, options, out.reflection)
     if target.binary:
+        from . import spirv
+
         return spirv.compile_glsl(out.code, refl["stage"]), refl
     return out.code, refl
+
+
+@functools.lru_cache(maxsize=1)
+def _backend():
+    """The emitter and reflection modules, imported on the first translation
+    rather than with the package (whose `targets` list the CLI reads without
+    loading the emitter's graph library or Jinja2).  Cached: an import
+    statement costs a few microseconds per call even once the module is
+    loaded."""
+    from . import glsl, reflection
+
+    return glsl, reflection
 
 
 __all__ = ["DESCRIPTIONS", "TARGETS", "Target", "generate", "get_target", "resolve_options"]

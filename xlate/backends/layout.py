@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from ..bytecode.tables import DeclUsage, SamplerType
+from ..bytecode.tables import DeclUsage, SamplerType, ShaderKind
 from ..errors import UnsupportedError
 from ..ir.ops import Code
 from ..ir.program import Program, Semantic, Storage, Variable
@@ -93,14 +93,50 @@ def glsl_type(t: Type) -> str:
 USAGE_NAMES = {u: u.name.lower() for u in DeclUsage}  # an enum's .name is a slow property
 MASK_NAMES = tuple("".join(c for i, c in enumerate("xyzw") if mask & (1 << i)) for mask in range(16))
 PRIVATE = frozenset({Storage.TEMP, Storage.ADDRESS, Storage.LOOP_COUNTER, Storage.PREDICATE, Storage.LOCAL})
+CONST_FILES = (Storage.FLOAT_CONST, Storage.INT_CONST, Storage.BOOL_CONST)
+# The members the code below tests, read once: in Python 3.11 reading a
+# member off its Enum class (``Storage.INPUT``) goes through the metaclass's
+# __getattr__ hook and costs ten times a global's read.
+INPUT, OUTPUT, SAMPLER = Storage.INPUT, Storage.OUTPUT, Storage.SAMPLER
+VERTEX_SHADER = ShaderKind.VERTEX
+TEXCOORD, PSIZE, DEPTH, COLOR = U.TEXCOORD, U.PSIZE, U.DEPTH, U.COLOR
+UNKNOWN_SAMPLER = SamplerType.UNKNOWN
+ZEROS = {Scalar.FLOAT: "0.0", Scalar.INT: "0", Scalar.BOOL: "false"}
+# A private register starts at zero: its initialiser per scalar and width (index 0 unused).
+ZERO_INITS = {
+    scalar: (None, zero) + tuple(f"{GLSL_TYPES[scalar][w]}({zero})" for w in (2, 3, 4))
+    for scalar, zero in ZEROS.items()
+}
 
 
 def semantic_name(sem: Semantic) -> str:
     return f"{USAGE_NAMES[sem.usage]}{sem.index}"
 
 
+# Vertex outputs that are GLSL built-ins, not varyings.
+VS_BUILTIN_OUTPUTS = {(U.POSITION, 0): "gl_Position", (U.PSIZE, 0): "gl_PointSize"}
+
+
+def _semantic_row(usage: DeclUsage, index: int) -> tuple[str, str, int | None, int, str | None]:
+    """(label, usage name, GL varying location or None, Vulkan varying
+    location, the GLSL built-in a vertex output with it is or None)."""
+    gl = VARYING_LOCATIONS.get((usage, index))
+    vk = 32 + 16 * int(usage) + index if gl is None else gl
+    return f"{USAGE_NAMES[usage]}{index}", USAGE_NAMES[usage], gl, vk, VS_BUILTIN_OUTPUTS.get((usage, index))
+
+
+# (usage, index) -> _semantic_row for every semantic D3D can declare (the
+# index has 4 bits): each interface variable costs one look-up, not a name
+# and a location built anew in every shader.  Keyed by a tuple of ints, as
+# Semantic's own (dataclass) hash runs in Python.
+SEMANTICS = {(u, i): _semantic_row(u, i) for u in DeclUsage for i in range(16)}
+NO_SEMANTIC_VK_LOCATION = 32 + 16 * 16  # + the register: Vulkan needs a location even without a semantic
+
+
 # The records below are slotted: a shader builds dozens of them, and a
-# slotted dataclass instance is built about twice as fast.
+# slotted dataclass instance is built about twice as fast.  The code below
+# passes their leading fields by position and sets a rare one afterwards
+# (``d.precision = ...``): a call with keywords costs a third more.
 @dataclass(slots=True)
 class Decl:
     """One GLSL declaration, for the templates."""
@@ -147,22 +183,30 @@ class ConstGroup:
     ctab_name: str | None = None
 
 
-@dataclass(slots=True)
 class Layout:
-    stage: str
-    prefix: str
-    decls: list[Decl] = field(default_factory=list)
-    blocks: list[Block] = field(default_factory=list)
-    access: dict[int, Access] = field(default_factory=dict)  # id(Variable) -> Access
-    # id(const var) -> (its uniforms in register order, their first registers)
-    const_groups: dict[int, tuple[list[ConstGroup], list[int]]] = field(default_factory=dict)
-    groups: list[ConstGroup] = field(default_factory=list)
-    draw_state: list[Decl] = field(default_factory=list)  # Vulkan: members of the draw-state block
-    reflection: dict = field(default_factory=dict)
-    extensions: list[str] = field(default_factory=list)
-    namer: Namer = field(default_factory=Namer)
-    sampler_types: dict[str, str] = field(default_factory=dict)  # sampler name -> GLSL type
-    texts: dict[Variable, str] = field(default_factory=dict)  # var -> its GLSL text, when not an array
+    """Where everything lives: the declarations and blocks for the template,
+    how the emitter reaches each variable, and the layout's part of the
+    reflection.  A plain slotted class: its dozen containers are built as
+    literals, which costs a fraction of a dataclass's default factories."""
+
+    __slots__ = ("stage", "prefix", "decls", "blocks", "access", "const_groups", "groups", "draw_state",
+                 "reflection", "extensions", "namer", "sampler_types", "texts")
+
+    def __init__(self, stage: str, prefix: str):
+        self.stage = stage
+        self.prefix = prefix
+        self.decls: list[Decl] = []
+        self.blocks: list[Block] = []
+        self.access: dict[int, Access] = {}  # id(Variable) -> Access
+        # id(const var) -> (its uniforms in register order, their first registers)
+        self.const_groups: dict[int, tuple[list[ConstGroup], list[int]]] = {}
+        self.groups: list[ConstGroup] = []
+        self.draw_state: list[Decl] = []  # Vulkan: members of the draw-state block
+        self.reflection: dict = {"constants": [], "samplers": [], "inputs": [], "outputs": [], "draw_state": []}
+        self.extensions: list[str] = []
+        self.namer = Namer()
+        self.sampler_types: dict[str, str] = {}  # sampler name -> GLSL type
+        self.texts: dict[Variable, str] = {}  # var -> its GLSL text, when not an array
 
     def reach(self, var: Variable, acc: Access) -> None:
         """Record how the emitter reaches ``var`` (and its text, when whole)."""
@@ -170,22 +214,34 @@ class Layout:
         if not acc.array:
             self.texts[var] = acc.name + acc.component
 
+    def group_at(self, var: Variable, element: int) -> ConstGroup | None:
+        """The uniform holding register ``element`` of the constant file ``var``."""
+        found = self.const_groups.get(id(var))
+        if found is not None:
+            groups, firsts = found
+            k = bisect.bisect_right(firsts, element) - 1
+            if k >= 0 and element < firsts[k] + groups[k].count:
+                return groups[k]
+        return None
+
     def of(self, var: Variable, element: int | None = None) -> Access:
         """How to reach ``var``, or its element ``element`` when it is a
         constant file (whose registers are grouped into uniforms)."""
         if element is not None:
-            found = self.const_groups.get(id(var))
-            if found is not None:
-                groups, firsts = found
-                k = bisect.bisect_right(firsts, element) - 1
-                if k >= 0 and element < firsts[k] + groups[k].count:
-                    g = groups[k]
-                    return Access(f"{g.name}[{element - g.first}]" if g.array else g.name)
+            g = self.group_at(var, element)
+            if g is not None:
+                return Access(f"{g.name}[{element - g.first}]" if g.array else g.name)
         return self.access[id(var)]
 
     def text_of(self, var: Variable, element: int | None = None) -> str:
-        """The GLSL spelling of ``var`` (element ``element`` of an array)."""
-        acc = self.of(var, element)
+        """The GLSL spelling of ``var`` (element ``element`` of an array).
+        A constant register's text is spelled straight from its uniform,
+        without the Access that ``of`` would build for it."""
+        if element is not None:
+            g = self.group_at(var, element)
+            if g is not None:
+                return f"{g.name}[{element - g.first}]" if g.array else g.name
+        acc = self.access[id(var)]
         if acc.array:
             return f"{acc.name}[{(element or 0) - acc.base}]" + acc.component
         return acc.name + acc.component
@@ -205,28 +261,40 @@ def _used_constants(program: Program) -> dict[int, tuple[set[int], bool]]:
     return used
 
 
+def _ctab_entry(ctab, register_set: int, reg: int):
+    """``ctab.find(register_set, reg)``, with the range test written out:
+    a method call per CTAB entry was most of what finding one cost."""
+    for c in ctab.constants:
+        if c.register_set == register_set and c.register_index <= reg < c.register_index + c.register_count:
+            return c
+    return None
+
+
 def _partition(program: Program, var: Variable, regs: set[int], dynamic: bool, namer: Namer,
                prefix: str) -> list[ConstGroup]:
     """Registers -> GLSL uniforms (module docstring)."""
-    kind, letter, ctab_set = FILE_NAMES[var.storage]
+    storage = var.storage
+    kind, letter, ctab_set = FILE_NAMES[storage]
     if dynamic:
         length = max(var.length or 0, max(regs) + 1 if regs else 1)
-        return [ConstGroup(var.storage, 0, length, namer.name(f"{prefix}{letter}"), True)]
+        return [ConstGroup(storage, 0, length, namer.fresh(f"{prefix}{letter}"), True)]
     groups: list[ConstGroup] = []
     ctab = program.ctab
     end = 0  # groups never overlap, even when hostile CTAB entries do
     for reg in sorted(regs):
-        if groups and groups[-1].first <= reg < groups[-1].first + groups[-1].count:
+        if reg < end:  # inside the group before (groups are built in register order)
             continue
-        entry = ctab.find(ctab_set, reg) if ctab is not None else None
+        entry = _ctab_entry(ctab, ctab_set, reg) if ctab is not None else None
         if entry is not None and entry.register_count > 0:
             first = max(entry.register_index, end)
             count = entry.register_index + entry.register_count - first
             array = entry.register_count > 1 or count > 1
-            groups.append(ConstGroup(var.storage, first, count, namer.name(prefix + entry.name), array, entry.name))
+            groups.append(ConstGroup(storage, first, count, namer.name(prefix + entry.name), array, entry.name))
+            end = first + count
         else:
-            groups.append(ConstGroup(var.storage, reg, 1, namer.name(f"{prefix}{letter}{reg}"), False))
-        end = groups[-1].first + groups[-1].count
+            # "vs_c12" is a legal identifier: fresh() skips the sanitizing
+            groups.append(ConstGroup(storage, reg, 1, namer.fresh(f"{prefix}{letter}{reg}"), False))
+            end = reg + 1
     return groups
 
 
@@ -234,15 +302,8 @@ def plan(program: Program, target: Target, options, used_constants: dict | None 
     """The layout of ``program`` for ``target``.  ``used_constants`` is what
     ``_used_constants`` would find, when the caller has already walked the
     ops (the emitter does, deciding what to inline)."""
-    vertex = program.is_vertex
-    stage = "vertex" if vertex else "fragment"
-    prefix = "vs_" if vertex else "ps_"
-    lay = Layout(stage, prefix)
-    namer = lay.namer
-    sset = STAGE_SET[stage]
-    refl = lay.reflection
-    refl.update(constants=[], samplers=[], inputs=[], outputs=[], draw_state=[])
-    es_pp = target.es
+    vertex = program.version.kind is VERTEX_SHADER  # program.is_vertex, without two property calls
+    lay = Layout("vertex", "vs_") if vertex else Layout("fragment", "ps_")
 
     # One walk sorts the variables: each step below takes its own, in program order.
     interface: list[Variable] = []
@@ -250,7 +311,7 @@ def plan(program: Program, target: Target, options, used_constants: dict | None 
     by_storage: dict[Storage, list[Variable]] = {}
     for var in program.variables:
         storage = var.storage
-        if storage is Storage.INPUT or storage is Storage.OUTPUT:
+        if storage is INPUT or storage is OUTPUT:
             interface.append(var)
         elif storage in PRIVATE:
             privates.append(var)
@@ -262,156 +323,241 @@ def plan(program: Program, target: Target, options, used_constants: dict | None 
                 group.append(var)
 
     # 1. Fixed names first: interface variables and built-ins.
-    for var in interface:
-        if var.storage is Storage.INPUT:
-            _input(lay, var, program, target, namer, refl, es_pp)
-        else:
-            _output(lay, var, program, target, namer, refl)
-    if lay.draw_state:
-        # std140 with explicit offsets wants the members in offset order
-        members = sorted(lay.draw_state, key=lambda d: d.offset)
-        refl["draw_state"].sort(key=lambda e: e["offset"])
-        lay.blocks.append(Block(namer.name(f"{prefix}draw_state"), sset, DRAW_STATE_BINDING, members))
-
+    if interface:
+        _interface(lay, interface, program, target, vertex)
     # 2. Constants, in file order.
-    used = _used_constants(program) if used_constants is None else used_constants
-    for storage in (Storage.FLOAT_CONST, Storage.INT_CONST, Storage.BOOL_CONST):
-        for var in by_storage.get(storage, ()):
-            regs, dyn = used.get(id(var), (None, False))
-            if not regs:
-                continue
-            groups = _partition(program, var, regs, dyn, namer, prefix)
-            members = []
-            kind, letter, _ = FILE_NAMES[storage]
-            gtype = glsl_type(var.type)
-            for g in groups:
-                lay.groups.append(g)
-                decl = Decl("uniform", g.name, gtype, g.count if g.array else None)
-                entry = {"file": kind, "first": g.first, "count": g.count, "glsl": g.name,
-                         "element": 0 if g.array else None}
-                if g.ctab_name is not None:
-                    entry["ctab"] = g.ctab_name
-                if target.uniform_blocks:
-                    decl.offset = 16 * g.first
-                    entry.update(set=sset, binding=FILE_BINDING[storage], offset=16 * g.first, stride=16)
-                    members.append(decl)
-                else:
-                    lay.decls.append(decl)
-                refl["constants"].append(entry)
-            if dyn:
-                g = groups[0]
-                lay.reach(var, Access(g.name, array=True))
-            else:
-                lay.reach(var, Access(groups[0].name))
-            lay.const_groups[id(var)] = (groups, [g.first for g in groups])  # disjoint, in order
-            if members:
-                block = namer.name(f"{prefix}{kind}_constants")
-                lay.blocks.append(Block(block, sset, FILE_BINDING[storage], members))
-
-    # 3. Samplers.
-    for var in by_storage.get(Storage.SAMPLER, ()):
-        reg = var.register[1] if var.register else 0
-        st = var.sampler_type
-        if st is None or st is SamplerType.UNKNOWN:
-            st = options.sampler_type(reg)
-        kind = SAMPLER_KINDS.get(st, "2d")
-        entry = program.ctab.find(3, reg) if program.ctab is not None else None
-        name = namer.name(prefix + (entry.name if entry is not None else f"s{reg}"))
-        unit = reg + (VS_SAMPLER_UNIT_BASE if vertex else 0)
-        d = Decl("sampler", name, SAMPLER_GLSL[kind])
-        r = {"register": reg, "type": kind, "glsl": name, "unit": unit}
-        if entry is not None:
-            r["ctab"] = entry.name
-        if target.vulkan:
-            d.set, d.binding = sset, SAMPLER_BINDING_BASE + reg
-            r.update(set=sset, binding=d.binding)
-        elif target.sampler_bindings:
-            d.binding = unit
-            r["binding"] = unit
-        if kind == "volume" and target.es:
-            d.precision = "highp"
-        lay.decls.append(d)
-        lay.sampler_types[name] = d.type
-        lay.reach(var, Access(name))
-        refl["samplers"].append(r)
-
+    if by_storage:
+        used = _used_constants(program) if used_constants is None else used_constants
+        for storage in CONST_FILES:
+            for var in by_storage.get(storage, ()):
+                regs, dyn = used.get(id(var), (None, False))
+                if regs:
+                    _constants(lay, program, var, regs, dyn, target)
+        # 3. Samplers.
+        for var in by_storage.get(SAMPLER, ()):
+            _sampler(lay, var, program, target, options, vertex)
     # 4. Private registers and locals.
-    for var in privates:
-        name = namer.name(var.name)
-        t = glsl_type(var.type)
-        init = None
-        if not var.length:
-            init = _zero(var.type)
-        lay.decls.append(Decl("global", name, t, var.length or None, init=init))
-        lay.reach(var, Access(name, array=bool(var.length)))
+    if privates:
+        _privates(lay, privates)
     return lay
 
 
-ZEROS = {Scalar.FLOAT: "0.0", Scalar.INT: "0", Scalar.BOOL: "false"}
+def _interface(lay: Layout, interface: list[Variable], program: Program, target: Target, vertex: bool) -> None:
+    """Inputs and outputs, in program order, each by its stage's rules."""
+    on_input = _vertex_input if vertex else _fragment_input
+    on_output = _vertex_output if vertex else _fragment_output
+    for var in interface:
+        if var.storage is INPUT:
+            if var.builtin is None:
+                on_input(lay, var, target)
+            else:
+                _builtin_input(lay, var, target)
+        else:
+            on_output(lay, var, program, target)
+    if lay.draw_state:
+        # std140 with explicit offsets wants the members in offset order
+        members = sorted(lay.draw_state, key=lambda d: d.offset)
+        lay.reflection["draw_state"].sort(key=lambda e: e["offset"])
+        lay.blocks.append(Block(lay.namer.fresh(f"{lay.prefix}draw_state"), STAGE_SET[lay.stage], DRAW_STATE_BINDING,
+                                members))
 
 
-def _zero(t: Type) -> str:
-    one = ZEROS[t.scalar]
-    return one if t.width == 1 else f"{glsl_type(t)}({one})"
+def _constants(lay: Layout, program: Program, var: Variable, regs: set[int], dynamic: bool, target: Target) -> None:
+    """One constant file's uniforms (in Vulkan, the members of its block) and reflection."""
+    storage = var.storage
+    groups = _partition(program, var, regs, dynamic, lay.namer, lay.prefix)
+    kind = FILE_NAMES[storage][0]
+    gtype = GLSL_TYPES[var.type.scalar][var.type.width]
+    in_block = target.uniform_blocks
+    if in_block:
+        sset, binding = STAGE_SET[lay.stage], FILE_BINDING[storage]
+        members: list[Decl] = []
+    decls = members if in_block else lay.decls
+    entries = lay.reflection["constants"]
+    firsts = []
+    for g in groups:
+        firsts.append(g.first)
+        d = Decl("uniform", g.name, gtype, g.count if g.array else None)
+        entry = {"file": kind, "first": g.first, "count": g.count, "glsl": g.name, "element": 0 if g.array else None}
+        if g.ctab_name is not None:
+            entry["ctab"] = g.ctab_name
+        if in_block:
+            d.offset = 16 * g.first
+            entry.update(set=sset, binding=binding, offset=d.offset, stride=16)
+        decls.append(d)
+        entries.append(entry)
+    if in_block:
+        lay.blocks.append(Block(lay.namer.fresh(f"{lay.prefix}{kind}_constants"), sset, binding, members))
+    lay.groups.extend(groups)
+    lay.reach(var, Access(groups[0].name, "", dynamic))
+    lay.const_groups[id(var)] = (groups, firsts)  # disjoint, in order
 
 
-def _input(lay: Layout, var: Variable, program: Program, target: Target, namer: Namer, refl: dict, es_pp: bool):
+def _sampler(lay: Layout, var: Variable, program: Program, target: Target, options, vertex: bool) -> None:
+    reg = var.register[1] if var.register else 0
+    st = var.sampler_type
+    if st is None or st is UNKNOWN_SAMPLER:
+        st = options.sampler_type(reg)
+    kind = SAMPLER_KINDS.get(st, "2d")
+    entry = _ctab_entry(program.ctab, 3, reg) if program.ctab is not None else None
+    if entry is not None:
+        name = lay.namer.name(lay.prefix + entry.name)
+    else:
+        name = lay.namer.fresh(f"{lay.prefix}s{reg}")  # legal as it stands: no sanitizing
+    unit = reg + VS_SAMPLER_UNIT_BASE if vertex else reg
+    glsl = SAMPLER_GLSL[kind]
+    d = Decl("sampler", name, glsl)
+    r = {"register": reg, "type": kind, "glsl": name, "unit": unit}
+    if entry is not None:
+        r["ctab"] = entry.name
+    if target.vulkan:
+        d.set, d.binding = STAGE_SET[lay.stage], SAMPLER_BINDING_BASE + reg
+        r.update(set=d.set, binding=d.binding)
+    elif target.sampler_bindings:
+        d.binding = unit
+        r["binding"] = unit
+    if kind == "volume" and target.es:
+        d.precision = "highp"
+    lay.decls.append(d)
+    lay.sampler_types[name] = glsl
+    lay.reach(var, Access(name))
+    lay.reflection["samplers"].append(r)
+
+
+def _privates(lay: Layout, privates: list[Variable]) -> None:
+    """Temporaries, address registers, locals: globals, scalars and vectors
+    starting at zero."""
+    namer, decls, access, texts = lay.namer, lay.decls, lay.access, lay.texts
+    for var in privates:
+        name = namer.name(var.name)
+        t = var.type
+        length = var.length
+        if length:
+            decls.append(Decl("global", name, GLSL_TYPES[t.scalar][t.width], length))
+            access[id(var)] = Access(name, "", True)
+        else:
+            d = Decl("global", name, GLSL_TYPES[t.scalar][t.width])
+            d.init = ZERO_INITS[t.scalar][t.width]
+            decls.append(d)
+            access[id(var)] = Access(name)
+            texts[var] = name
+
+
+def _packed_semantics(var: Variable, what: str) -> UnsupportedError:
+    return UnsupportedError(-1, f"{what} {var.name} packs {len(var.semantics)} semantics; the io pass splits them "
+                               "unless the register is indexed dynamically")
+
+
+def _mask_name(mask: int) -> str:
+    """A write mask's letters; MASK_NAMES has those of every 4-bit mask."""
+    return "".join(c for i, c in enumerate("xyzw") if mask & (1 << i))
+
+
+def _io_entry(usage: str | None, index: int | None, reg, mask: int, name: str, loc) -> dict:
+    """One "inputs"/"outputs" reflection entry (the common varyings write theirs inline)."""
+    mask_name = MASK_NAMES[mask] if 0 <= mask < 16 else _mask_name(mask)
+    return {"usage": usage, "usage_index": index, "register": reg, "mask": mask_name, "glsl": name, "location": loc}
+
+
+def _builtin_input(lay: Layout, var: Variable, target: Target) -> None:
     b = var.builtin
     if b == "frag_coord":
         lay.reach(var, Access("gl_FragCoord"))
-        return
-    if b == "front_facing":
+    elif b == "front_facing":
         lay.reach(var, Access("gl_FrontFacing"))
-        return
-    if b == "viewport":
-        name = namer.reserve("xl_viewport")
-        lay.reach(var, Access(name))
-        if target.uniform_blocks:
-            sset = STAGE_SET[lay.stage]
-            lay.blocks.append(Block(namer.name(f"{lay.prefix}viewport_block"), sset, VIEWPORT_BINDING,
-                                    [Decl("uniform", name, "vec4")]))
-            refl["viewport"] = {"glsl": name, "set": sset, "binding": VIEWPORT_BINDING, "offset": 0}
-        else:
-            lay.decls.append(Decl("uniform", name, "vec4"))
-            refl["viewport"] = {"glsl": name}
-        refl["viewport"]["value"] = "vec4(1/viewport_width, 1/viewport_height, render_target_height, 0)"
-        return
-    if b is not None and _DRAW_STATE_NAME.match(b):
-        _draw_state_uniform(lay, var, target, namer, refl)
-        return
-    if b is not None:
+    elif b == "viewport":
+        _viewport(lay, var, target)
+    elif _DRAW_STATE_NAME.match(b):
+        _draw_state_uniform(lay, var, target, lay.namer, lay.reflection)
+    else:
         raise UnsupportedError(-1, f"input {var.name}: built-in '{b}' must be lowered by the io pass first")
-    if len(var.semantics) > 1:
-        raise UnsupportedError(-1, f"input {var.name} packs {len(var.semantics)} semantics; the io pass splits them "
-                                   "unless the register is indexed dynamically")
+
+
+def _viewport(lay: Layout, var: Variable, target: Target) -> None:
+    name = lay.namer.reserve("xl_viewport")
+    lay.reach(var, Access(name))
+    value = "vec4(1/viewport_width, 1/viewport_height, render_target_height, 0)"
+    if target.uniform_blocks:
+        sset = STAGE_SET[lay.stage]
+        lay.blocks.append(Block(lay.namer.fresh(f"{lay.prefix}viewport_block"), sset, VIEWPORT_BINDING,
+                                [Decl("uniform", name, "vec4")]))
+        lay.reflection["viewport"] = {"glsl": name, "set": sset, "binding": VIEWPORT_BINDING, "offset": 0,
+                                      "value": value}
+    else:
+        lay.decls.append(Decl("uniform", name, "vec4"))
+        lay.reflection["viewport"] = {"glsl": name, "value": value}
+
+
+def _vertex_input(lay: Layout, var: Variable, target: Target) -> None:
+    sems = var.semantics
+    if len(sems) > 1:
+        raise _packed_semantics(var, "input")
     reg = var.register[1] if var.register else None
-    sem = var.semantic
-    pp = "mediump" if es_pp and var.partial_precision else None
-    if lay.stage == "vertex":
-        label = semantic_name(sem) if sem else f"v{reg}"
-        name = namer.reserve(f"in_{label}") if f"in_{label}" not in namer.used else namer.name(f"in_{label}")
-        t = glsl_type(var.type)
-        d = Decl("vs_input", name, t, location=reg if (target.io_locations or target.vulkan) else None, precision=pp)
-        lay.decls.append(d)
-        lay.reach(var, Access(name))
-        refl["inputs"].append(_io_entry(sem, reg, var.mask, name, reg))
-        return
-    if reg is None and sem is not None and sem.usage is U.TEXCOORD:
-        reg = sem.index  # ps_1_0-1_3 coordinate set m belongs to t(m), as t# does in ps_1_4 / ps_2_x
-    label = semantic_name(sem) if sem else f"v{reg}"
-    name = f"v_{label}"
+    if sems:
+        sem = sems[0][1]
+        usage, index = sem.usage, sem.index
+        label, usage_name, _, _, _ = SEMANTICS.get((usage, index)) or _semantic_row(usage, index)
+        name = "in_" + label
+    else:
+        usage_name = index = None
+        name = f"in_v{reg}"
+    namer = lay.namer
     if name in namer.used:
         name = namer.name(name)
     else:
-        namer.reserve(name)
-    loc = varying_location(sem, reg, target)
-    d = Decl("fs_input", name, "vec4", location=loc if target.varying_locations else None,
-             centroid=var.centroid and not target.appendix_a, precision=pp)
+        namer.used.add(name)
+    t = var.type
+    d = Decl("vs_input", name, GLSL_TYPES[t.scalar][t.width], None, reg if target.io_locations or target.vulkan else None)
+    if target.es and var.partial_precision:
+        d.precision = "mediump"
     lay.decls.append(d)
-    lay.reach(var, Access(name, ".x" if var.type.width == 1 else ""))
-    entry = _io_entry(sem, reg, var.mask, name, loc)
-    entry["centroid"] = d.centroid
-    refl["inputs"].append(entry)
+    lay.access[id(var)] = Access(name)
+    lay.texts[var] = name
+    mask = var.mask
+    lay.reflection["inputs"].append({
+        "usage": usage_name, "usage_index": index, "register": reg,
+        "mask": MASK_NAMES[mask] if 0 <= mask < 16 else _mask_name(mask), "glsl": name, "location": reg})
+
+
+def _fragment_input(lay: Layout, var: Variable, target: Target) -> None:
+    sems = var.semantics
+    if len(sems) > 1:
+        raise _packed_semantics(var, "input")
+    reg = var.register[1] if var.register else None
+    if sems:
+        sem = sems[0][1]
+        usage, index = sem.usage, sem.index
+        if reg is None and usage is TEXCOORD:
+            reg = index  # ps_1_0-1_3 coordinate set m belongs to t(m), as t# does in ps_1_4 / ps_2_x
+        label, usage_name, gl_loc, vk_loc, _ = SEMANTICS.get((usage, index)) or _semantic_row(usage, index)
+        loc = vk_loc if target.vulkan else gl_loc
+    else:
+        label, usage_name, index = f"v{reg}", None, None
+        loc = NO_SEMANTIC_VK_LOCATION + (reg or 0) if target.vulkan else None
+    name = "v_" + label
+    namer = lay.namer
+    if name in namer.used:
+        name = namer.name(name)
+    else:
+        namer.used.add(name)
+    d = Decl("fs_input", name, "vec4", None, loc if target.varying_locations else None)
+    d.centroid = centroid = var.centroid and not target.appendix_a
+    if target.es and var.partial_precision:
+        d.precision = "mediump"
+    lay.decls.append(d)
+    _reach_varying(lay, var, name)
+    mask = var.mask
+    lay.reflection["inputs"].append({
+        "usage": usage_name, "usage_index": index, "register": reg,
+        "mask": MASK_NAMES[mask] if 0 <= mask < 16 else _mask_name(mask), "glsl": name, "location": loc,
+        "centroid": centroid})
+
+
+def _reach_varying(lay: Layout, var: Variable, name: str) -> None:
+    """A varying is a vec4 whatever the IR type: a scalar lives in ``.x``."""
+    acc = Access(name, ".x") if var.type.width == 1 else Access(name)
+    lay.access[id(var)] = acc
+    lay.texts[var] = acc.name + acc.component
 
 
 def _draw_state_uniform(lay: Layout, var: Variable, target: Target, namer: Namer, refl: dict) -> None:
@@ -437,75 +583,80 @@ def varying_location(sem: Semantic | None, reg, target: Target) -> int | None:
     """The fixed table's location; outside it, GL 4.50 links by name (no
     location) and Vulkan, which must have one, gets 32 + 16*usage + index:
     unique and deterministic, but past the 32 locations every device has,
-    so the layer remaps those (the reflection lists them)."""
+    so the layer remaps those (the reflection lists them).  (``SEMANTICS``
+    holds both answers for every semantic.)"""
     if sem is None:
-        return None if not target.vulkan else 32 + 16 * 16 + (reg or 0)
-    loc = VARYING_LOCATIONS.get((sem.usage, sem.index))
-    if loc is None and target.vulkan:
-        loc = 32 + 16 * int(sem.usage) + sem.index
-    return loc
+        return None if not target.vulkan else NO_SEMANTIC_VK_LOCATION + (reg or 0)
+    _, _, gl_loc, vk_loc, _ = _semantic_row(sem.usage, sem.index)
+    return vk_loc if target.vulkan else gl_loc
 
 
-def _io_entry(sem: Semantic | None, reg, mask, name, loc) -> dict:
-    if 0 <= mask < 16:
-        mask_name = MASK_NAMES[mask]
-    else:
-        mask_name = "".join(c for i, c in enumerate("xyzw") if mask & (1 << i))
-    return {"usage": USAGE_NAMES[sem.usage] if sem else None, "usage_index": sem.index if sem else None,
-            "register": reg, "mask": mask_name, "glsl": name, "location": loc}
-
-
-def _output(lay: Layout, var: Variable, program: Program, target: Target, namer: Namer, refl: dict):
-    if len(var.semantics) > 1:
-        raise UnsupportedError(-1, f"output {var.name} packs {len(var.semantics)} semantics; the io pass splits them "
-                                   "unless the register is indexed dynamically")
-    sem = var.semantic
+def _vertex_output(lay: Layout, var: Variable, program: Program, target: Target) -> None:
+    sems = var.semantics
+    if len(sems) > 1:
+        raise _packed_semantics(var, "output")
     reg = var.register[1] if var.register else None
+    width = var.type.width
     # a scalar register (oFog, oPts, oDepth) has only .x, whatever mask it was lifted with
-    mask = 0x1 if var.type.width == 1 else var.mask
-    if lay.stage == "vertex":
-        if sem is not None and sem.usage is U.POSITION and sem.index == 0:
-            lay.reach(var, Access("gl_Position"))
-            refl["outputs"].append(_io_entry(sem, reg, mask, "gl_Position", None))
-            return
-        if sem is not None and sem.usage is U.PSIZE and sem.index == 0:
-            if var.type.width != 1:
+    mask = 0x1 if width == 1 else var.mask
+    if sems:
+        sem = sems[0][1]
+        usage, index = sem.usage, sem.index
+        label, usage_name, gl_loc, vk_loc, builtin = SEMANTICS.get((usage, index)) or _semantic_row(usage, index)
+        if builtin is not None:
+            if usage is PSIZE and width != 1:
                 raise UnsupportedError(-1, f"output {var.name}: a vec4 point size must be split by the io pass")
-            lay.reach(var, Access("gl_PointSize"))
-            refl["outputs"].append(_io_entry(sem, reg, mask, "gl_PointSize", None))
+            lay.access[id(var)] = Access(builtin)
+            lay.texts[var] = builtin
+            lay.reflection["outputs"].append(_io_entry(usage_name, index, reg, mask, builtin, None))
             return
-        label = semantic_name(sem) if sem else f"o{reg}"
-        name = f"v_{label}"
-        if name in namer.used:
-            raise UnsupportedError(-1, f"two outputs carry the semantic {label}")
-        namer.reserve(name)
-        loc = varying_location(sem, reg, target)
-        lay.decls.append(Decl("vs_output", name, "vec4", location=loc if target.varying_locations else None))
-        lay.reach(var, Access(name, ".x" if var.type.width == 1 else ""))
-        refl["outputs"].append(_io_entry(sem, reg, mask, name, loc))
-        return
-    # fragment outputs
-    if sem is not None and sem.usage is U.DEPTH:
+        loc = vk_loc if target.vulkan else gl_loc
+    else:
+        label, usage_name, index = f"o{reg}", None, None
+        loc = NO_SEMANTIC_VK_LOCATION + (reg or 0) if target.vulkan else None
+    name = "v_" + label
+    used = lay.namer.used
+    if name in used:
+        raise UnsupportedError(-1, f"two outputs carry the semantic {label}")
+    used.add(name)
+    lay.decls.append(Decl("vs_output", name, "vec4", None, loc if target.varying_locations else None))
+    _reach_varying(lay, var, name)
+    lay.reflection["outputs"].append({
+        "usage": usage_name, "usage_index": index, "register": reg,
+        "mask": MASK_NAMES[mask] if 0 <= mask < 16 else _mask_name(mask), "glsl": name, "location": loc})
+
+
+def _fragment_output(lay: Layout, var: Variable, program: Program, target: Target) -> None:
+    sems = var.semantics
+    if len(sems) > 1:
+        raise _packed_semantics(var, "output")
+    sem = sems[0][1] if sems else None
+    reg = var.register[1] if var.register else None
+    mask = 0x1 if var.type.width == 1 else var.mask
+    usage_name = USAGE_NAMES[sem.usage] if sem is not None else None
+    index = sem.index if sem is not None else None
+    if sem is not None and sem.usage is DEPTH:
         if target.appendix_a:
             lay.extensions.append("GL_EXT_frag_depth")
             name = "gl_FragDepthEXT"
         else:
             name = "gl_FragDepth"
         lay.reach(var, Access(name))
-        refl["outputs"].append(_io_entry(sem, reg, mask, name, None))
+        lay.reflection["outputs"].append(_io_entry(usage_name, index, reg, mask, name, None))
         return
-    n = sem.index if sem is not None else (reg or 0)
+    n = index if sem is not None else (reg or 0)
     if not target.in_out:
-        colours = [v for v in program.variables_of(Storage.OUTPUT) if v.semantic and v.semantic.usage is U.COLOR]
+        colours = [v for v in program.variables_of(OUTPUT) if v.semantic and v.semantic.usage is COLOR]
         multi = any(v.semantic.index > 0 for v in colours)
         if multi and target.es:
             raise UnsupportedError(-1, "GLSL ES 1.00 has one colour output; oC1-oC3 need GL_EXT_draw_buffers, "
                                        "which the validator does not support: use essl300")
         name = f"gl_FragData[{n}]" if multi else "gl_FragColor"
         lay.reach(var, Access(name))
-        refl["outputs"].append(_io_entry(sem, reg, mask, name, n))
+        lay.reflection["outputs"].append(_io_entry(usage_name, index, reg, mask, name, n))
         return
-    name = namer.reserve(f"out_color{n}")
-    lay.decls.append(Decl("fs_output", name, "vec4", location=n))
-    lay.reach(var, Access(name))
-    refl["outputs"].append(_io_entry(sem, reg, mask, name, n))
+    name = lay.namer.reserve(f"out_color{n}")
+    lay.decls.append(Decl("fs_output", name, "vec4", None, n))
+    lay.access[id(var)] = Access(name)
+    lay.texts[var] = name
+    lay.reflection["outputs"].append(_io_entry(usage_name, index, reg, mask, name, n))

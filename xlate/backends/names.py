@@ -87,13 +87,12 @@ def is_reserved(name: str) -> bool:
     return name in RESERVED or name.lower().startswith("gl_") or "__" in name
 
 
-_LEGAL = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,%d}" % (MAX_LENGTH - 1))
-
-
 def sanitize(raw: str) -> str:
     """A legal identifier close to ``raw`` (not yet made unique)."""
-    if _LEGAL.fullmatch(raw) and "__" not in raw and raw != "_" and raw not in RESERVED \
-            and raw[:3].lower() != "gl_":
+    # An ASCII str.isidentifier() is [A-Za-z_][A-Za-z0-9_]*, tested in C
+    # for a third less than the same regular expression.
+    if raw.isascii() and raw.isidentifier() and len(raw) <= MAX_LENGTH and "__" not in raw and raw != "_" \
+            and raw not in RESERVED and raw[:3].lower() != "gl_":
         return raw  # already legal (r0, in_texcoord0, vs_WorldViewProj): nothing below would change it
     name = _BAD_CHARS.sub("_", raw)
     name = _UNDERSCORES.sub("_", name)

@@ -9,12 +9,32 @@ from __future__ import annotations
 
 import math
 
+from ..bytecode.tables import SW_MINOR, ShaderKind, ShaderVersion
 from ..ir.program import Program, Storage
 
 FILE = {Storage.FLOAT_CONST: "float", Storage.INT_CONST: "int", Storage.BOOL_CONST: "bool"}
+FILE_LETTERS = {"c": "float", "i": "int", "b": "bool"}  # notes["defs"] names the files by their variables
 # notes["draw_state"]["samplers"] holds the asm names (SamplerType.asm); the
 # reflection spells them as its "samplers" list does
 SAMPLER_NAMES = {"2d": "2d", "1d": "2d", "unknown": "2d", "cube": "cube", "volume": "volume"}
+VERTEX = ShaderKind.VERTEX  # read once: an Enum member read off its class is slow in Python 3.11
+
+
+def shader_model(version: ShaderVersion) -> str:
+    """``version.name`` ("vs_2_0", "ps_2_x" ...), from a table: the header
+    comment and the reflection both want it, and the property builds it
+    anew (through three more properties) each time."""
+    name = SHADER_MODELS.get((version.kind, version.major, version.minor))
+    return name if name is not None else version.name
+
+
+# Every D3D9 version (and a few that do not exist): any other is spelled by the property.
+SHADER_MODELS = {
+    (v.kind, v.major, v.minor): v.name
+    for v in (ShaderVersion(kind, major, minor) for kind in ShaderKind
+              for major, minor in ((1, 0), (1, 1), (1, 2), (1, 3), (1, 4), (2, 0), (2, 1), (2, SW_MINOR),
+                                   (3, 0), (3, SW_MINOR)))
+}
 
 
 def _json_float(x: float):
@@ -27,11 +47,30 @@ def _json_float(x: float):
     return x
 
 
+def _json_floats(values) -> list:
+    floats = list(map(float, values))
+    if all(map(math.isfinite, floats)):  # the usual case, tested in one C loop
+        return floats
+    return [_json_float(x) for x in floats]
+
+
+def _bools(values) -> list:
+    return [bool(v) for v in values]
+
+
+def _ints(values) -> list:
+    return [int(v) for v in values]
+
+
+DEF_VALUES = {"float": _json_floats, "bool": _bools}  # any other file: _ints
+
+
 def build(program: Program, target, options, layout_reflection: dict) -> dict:
-    io = dict(program.notes.get("io", {}))
-    refl = {
-        "stage": "vertex" if program.is_vertex else "fragment",
-        "shader_model": program.version.name,
+    notes = program.notes
+    io = notes.get("io") or {}
+    return {
+        "stage": "vertex" if program.version.kind is VERTEX else "fragment",
+        "shader_model": shader_model(program.version),
         "target": target.name,
         "constants": layout_reflection["constants"],
         "samplers": layout_reflection["samplers"],
@@ -47,7 +86,6 @@ def build(program: Program, target, options, layout_reflection: dict) -> dict:
                     "fixed_outputs": options.fixed_outputs, "legacy_multiply": options.legacy_multiply,
                     "infinities": options.infinities},
     }
-    return refl
 
 
 def draw_state(program: Program, uniforms: list[dict]) -> dict | None:
@@ -77,20 +115,9 @@ def defs(program: Program) -> list[dict]:
     From ``program.notes["defs"]`` ((file name, register, values) tuples)
     when the constants pass set it, else from ``program.defs``."""
     noted = program.notes.get("defs")
-    rows = []
     if noted is not None:
-        for name, index, values in noted:
-            rows.append(({"c": "float", "i": "int", "b": "bool"}.get(str(name), str(name)), index, values))
+        rows = [(FILE_LETTERS.get(str(name), str(name)), index, values) for name, index, values in noted]
     else:
-        for d in program.defs:
-            rows.append((FILE.get(d.storage, str(d.storage)), d.index, d.values))
-    out = []
-    for file, index, values in rows:
-        if file == "float":
-            values = [_json_float(v) for v in values]
-        elif file == "bool":
-            values = [bool(v) for v in values]
-        else:
-            values = [int(v) for v in values]
-        out.append({"file": file, "register": int(index), "values": values})
-    return out
+        rows = [(FILE.get(d.storage, str(d.storage)), d.index, d.values) for d in program.defs]
+    return [{"file": file, "register": int(index), "values": DEF_VALUES.get(file, _ints)(values)}
+            for file, index, values in rows]

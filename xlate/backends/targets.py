@@ -8,7 +8,7 @@ the ``vulkan`` GLSL compiled by glslangValidator (``spirv.py``).
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 class Api(enum.Enum):
@@ -40,16 +40,16 @@ class Target:
     # of temporaries, constant indexing of uniforms in fragment shaders
     appendix_a: bool = False
     binary: bool = False  # the output is SPIR-V bytes
+    # Derived from the fields above, once: the backend reads them for every
+    # shader (and `vulkan` for every interface variable), where a property
+    # would cost a call each time.
+    version_line: str = field(init=False, repr=False, compare=False)
+    vulkan: bool = field(init=False, repr=False, compare=False)
 
-    @property
-    def version_line(self) -> str:
-        if self.es and self.version >= 300:
-            return f"#version {self.version} es"
-        return f"#version {self.version}"
-
-    @property
-    def vulkan(self) -> bool:
-        return self.api is Api.VULKAN
+    def __post_init__(self):
+        es_suffix = " es" if self.es and self.version >= 300 else ""
+        object.__setattr__(self, "version_line", f"#version {self.version}{es_suffix}")
+        object.__setattr__(self, "vulkan", self.api is Api.VULKAN)
 
 
 TARGETS: dict[str, Target] = {

@@ -14,6 +14,7 @@ from pathlib import Path
 import jinja2
 
 from . import declarations
+from .reflection import shader_model
 
 
 def template_dirs() -> list[str]:
@@ -45,7 +46,21 @@ def environment() -> jinja2.Environment:
 
 @functools.lru_cache(maxsize=1)
 def shader_template() -> jinja2.Template:
-    return environment().get_template("glsl/shader.glsl.j2")
+    template = environment().get_template("glsl/shader.glsl.j2")
+    # Its globals are a ChainMap over the environment's (empty, see
+    # environment()), which every render walks in Python to list their
+    # names: a plain empty dict says the same for nothing.
+    template.globals = {}
+    return template
+
+
+def render(template: jinja2.Template, variables: dict) -> str:
+    """``template.render(**variables)`` for a fraction of the cost: the
+    compiled template runs on a context that shares ``variables`` (render()
+    copies them twice first).  Jinja's own error handling (which rewrites
+    tracebacks to point into the template) is skipped: our templates raise
+    only on a bug, and StrictUndefined still names the missing variable."""
+    return "".join(template.root_render_func(template.new_context(variables, shared=True)))
 
 
 def render_shader(*, target, stage, program, layout, extensions, helpers, functions) -> str:
@@ -54,20 +69,31 @@ def render_shader(*, target, stage, program, layout, extensions, helpers, functi
     The template writes every blank line itself (one before each section,
     none at the end) and no line it is given is blank or ends in spaces, so
     the text needs no clean-up afterwards."""
-    header = f"xlate: {program.version.name} {stage} shader for {target.name}"
     spelled: dict[str, list[str]] = {}  # decl kind -> lines, in declaration order
     spelling = declarations.SPELLING
     for d in layout.decls:
-        line = spelling[d.kind](target, d)
-        group = spelled.get(d.kind)
+        kind = d.kind
+        group = spelled.get(kind)
         if group is None:
-            spelled[d.kind] = [line]
+            spelled[kind] = [spelling[kind](target, d)]
         else:
-            group.append(line)
+            group.append(spelling[kind](target, d))
     sections = ["\n".join(spelled[kind]) for kind in declarations.SECTIONS if kind in spelled]
-    blocks = [(b, "\n".join([declarations.block_member(target, m) for m in b.members])) for b in layout.blocks]
-    return shader_template().render(
-        target=target, stage=stage, header=header, extensions=extensions, declarations=sections,
-        blocks=blocks, globals="\n".join(spelled.get("global", ())), helpers="\n".join(helpers),
-        functions=[(name, "\n".join(lines)) for name, lines in functions],
-    )
+    # the precision block the template writes (see its header)
+    if target.es:
+        precision = "fallback" if target.version < 300 and stage == "fragment" else "highp"
+    else:
+        precision = ""
+    blocks = [(b.name, b.set, b.binding, "\n".join([declarations.block_member(target, m) for m in b.members]))
+              for b in layout.blocks]
+    return render(shader_template(), {
+        "version_line": target.version_line,
+        "header": f"xlate: {shader_model(program.version)} {stage} shader for {target.name}",
+        "precision": precision,
+        "extensions": extensions,
+        "declarations": sections,
+        "blocks": blocks,
+        "globals": "\n".join(spelled.get("global", ())),
+        "helpers": "\n".join(helpers),
+        "functions": [(name, "\n".join(lines)) for name, lines in functions],
+    })
