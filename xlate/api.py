@@ -52,21 +52,7 @@ def translate(data: bytes, target: str = "glsl330", **options) -> Translation:
     finally:
         if collecting:
             gc.enable()
-    return _translation(code, reflection, tgt.name, diagnostics)
-
-
-def _translation(code: str | bytes, reflection: dict, target: str, diagnostics: list[str]) -> Translation:
-    """``Translation(code, reflection, target, diagnostics)``, its fields
-    stored the way pickle restores them: a frozen dataclass's own __init__
-    goes through object.__setattr__ per field, which costs more than twice
-    this (and this is every translation's fixed cost)."""
-    t = object.__new__(Translation)
-    fields = t.__dict__
-    fields["code"] = code
-    fields["reflection"] = reflection
-    fields["target"] = target
-    fields["diagnostics"] = diagnostics
-    return t
+    return Translation(code, reflection, tgt.name, diagnostics)
 
 
 def _translate(data: bytes, target: Target, options: Options) -> tuple[str | bytes, dict, list[str]]:
