@@ -101,14 +101,26 @@ _TYPE_NAMES = {
 # --------------------------------------------------------------------------
 
 
+# The fields' slots of each class live in a bare base class, for the parser's
+# fast construction (see "Fast construction" in model.py).
+
+
+class _StructMemberSlots:
+    __slots__ = ("name", "type")
+
+
 @dataclass(frozen=True, slots=True)
-class StructMember:
+class StructMember(_StructMemberSlots):
     name: str
     type: "TypeInfo"
 
 
+class _TypeInfoSlots:
+    __slots__ = ("cls", "type", "rows", "columns", "elements", "members")
+
+
 @dataclass(frozen=True, slots=True)
-class TypeInfo:
+class TypeInfo(_TypeInfoSlots):
     """D3DXSHADER_TYPEINFO.  ``cls`` and ``type`` are enums, or ints when unknown."""
 
     cls: ParameterClass | int
@@ -140,8 +152,12 @@ class TypeInfo:
         return f"<class {int(self.cls)}> {base}"
 
 
+class _ConstantSlots:
+    __slots__ = ("name", "register_set", "register_index", "register_count", "type", "default_value")
+
+
 @dataclass(frozen=True, slots=True)
-class Constant:
+class Constant(_ConstantSlots):
     """One D3DXSHADER_CONSTANTINFO record.
 
     The constant lives in registers ``[register_index, register_index +
@@ -189,8 +205,12 @@ class Constant:
         return tuple(floats[i:i + width] for i in range(0, len(floats) - width + 1, width))
 
 
+class _ConstantTableSlots:
+    __slots__ = ("creator", "version_token", "flags", "target", "constants")
+
+
 @dataclass(frozen=True, slots=True)
-class ConstantTable:
+class ConstantTable(_ConstantTableSlots):
     creator: str
     version_token: int
     flags: int
@@ -216,27 +236,12 @@ class ConstantTable:
         return None
 
 
-# Fast construction for the parser: a bare object with the same slots, plain
+# Fast construction for the parser: an instance of the slots base, plain
 # stores, then it becomes the frozen class (see "Fast construction" in
 # model.py for why).
 
 _new = object.__new__
-
-
-class _StructMemberSlots:
-    __slots__ = StructMember.__slots__
-
-
-class _TypeInfoSlots:
-    __slots__ = TypeInfo.__slots__
-
-
-class _ConstantSlots:
-    __slots__ = Constant.__slots__
-
-
-class _ConstantTableSlots:
-    __slots__ = ConstantTable.__slots__
+assert not any(cls.__slots__ for cls in (StructMember, TypeInfo, Constant, ConstantTable))
 
 
 def _new_struct_member(name, type) -> StructMember:
@@ -318,6 +323,10 @@ class _Parser:
 
     def __init__(self, payload: bytes, base: int):
         self.data = bytes(payload)
+        # The table as text, for ``string``: latin-1 maps every byte to the
+        # character of that code, so the offsets are the same, an untrusted
+        # name can never fail to decode, and one decoding serves all strings.
+        self.text = self.data.decode("latin-1")
         self.base = base
         # Work and memory limits that keep hostile tables O(payload).
         # ``budget`` caps the expanded type tree: a real table spends at
@@ -326,7 +335,6 @@ class _Parser:
         # ``copy_budget`` caps the bytes copied out as names and default
         # values, which could otherwise overlap arbitrarily often.
         self.budget = max(64, len(self.data))
-        self.expanded = 0
         self.copy_budget = 4 * len(self.data) + 4096
         self.strings: dict[int, str] = {}
         # Per TYPEINFO offset (fxc shares them between constants): the
@@ -371,21 +379,19 @@ class _Parser:
         cached = self.strings.get(start)
         if cached is not None:
             return cached
-        if start >= len(self.data):
-            raise self.error(
-                field_at,
-                f"the {what} string offset 0x{start:x} is outside the {len(self.data)}-byte constant table",
-            )
-        end = self.data.find(b"\0", start)
-        if end < 0:
+        end = self.text.find("\0", start)
+        if end < 0:  # (find finds nothing from an offset past the end either)
+            if start >= len(self.data):
+                raise self.error(
+                    field_at,
+                    f"the {what} string offset 0x{start:x} is outside the {len(self.data)}-byte constant table",
+                )
             raise self.error(start, f"the {what} string at table offset 0x{start:x} has no NUL terminator")
         # As ``copy`` does, without building its message unless it is needed.
         self.copy_budget -= end - start
         if self.copy_budget < 0:
             raise self._overlap_error(field_at, f"{what} string")
-        # latin-1 maps every byte, so an untrusted name can never fail to decode.
-        text = self.data[start:end].decode("latin-1")
-        self.strings[start] = text
+        text = self.strings[start] = self.text[start:end]
         return text
 
     def type_info(self, offset: int, field_at: int, depth: int) -> tuple[TypeInfo, int, int, int]:
@@ -402,12 +408,14 @@ class _Parser:
             raise self.error(field_at, f"the type at table offset 0x{offset:x} contains itself")
         if depth > MAX_STRUCT_DEPTH:
             raise self.error(field_at, f"structs are nested more than {MAX_STRUCT_DEPTH} levels deep")
-        self.check_range(field_at, offset, TYPE_INFO_SIZE, "type description")
+        if offset + TYPE_INFO_SIZE > len(self.data):  # check_range, message built only when needed
+            raise self._range_error(field_at, offset, TYPE_INFO_SIZE, "type description")
         cls, typ, rows, columns, elements, nmembers, members_at = _TYPE_INFO.unpack_from(self.data, offset)
         count = elements or 1  # 1 for a non-array; tolerate 0
         size = 1
-        members = []
+        members: list | tuple = ()
         if nmembers:
+            members = []
             # Members are read whatever the class, so that a count that does
             # not fit is reported rather than silently ignored.
             self.check_range(offset + 10, members_at, nmembers * MEMBER_INFO_SIZE, "struct member array")
@@ -477,13 +485,28 @@ class _Parser:
         target = self.string(target_at, 24, "target")
         if info_at > len(data) or count * CONSTANT_INFO_SIZE > len(data) - info_at:  # check_range, message built only when needed
             raise self._range_error(12, info_at, count * CONSTANT_INFO_SIZE, f"array of {count} constant descriptions")
+        # The loop asks the string and type caches itself (``string`` and
+        # ``type_info`` would, one call later), and then the common types.
+        strings = self.strings
+        types = self.types
+        budget = self.budget
+        expanded = 0  # type nodes expanded over all constants
         constants = []
         for at in range(info_at, info_at + count * CONSTANT_INFO_SIZE, CONSTANT_INFO_SIZE):
             name_at, register_set, index, register_count, _reserved, type_at, default_at = _CONSTANT_INFO.unpack_from(data, at)
-            name = self.string(name_at, at, "constant name")
-            info, type_size, registers, components = self.type_info(type_at, at + 12, 0)
-            self.expanded += type_size
-            if self.expanded > self.budget:
+            name = strings.get(name_at)
+            if name is None:
+                name = self.string(name_at, at, "constant name")
+            known = types.get(type_at)
+            if known is None:
+                known = _COMMON_TYPES.get(data[type_at:type_at + TYPE_INFO_SIZE])
+                if known is None:
+                    known = self.type_info(type_at, at + 12, 0)
+                else:
+                    types[type_at] = known  # as ``type_info`` would (struct members may share it)
+            info, type_size, registers, components = known
+            expanded += type_size
+            if expanded > budget:
                 raise self._too_big(at + 12)
             constants.append(_new_constant(
                 name,
@@ -494,6 +517,31 @@ class _Parser:
                 self.default_value(default_at, at + 16, register_set, registers, components) if default_at else None,
             ))
         return _new_constant_table(creator, version, flags, target, tuple(constants))
+
+
+def _common_types() -> dict[bytes, tuple[TypeInfo, int, int, int]]:
+    """The types nearly every table has -- scalars, vectors and matrices of
+    bool, int and float, and the objects (samplers, textures), none an array
+    or a struct -- by their 16-byte TYPEINFO record, parsed once here (by the
+    parser itself) rather than in every table.  A constant's type is looked
+    up here by its record's bytes; TypeInfo is immutable, so every table may
+    share these."""
+    shapes = [(ParameterClass.OBJECT, typ, 1, 1) for typ in ParameterType]
+    shapes += [
+        (cls, typ, rows, columns)
+        for cls in (ParameterClass.SCALAR, ParameterClass.VECTOR, ParameterClass.MATRIX_ROWS, ParameterClass.MATRIX_COLUMNS)
+        for typ in (ParameterType.BOOL, ParameterType.INT, ParameterType.FLOAT)
+        for rows in range(1, 5)
+        for columns in range(1, 5)
+    ]
+    table = {}
+    for cls, typ, rows, columns in shapes:
+        record = _TYPE_INFO.pack(cls, typ, rows, columns, 1, 0, 0)
+        table[record] = _Parser(record, 0).type_info(0, 0, 0)
+    return table
+
+
+_COMMON_TYPES = _common_types()
 
 
 def parse_ctab(payload: bytes, base_offset: int = 0) -> ConstantTable:

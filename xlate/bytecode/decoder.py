@@ -6,8 +6,9 @@ the byte offset of the token at fault for anything it does not understand.
 Nothing else escapes: every read is bounds-checked before it happens.
 
 It reads an instruction in one of two ways.  Almost every instruction in a
-real shader is *plain* (see "Precomputed tables" below): ``_plain_instruction``
-reads those with a dict look-up per token and nothing else.  Anything else --
+real shader is *plain* (see "Precomputed tables" below): the plain readers
+(``_plain_operation`` and its siblings) read those with a dict look-up or two
+per token and nothing else.  Anything else --
 an error, or a rarer legal form: predication, co-issue, result shifts,
 relative addressing -- goes to the general reader (``_instruction`` and
 below), which checks one field at a time in the documented order and raises
@@ -18,6 +19,8 @@ accepts and builds the same objects, so which reader ran is invisible.
 from __future__ import annotations
 
 import struct
+import sys
+from array import array
 from typing import NoReturn
 
 from ..errors import (
@@ -37,7 +40,11 @@ from ..errors import (
 )
 from .ctab import parse_ctab
 from .model import (
+    _InstructionSlots,
+    _SourceOperandSlots,
     Comment,
+    Declaration,
+    DestOperand,
     Instruction,
     Item,
     RelativeAddress,
@@ -61,12 +68,14 @@ from .tables import (
     PSEUDO_OPCODES,
     REGISTER_FILES,
     XNA_EFFECT_MAGIC,
+    DeclUsage,
     DstMod,
     Layout,
     Opcode,
     OpcodeInfo,
     RegisterFile,
     RegisterType,
+    SamplerType,
     ShaderKind,
     ShaderVersion,
     SrcMod,
@@ -74,6 +83,7 @@ from .tables import (
 )
 
 R = RegisterType
+_new = object.__new__
 
 # Operand roles, for messages and register checks.
 _DST, _SRC, _PRED, _REL = "destination", "source", "predicate", "relative address"
@@ -83,32 +93,33 @@ _DST, _SRC, _PRED, _REL = "destination", "source", "predicate", "relative addres
 # --------------------------------------------------------------------------
 #
 # Most tokens in real shaders are plain: an instruction token with no
-# reserved, co-issue or predicate bit and a control value its opcode allows; a
-# parameter token that names a register of this version, with no relative
-# address, reserved bit or result shift.  The plain reader looks up a token's
-# "key" -- every bit except the register number, the swizzle / write mask and
-# (for instructions, in SM2+) the length field -- in a per-version dict built
-# here from the tables; the value holds what the instruction or operand
-# needs.  A miss is not an error, only not plain: the general reader then
-# checks the instruction field by field.  These tables are read-only data,
-# built once at import (a few milliseconds).
+# reserved, co-issue or predicate bit, a control value its opcode allows and
+# (in SM2+) the length one of its forms needs; a parameter token that names a
+# register of this version, with no relative address, reserved bit or result
+# shift.  The plain reader looks an instruction token up whole, and a
+# parameter token by its "key" -- every bit except the register number and
+# the swizzle / write mask -- in per-version dicts built here from the
+# tables; the value holds what the instruction or operand needs.  A miss is
+# not an error, only not plain: the general reader then checks the
+# instruction field by field.  These tables are read-only data, built once at
+# import (some 15 milliseconds, shared operands included).
 
 
-def _instruction_key(token: int) -> int:
-    """Opcode (bits 0-15), control (16-23) and flag bits (28-31)."""
-    return token & 0xF0FFFFFF
+# A parameter token's key is the token with the register number and the
+# swizzle / write mask cleared: one ``&``, where packing the fields into a
+# small int took six operations.
+_SOURCE_KEY_MASK = 0xFF00F800  # bits 24-31 (bit 31, register type bits 0-2, source modifier), 11-15
+_DEST_KEY_MASK = 0xFFF0F800  # bits 20-31 (as above, result shift and modifiers), 11-15
 
 
 def _source_key(token: int) -> int:
-    """Bits 24-31 (bit 31, register type bits 0-2, source modifier) above
-    bits 11-15 (register type bits 3-4, relative address, reserved)."""
-    return ((token >> 19) & 0x1FE0) | ((token >> 11) & 0x1F)
+    """Bit 31, register type, source modifier, relative and reserved bits."""
+    return token & _SOURCE_KEY_MASK
 
 
 def _dest_key(token: int) -> int:
-    """Bits 20-31 (bit 31, register type bits 0-2, result shift, result
-    modifiers) above bits 11-15 (as in ``_source_key``)."""
-    return ((token >> 15) & 0x1FFE0) | ((token >> 11) & 0x1F)
+    """Bit 31, register type, result shift and modifiers, relative and reserved bits."""
+    return token & _DEST_KEY_MASK
 
 
 # Raw field value -> enum member, so that no path calls an Enum (a try/except
@@ -127,8 +138,62 @@ _END = int(Opcode.END)
 _OPERANDS = Layout.OPERANDS
 _DCL = Layout.DCL
 
-# A plain operand: (register type, number of registers, modifier).
-_PlainOperand = tuple[RegisterType, int, SrcMod | DstMod]
+# A plain operand: (register type, number of registers, modifier, shared
+# operands), the last by ``_SHARED_FIELDS`` bits (see ``_SharedOperands``).
+_PlainOperand = tuple[RegisterType, int, SrcMod | DstMod, dict]
+
+# Shared operands: the operands that shaders name again and again -- a
+# register read whole or replicated (.xyzw .xxxx .yyyy .zzzz .wwww, nine
+# reads in ten) or written through any mask, with no modifier -- are built
+# once at import and shared by every shader that names them; they are
+# immutable, so sharing them is invisible.  Building an operand and freeing
+# it later costs about as much as all the rest of decoding its token.  A
+# plain token finds its operand by its swizzle / write mask and register
+# number (``token & _SHARED_FIELDS``).
+_SHARED_FIELDS = 0x00FF07FF  # bits 16-23 (swizzle, or write mask and 4 zero bits) and 0-10
+_SHARED_SWIZZLES = (0xE4, 0x00, 0x55, 0xAA, 0xFF)
+# Registers with shared operands: the first 32 of a file (as many as there
+# are temporaries; c0-c31 take 96% of the constant reads), and as
+# destinations only in files no larger (not the constants, which only def
+# writes).
+_SHARED_REGISTERS = 32
+
+
+# The usage tokens of real dcls -- a usage and usage index (inputs and
+# outputs) or a sampler type, with bit 31 set -- have their Declaration
+# shared the same way.
+_SHARED_DECLARATIONS: dict[int, Declaration] = {
+    raw: new_declaration(raw)
+    for raw in [BITS.PARAM | usage | index << 16 for usage in DeclUsage for index in range(16)]
+    + [BITS.PARAM | sampler_type << 27 for sampler_type in SamplerType]
+}
+
+
+class _SharedOperands:
+    """Builds the shared-operand tables for ``_Profile``, each once."""
+
+    def __init__(self):
+        self.tables: dict[tuple, dict[int, SourceOperand | DestOperand]] = {}
+
+    def sources(self, rtype: RegisterType, count: int) -> dict[int, SourceOperand]:
+        key = ("source", rtype, min(count, _SHARED_REGISTERS))
+        if key not in self.tables:
+            self.tables[key] = {
+                swizzle << 16 | index: new_source_operand(rtype, index, swizzle, SrcMod.NONE, None)
+                for swizzle in _SHARED_SWIZZLES
+                for index in range(key[2])
+            }
+        return self.tables[key]
+
+    def destinations(self, rtype: RegisterType, count: int) -> dict[int, DestOperand]:
+        key = ("destination", rtype, count if count <= _SHARED_REGISTERS else 0)
+        if key not in self.tables:
+            self.tables[key] = {
+                mask << 16 | index: new_dest_operand(rtype, index, mask, _DST_MODS[0], 0, None)
+                for mask in range(16)
+                for index in range(key[2])
+            }
+        return self.tables[key]
 
 
 class _OpcodeEntry:
@@ -171,27 +236,54 @@ class _OpcodeEntry:
             self.sm1_length = 1 + self.literal_count
 
 
+class _PlainForm:
+    """One plain instruction token: its opcode's entry, the number of tokens
+    the instruction takes (``size``, the instruction token included) and the
+    plain reader for its layout (a ``_Decoder`` method)."""
+
+    __slots__ = ("entry", "opcode", "control", "size", "read", "plain_dsts")
+
+    def __init__(self, entry: _OpcodeEntry, control: int, length: int):
+        self.entry = entry
+        self.opcode = entry.opcode
+        self.control = control
+        self.size = 1 + length
+        self.plain_dsts = entry.plain_dsts
+        if entry.layout is Layout.DCL:
+            self.read = _Decoder._plain_dcl
+        elif entry.layout is not Layout.OPERANDS:
+            self.read = _Decoder._plain_def
+        elif entry.has_dst:
+            self.read = _Decoder._plain_operation
+        else:
+            self.read = _Decoder._plain_control
+
+    @staticmethod
+    def lengths(entry: _OpcodeEntry, sm1: bool) -> list[int]:
+        """The parameter counts a plain instruction of ``entry`` may have."""
+        if entry.layout is not Layout.OPERANDS or sm1:
+            return [entry.sm1_length]  # (the one count; SM1 reads only that many)
+        return sorted(entry.has_dst + n for n in entry.src_counts)
+
+
 class _Profile:
     """The decoder's view of one shader version.
 
     ``registers``: register files by raw 5-bit register type (``None`` where
     the type does not exist in this version); ``opcodes``: the opcodes the
-    version allows, by raw value; ``plain_instructions``, ``plain_srcs``,
-    ``plain_dsts`` and ``plain_written_dsts`` (writable files only): the
-    plain-token tables, by key.  ``instruction_key_mask`` is
-    ``_instruction_key``'s mask, widened in SM1 to the length field, which
-    must be 0 there.
+    version allows, by raw value; ``plain_instructions`` (by whole token),
+    ``plain_srcs``, ``plain_dsts`` and ``plain_written_dsts`` (writable files
+    only; by key): the plain-token tables.
     """
 
     __slots__ = (
-        "version", "sm1", "registers", "opcodes", "plain_instructions", "instruction_key_mask",
+        "version", "sm1", "registers", "opcodes", "plain_instructions",
         "plain_srcs", "plain_dsts", "plain_written_dsts",
     )
 
-    def __init__(self, version: ShaderVersion):
+    def __init__(self, version: ShaderVersion, shared: _SharedOperands):
         self.version = version
         self.sm1 = version.major == 1
-        self.instruction_key_mask = 0xFFFFFFFF if self.sm1 else _instruction_key(0xFFFFFFFF)
         files = REGISTER_FILES[version]
         self.registers: tuple[RegisterFile | None, ...] = tuple(
             files.get(R(v)) if v in R._value2member_map_ else None for v in range(32)
@@ -202,26 +294,27 @@ class _Profile:
         for rf in files.values():
             param = BITS.PARAM | register_type_bits(rf.type)
             for modifier in SrcMod:
-                self.plain_srcs[_source_key(param | modifier << BITS.SRCMOD_SHIFT)] = (rf.type, rf.count, modifier)
+                common = shared.sources(rf.type, rf.count) if modifier is SrcMod.NONE else {}
+                self.plain_srcs[_source_key(param | modifier << BITS.SRCMOD_SHIFT)] = (rf.type, rf.count, modifier, common)
             for modifiers in _DST_MODS:
                 key = _dest_key(param | modifiers << BITS.DSTMOD_SHIFT)
-                self.plain_dsts[key] = (rf.type, rf.count, modifiers)
+                common = shared.destinations(rf.type, rf.count) if not modifiers else {}
+                self.plain_dsts[key] = (rf.type, rf.count, modifiers, common)
                 if rf.writable:
-                    self.plain_written_dsts[key] = (rf.type, rf.count, modifiers)
+                    self.plain_written_dsts[key] = (rf.type, rf.count, modifiers, common)
         self.opcodes: dict[int, _OpcodeEntry] = {
             int(op): _OpcodeEntry(info, self)
             for op, info in OPCODES.items()
             if op not in PSEUDO_OPCODES and info.allowed_in(version)
         }
-        self.plain_instructions: dict[int, _OpcodeEntry] = {
-            _instruction_key(op | control << BITS.CONTROL_SHIFT): entry
-            for op, entry in self.opcodes.items()
-            for control in range(entry.max_control + 1)
-        }
-
-
-# Version token -> profile.  A token that is not here is not a known version.
-_PROFILES: dict[int, _Profile] = {v.token: _Profile(v) for v in KNOWN_VERSIONS}
+        # SM1 has no length field: its bits must be 0 there.
+        self.plain_instructions: dict[int, _PlainForm] = {}
+        for op, entry in self.opcodes.items():
+            for length in _PlainForm.lengths(entry, self.sm1):
+                length_bits = 0 if self.sm1 else length << BITS.LENGTH_SHIFT
+                for control in range(entry.max_control + 1):
+                    form = _PlainForm(entry, control, length)
+                    self.plain_instructions[op | control << BITS.CONTROL_SHIFT | length_bits] = form
 
 
 # --------------------------------------------------------------------------
@@ -284,6 +377,24 @@ def _register_type_of(token: int) -> int:
     return ((token >> 28) & 7) | ((token >> 8) & 0x18)
 
 
+# The array type code of a 32-bit unsigned int ('I' on every common platform).
+_DWORD = next(code for code in "IL" if array(code).itemsize == 4)
+
+
+def _tokens(data: bytes, n: int) -> array:
+    """The first ``n`` little-endian DWORDs of ``data``.
+
+    An array rather than ``struct.unpack``'s tuple: unpacking makes an int
+    object of every DWORD up front, comments and CTAB included (about 2 us
+    for a typical shader), while an array is one copy and makes an int only
+    for a token that is read.
+    """
+    tokens = array(_DWORD, data[:n * 4])
+    if sys.byteorder != "little":
+        tokens.byteswap()
+    return tokens
+
+
 # --------------------------------------------------------------------------
 # The decoder
 # --------------------------------------------------------------------------
@@ -305,7 +416,7 @@ class _Decoder:
         self.diagnostics: list[str] = []
         self.ctab = None
         self.ntokens = len(data) // 4
-        self.tokens = struct.unpack_from(f"<{self.ntokens}I", data, 0)
+        self.tokens = _tokens(data, self.ntokens)
         self.pos = 0
         self.end: int | None = None
         self.limit = 0
@@ -322,8 +433,12 @@ class _Decoder:
         self.sm1 = profile.sm1
         self.plain_srcs = profile.plain_srcs
         plain_instructions = profile.plain_instructions
-        key_mask = profile.instruction_key_mask
         items: list[Item] = []
+        # Shader.instructions is handed over, so that no reader filters
+        # ``items``: it is ``items`` after the ``leading`` comments, unless a
+        # comment comes between instructions (``interleaved``).
+        leading = 0
+        interleaved = False
         i = 1
         while True:
             if i >= n:
@@ -331,16 +446,21 @@ class _Decoder:
                     raise TruncatedError(n * 4, f"the blob length {len(data)} is not a multiple of 4; the last token is cut short")
                 raise MissingEndError(n * 4, "the stream ends without an END token (0x0000FFFF)")
             token = tokens[i]
-            entry = plain_instructions.get(token & key_mask)  # _instruction_key(token), in SM2+
-            if entry is not None:
-                instruction = self._plain_instruction(token, i, entry)
+            form = plain_instructions.get(token)
+            if form is not None:
+                instruction = form.read(self, i, form)
                 if instruction is not None:
                     items.append(instruction)
-                    i = self.pos
+                    i += form.size
                     continue
+                entry = form.entry
             else:  # a comment, END, or an instruction token that needs a closer look
                 special = token & _COMMENT_OR_END_MASK
                 if special == _COMMENT:
+                    if len(items) == leading:
+                        leading += 1
+                    else:
+                        interleaved = True
                     items.append(self._comment(token, i))
                     i = self.pos
                     continue
@@ -350,7 +470,10 @@ class _Decoder:
                     end = (i + 1) * 4
                     if end != len(data):
                         raise TrailingDataError(end, f"{_plural(len(data) - end, 'byte')} follow the END token")
-                    return new_shader(version, tuple(items), self.ctab, tuple(self.diagnostics))
+                    stream = tuple(items)
+                    instructions = (tuple([item for item in stream if item.__class__ is not Comment])
+                                    if interleaved else stream[leading:])
+                    return new_shader(version, stream, self.ctab, tuple(self.diagnostics), instructions)
                 entry = self._check_instruction_token(token, i * 4)
             self.entry = entry
             items.append(self._instruction(token, i, entry))
@@ -375,53 +498,140 @@ class _Decoder:
 
     # -- the plain reader ---------------------------------------------------------
 
-    def _plain_instruction(self, token: int, i: int, entry: _OpcodeEntry) -> Instruction | None:
-        """The instruction whose plain token is ``tokens[i]``, if all of it is
-        plain: it has the length its opcode needs, every register operand is
-        plain, and a dcl's usage token has no reserved bit set (def literals
-        may be any DWORDs).  Sets ``pos`` past it.  Returns None, having
-        changed nothing, for anything else: the general reader takes over.
-        """
-        pos = i + 1
-        end = pos + (entry.sm1_length if self.sm1 else (token >> 24) & 0xF)
+    # Each reads the instruction whose plain token is ``tokens[i]``, if all of
+    # it is plain: every register operand is plain, and a dcl's usage token
+    # has no reserved bit set (def literals may be any DWORDs).  It returns
+    # None for anything else, and the general reader takes over.  (``run``
+    # steps past the ``form.size`` tokens read.)
+
+    def _plain_operation(self, i: int, form: _PlainForm) -> Instruction | None:
+        """A destination, then sources: nine instructions in ten."""
+        end = i + form.size
         if end > self.ntokens:
             return None
         tokens = self.tokens
-        layout = entry.layout
-        dst = None
-        if entry.has_dst:
-            at = pos + 1 if layout is _DCL else pos  # a dcl's usage token comes first
-            if at >= end:
+        t = tokens[i + 1]
+        plain = form.plain_dsts.get(t & 0xFFF0F800)  # _dest_key(t)
+        if plain is None:
+            return None
+        dst = plain[3].get(t & 0x00FF07FF)  # _SHARED_FIELDS
+        if dst is None:
+            dst = self._plain_dst(t, plain)
+            if dst is None:
                 return None
-            t = tokens[at]
-            plain = entry.plain_dsts.get(((t >> 15) & 0x1FFE0) | ((t >> 11) & 0x1F))  # _dest_key(t)
-            if plain is None or (t & BITS.REG_NUM_MASK) >= plain[1]:
-                return None
-            dst = new_dest_operand(plain[0], t & BITS.REG_NUM_MASK, (t >> 16) & 0xF, plain[2], 0, None)
-        if layout is _OPERANDS:
-            first = pos + 1 if entry.has_dst else pos
-            if end - first not in entry.src_counts:
-                return None
-            plain_srcs = self.plain_srcs
-            srcs = []
-            for at in range(first, end):
-                t = tokens[at]
-                plain = plain_srcs.get(((t >> 19) & 0x1FE0) | ((t >> 11) & 0x1F))  # _source_key(t)
-                if plain is None or (t & BITS.REG_NUM_MASK) >= plain[1]:
-                    return None
-                srcs.append(new_source_operand(plain[0], t & BITS.REG_NUM_MASK, (t >> 16) & 0xFF, plain[2], None))
-            instruction = new_instruction(entry.opcode, dst, tuple(srcs), (token >> 16) & 0xFF, None, False, None, (), i * 4)
-        elif layout is _DCL:
-            usage = tokens[pos]
-            if end != pos + 2 or usage & (BITS.PARAM | DCL_RESERVED_MASK) != BITS.PARAM:
-                return None
-            instruction = new_instruction(entry.opcode, dst, (), 0, None, False, new_declaration(usage), (), i * 4)
-        else:  # def, defi, defb: the destination, then raw literals
-            if end != pos + 1 + entry.literal_count:
-                return None
-            instruction = new_instruction(entry.opcode, dst, (), 0, None, False, None, tokens[pos + 1:end], i * 4)
-        self.pos = end
+        srcs = self._plain_sources(i + 2, end)
+        if srcs is None:
+            return None
+        # (``new_instruction``, written out as in ``_plain_sources``)
+        instruction = _new(_InstructionSlots)
+        instruction.opcode = form.opcode
+        instruction.dst = dst
+        instruction.srcs = srcs
+        instruction.control = form.control
+        instruction.predicate = None
+        instruction.coissue = False
+        instruction.declaration = None
+        instruction.literals = ()
+        instruction.offset = i * 4
+        instruction.__class__ = Instruction
         return instruction
+
+    def _plain_control(self, i: int, form: _PlainForm) -> Instruction | None:
+        """Sources only (if, rep, call, ...)."""
+        end = i + form.size
+        if end > self.ntokens:
+            return None
+        srcs = self._plain_sources(i + 1, end)
+        if srcs is None:
+            return None
+        return new_instruction(form.opcode, None, srcs, form.control, None, False, None, (), i * 4)
+
+    def _plain_sources(self, first: int, end: int) -> tuple[SourceOperand, ...] | None:
+        """The source operands in ``tokens[first:end]``, if all are plain."""
+        plain_srcs = self.plain_srcs
+        srcs = []
+        for t in self.tokens[first:end]:
+            plain = plain_srcs.get(t & 0xFF00F800)  # _source_key(t)
+            if plain is None:
+                return None
+            src = plain[3].get(t & 0x00FF07FF)  # _SHARED_FIELDS
+            if src is None:
+                rtype, count, modifier, _ = plain
+                index = t & 0x7FF  # the register number
+                if index >= count:
+                    return None
+                # (``new_source_operand``, written out: a call would cost as
+                # much again, and this is the decoder's innermost loop)
+                src = _new(_SourceOperandSlots)
+                src.type = rtype
+                src.index = index
+                src.swizzle = (t >> 16) & 0xFF
+                src.modifier = modifier
+                src.relative = None
+                src.__class__ = SourceOperand
+            srcs.append(src)
+        return tuple(srcs)
+
+    def _plain_dcl(self, i: int, form: _PlainForm) -> Instruction | None:
+        """The usage token, then the declared register."""
+        if i + 3 > self.ntokens:
+            return None
+        tokens = self.tokens
+        usage = tokens[i + 1]
+        if usage & (BITS.PARAM | DCL_RESERVED_MASK) != BITS.PARAM:
+            return None
+        t = tokens[i + 2]
+        plain = form.plain_dsts.get(t & 0xFFF0F800)  # _dest_key(t)
+        if plain is None:
+            return None
+        dst = plain[3].get(t & 0x00FF07FF)  # _SHARED_FIELDS
+        if dst is None:
+            dst = self._plain_dst(t, plain)
+            if dst is None:
+                return None
+        declaration = _SHARED_DECLARATIONS.get(usage)
+        if declaration is None:
+            declaration = new_declaration(usage)
+        # (written out as in ``_plain_operation``: a fifth of all instructions are dcl)
+        instruction = _new(_InstructionSlots)
+        instruction.opcode = form.opcode
+        instruction.dst = dst
+        instruction.srcs = ()
+        instruction.control = 0
+        instruction.predicate = None
+        instruction.coissue = False
+        instruction.declaration = declaration
+        instruction.literals = ()
+        instruction.offset = i * 4
+        instruction.__class__ = Instruction
+        return instruction
+
+    def _plain_def(self, i: int, form: _PlainForm) -> Instruction | None:
+        """def, defi, defb: the destination, then raw literals."""
+        end = i + form.size
+        if end > self.ntokens:
+            return None
+        tokens = self.tokens
+        t = tokens[i + 1]
+        plain = form.plain_dsts.get(t & 0xFFF0F800)  # _dest_key(t)
+        if plain is None:
+            return None
+        dst = plain[3].get(t & 0x00FF07FF)  # _SHARED_FIELDS
+        if dst is None:
+            dst = self._plain_dst(t, plain)
+            if dst is None:
+                return None
+        return new_instruction(form.opcode, dst, (), 0, None, False, None, tuple(tokens[i + 2:end]), i * 4)
+
+    @staticmethod
+    def _plain_dst(t: int, plain: _PlainOperand) -> DestOperand | None:
+        """The destination operand of plain token ``t`` (``plain`` its table
+        entry) when no shared one is: None if the register is out of range."""
+        rtype, count, modifiers, _ = plain
+        index = t & 0x7FF  # the register number
+        if index >= count:
+            return None
+        return new_dest_operand(rtype, index, (t >> 16) & 0xF, modifiers, 0, None)
 
     # -- the general reader -------------------------------------------------------
 
@@ -637,3 +847,13 @@ class _Decoder:
         if token & (BITS.SRCMOD_MASK | BITS.RELATIVE):
             raise ReservedBitsError(offset, f"a relative-address token may carry no modifier or nested relative bit (0x{token:08x})")
         return new_relative_address(rtype, index, (token & BITS.SWIZZLE_MASK) >> BITS.SWIZZLE_SHIFT, False)
+
+
+def _profiles() -> dict[int, _Profile]:
+    shared = _SharedOperands()
+    return {v.token: _Profile(v, shared) for v in KNOWN_VERSIONS}
+
+
+# Version token -> profile.  A token that is not here is not a known version.
+# (Built last: the plain forms name ``_Decoder``'s readers.)
+_PROFILES: dict[int, _Profile] = _profiles()

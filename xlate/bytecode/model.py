@@ -32,8 +32,17 @@ from .tables import (
 )
 
 
+# Each class the decoder builds keeps its fields' slots in a bare base class
+# (``_*Slots``), so that the decoder can fill an instance of the base and then
+# make it the frozen class: see "Fast construction" below.
+
+
+class _RelativeAddressSlots:
+    __slots__ = ("type", "index", "swizzle", "implicit")
+
+
 @dataclass(frozen=True, slots=True)
-class RelativeAddress:
+class RelativeAddress(_RelativeAddressSlots):
     """The address register that indexes an operand: ``a0.x`` or ``aL``.
 
     ``swizzle`` is kept whole so that the encoder reproduces the token
@@ -57,8 +66,12 @@ class Register:
     index: int
 
 
+class _SourceOperandSlots:
+    __slots__ = ("type", "index", "swizzle", "modifier", "relative")
+
+
 @dataclass(frozen=True, slots=True)
-class SourceOperand:
+class SourceOperand(_SourceOperandSlots):
     type: RegisterType
     index: int
     swizzle: int = IDENTITY_SWIZZLE
@@ -79,8 +92,12 @@ _PARTIALPRECISION = int(DstMod.PARTIALPRECISION)
 _CENTROID = int(DstMod.CENTROID)
 
 
+class _DestOperandSlots:
+    __slots__ = ("type", "index", "write_mask", "modifiers", "shift", "relative")
+
+
 @dataclass(frozen=True, slots=True)
-class DestOperand:
+class DestOperand(_DestOperandSlots):
     type: RegisterType
     index: int
     write_mask: int = FULL_MASK
@@ -113,8 +130,12 @@ class DestOperand:
         return tuple(i for i in range(4) if self.write_mask & (1 << i))
 
 
+class _DeclarationSlots:
+    __slots__ = ("raw",)
+
+
 @dataclass(frozen=True, slots=True)
-class Declaration:
+class Declaration(_DeclarationSlots):
     """The usage token of a DCL instruction, decoded.
 
     ``usage``/``usage_index`` are meaningful for VS inputs, vs_3_0 outputs
@@ -146,8 +167,12 @@ _DECL_USAGES = {int(u): u for u in DeclUsage}
 _SAMPLER_TYPES = {int(t): t for t in SamplerType}
 
 
+class _InstructionSlots:
+    __slots__ = ("opcode", "dst", "srcs", "control", "predicate", "coissue", "declaration", "literals", "offset")
+
+
 @dataclass(frozen=True, slots=True)
-class Instruction:
+class Instruction(_InstructionSlots):
     """One instruction.  ``offset`` is the byte offset of its opcode token."""
 
     opcode: Opcode
@@ -191,8 +216,12 @@ class Instruction:
         return bool(self.literals[0])
 
 
+class _CommentSlots:
+    __slots__ = ("data", "offset")
+
+
 @dataclass(frozen=True, slots=True)
-class Comment:
+class Comment(_CommentSlots):
     """A comment block.  ``fourcc`` is the first four bytes when printable."""
 
     data: bytes
@@ -218,8 +247,13 @@ _COMPARISONS = tuple(Comparison(i) for i in range(8))  # indexed by the 3-bit co
 Item = Union[Instruction, Comment]
 
 
+class _ShaderSlots:
+    # ``_instructions`` is no field: ``new_shader`` fills it (see ``Shader.instructions``).
+    __slots__ = ("version", "items", "ctab", "diagnostics", "_instructions")
+
+
 @dataclass(frozen=True, slots=True)
-class Shader:
+class Shader(_ShaderSlots):
     """A decoded shader.  ``items`` is the token stream in file order."""
 
     version: ShaderVersion
@@ -231,7 +265,13 @@ class Shader:
 
     @property
     def instructions(self) -> tuple[Instruction, ...]:
-        return tuple([i for i in self.items if isinstance(i, Instruction)])
+        # The decoder hands them over as it goes (``new_shader``), sparing
+        # every reader a pass over ``items``; a Shader built otherwise (the
+        # constructor, ``dataclasses.replace``, unpickling) has no copy.
+        try:
+            return self._instructions
+        except AttributeError:
+            return tuple([i for i in self.items if isinstance(i, Instruction)])
 
     @property
     def comments(self) -> tuple[Comment, ...]:
@@ -259,44 +299,21 @@ def component_letters(components: tuple[int, ...]) -> str:
 # A frozen dataclass's __init__ stores each field with object.__setattr__,
 # several times the cost of a plain attribute store; the decoder builds three
 # or four of these objects per instruction, and the stores were a third of its
-# time.  Each ``new_*`` function below instead creates an instance of a bare
-# class with the same slots, stores the fields plainly, then turns the object
-# into the frozen class (CPython allows assigning ``__class__`` between
-# classes whose instances have the same layout).  What comes out is an
-# ordinary instance of the frozen class -- equal, hashable and immutable like
-# any other -- so no reader can tell.  Every field is positional and required.
-# (Plain functions, not classes with an __init__: a Python-to-Python call is
-# cheaper than calling a class.)
+# time.  Each ``new_*`` function below instead creates an instance of the
+# class's slots base (``_*Slots`` above, which holds the fields' slots: the
+# dataclass adds none of its own), stores the fields plainly, then turns the
+# object into the frozen class by assigning ``__class__`` (CPython allows that
+# between classes whose instances have the same layout; with the slots in a
+# shared base it checks that without comparing the slot names).  What comes
+# out is an ordinary instance of the frozen class -- equal, hashable and
+# immutable like any other -- so no reader can tell.  Every field is
+# positional and required.  (Plain functions, not classes with an __init__:
+# a Python-to-Python call is cheaper than calling a class.)
 
 _new = object.__new__
 
-
-class _RelativeAddressSlots:
-    __slots__ = RelativeAddress.__slots__
-
-
-class _SourceOperandSlots:
-    __slots__ = SourceOperand.__slots__
-
-
-class _DestOperandSlots:
-    __slots__ = DestOperand.__slots__
-
-
-class _DeclarationSlots:
-    __slots__ = Declaration.__slots__
-
-
-class _InstructionSlots:
-    __slots__ = Instruction.__slots__
-
-
-class _CommentSlots:
-    __slots__ = Comment.__slots__
-
-
-class _ShaderSlots:
-    __slots__ = Shader.__slots__
+# The layout the ``__class__`` assignments rely on: all slots in the base.
+assert not any(cls.__slots__ for cls in (RelativeAddress, SourceOperand, DestOperand, Declaration, Instruction, Comment, Shader))
 
 
 def new_relative_address(type, index, swizzle, implicit) -> RelativeAddress:
@@ -362,11 +379,13 @@ def new_comment(data, offset) -> Comment:
     return self
 
 
-def new_shader(version, items, ctab, diagnostics) -> Shader:
+def new_shader(version, items, ctab, diagnostics, instructions) -> Shader:
+    """(``instructions``: the Instructions of ``items``, in order.)"""
     self = _new(_ShaderSlots)
     self.version = version
     self.items = items
     self.ctab = ctab
     self.diagnostics = diagnostics
+    self._instructions = instructions
     self.__class__ = Shader
     return self

@@ -50,10 +50,14 @@ R = RegisterType
 
 
 # D3DOpInfo and DstInfo are values: never change one, make a new one with
-# dataclasses.replace.  They are not ``frozen``: one of each is made per
+# dataclasses.replace.  D3DOpInfo is not ``frozen``: one is made per
 # instruction, and a frozen dataclass is built through object.__setattr__,
-# three times slower than these slotted classes (which are also faster to
-# read); eq and hash are the same as a frozen dataclass's.
+# three times slower than a plain slotted class; eq and hash are the same as
+# a frozen dataclass's.  DstInfo is frozen: nearly every store's is one of a
+# table shared by all programs (``_PLAIN_STORES``), so none may change.  (Its
+# fields' slots are in a base class, so that the table, some 3,600 of them,
+# can be built as the decoder builds its objects: see "Fast construction" in
+# bytecode/model.py.)
 
 
 @dataclass(slots=True, unsafe_hash=True)
@@ -69,8 +73,12 @@ class D3DOpInfo:
     nsrc: int = 0  # sources as written (sincos/sgn have scratch forms)
 
 
-@dataclass(slots=True, unsafe_hash=True)
-class DstInfo:
+class _DstInfoSlots:
+    __slots__ = ("mask", "saturate", "partial_precision", "shift", "opcode", "predicated", "relative", "element", "coissue")
+
+
+@dataclass(frozen=True, slots=True)
+class DstInfo(_DstInfoSlots):
     """Immediate of a ``D3D_STORE``: the destination's modifiers.
 
     args of the op: (value, [predicate bool4 if predicated], [index i1 if relative]).
@@ -162,6 +170,37 @@ _D3D_STORE = Code.D3D_STORE
 _SAMPLER = Storage.SAMPLER
 
 
+# Building objects without calling their class.  A class call goes through
+# type.__call__ and then the dataclass's generated __init__: on Python 3.11
+# about twice the cost of creating the bare slotted instance and storing its
+# fields, and lifting builds five or six of these objects per instruction.
+# Every field is given, so what comes out is the object the class call makes.
+_new = object.__new__
+
+
+def _new_op(code: Code, type: Type | None, args: tuple, imm: tuple, var: Variable | None, origin: int) -> Op:
+    op = _new(Op)
+    op.code = code
+    op.type = type
+    op.args = args
+    op.imm = imm
+    op.var = var
+    op.origin = origin
+    return op
+
+
+def _new_op_info(opcode, control, dst, dst_mask, sampler, sampler_swizzle, nsrc) -> D3DOpInfo:
+    info = _new(D3DOpInfo)
+    info.opcode = opcode
+    info.control = control
+    info.dst = dst
+    info.dst_mask = dst_mask
+    info.sampler = sampler
+    info.sampler_swizzle = sampler_swizzle
+    info.nsrc = nsrc
+    return info
+
+
 def _classify(v: ShaderVersion, rtype: RegisterType, index: int) -> tuple | None:
     """(storage, type, semantics, builtin) of a register of ``v`` that is a
     variable; None for one that cannot be used in ``v``."""
@@ -227,9 +266,25 @@ def _register_table(version: ShaderVersion) -> dict[tuple[RegisterType, int], tu
     return table
 
 
-_REGISTERS = {(v.kind, v.major, v.minor): _register_table(v) for v in KNOWN_VERSIONS}
-# Every declaration semantic, made once: a frozen dataclass is slow to build.
-_SEMANTICS = {(usage, index): Semantic(usage, index) for usage in DeclUsage for index in range(16)}
+def _version_facts(v: ShaderVersion) -> tuple:
+    """What ``_Builder`` needs to know about a version, worked out once."""
+    sm1 = v.major == 1
+    ps1 = v.is_pixel and sm1
+    # ps_1_0-1_3: t# is a register; coordinates are separate inputs.
+    ps_tex_registers = ps1 and v.minor < 4
+    # vs_*, ps_3_*: a DCL of an input or output carries its usage.
+    declares_usage = not v.is_pixel or v.major >= 3
+    # Opcodes whose D3D_OP arguments are not just their sources (``_texture_args``).
+    texture_args = _TEXTURE_ARGS if ps_tex_registers else _DST_ARGS
+    return sm1, ps1, ps_tex_registers, declares_usage, _register_table(v), texture_args
+
+
+_VERSIONS = {(v.kind, v.major, v.minor): _version_facts(v) for v in KNOWN_VERSIONS}
+# Every declaration semantic, made once (a frozen dataclass is slow to
+# build), by the bits of the usage token that name it: usage (bits 0-3) and
+# usage index (16-19).
+_USAGE_BITS = 0x000F000F
+_SEMANTICS = {usage | index << 16: Semantic(usage, index) for usage in DeclUsage for index in range(16)}
 
 
 def lift(shader: Shader) -> Program:
@@ -266,24 +321,19 @@ class _Builder:
         self.origin = -1
         self.loop_id = 0
         version = self.version
-        pixel = version.is_pixel
-        self.sm1 = version.major == 1
-        # vs_*, ps_3_*: a DCL of an input or output carries its usage.
-        self.declares_usage = not pixel or version.major >= 3
         # (a tuple of ints hashes in C; a ShaderVersion hashes in Python)
-        self.registers = _REGISTERS[version.kind, version.major, version.minor]
-        # ps_1_0-1_3: t# is a register; coordinates are separate inputs.
-        self.ps_tex_registers = pixel and self.sm1 and version.minor < 4
-        self.ps1 = pixel and self.sm1
-        # Opcodes whose D3D_OP arguments are not just their sources (``_texture_args``).
-        self.texture_args = _TEXTURE_ARGS if self.ps_tex_registers else _DST_ARGS
+        (self.sm1, self.ps1, self.ps_tex_registers, self.declares_usage, self.registers,
+         self.texture_args) = _VERSIONS[version.kind, version.major, version.minor]
+        # Co-issue exists only in ps_1_x (the decoder refuses the bit
+        # elsewhere): only there may a store have to wait (``arithmetic``).
+        self.pairs = self.ps1
         # D3D_STOREs waiting for a co-issued partner's sources (§3.6).
         self.pending: list[tuple[int, Instruction, DestOperand, Op]] = []
 
     # -- emission helpers ---------------------------------------------------
 
     def emit(self, code: Code, type: Type | None = None, args=(), imm=(), var=None) -> Op:
-        op = Op(code, type, tuple(args), tuple(imm), var, self.origin)
+        op = _new_op(code, type, tuple(args), tuple(imm), var, self.origin)
         # Code after a top-level RET and before the next LABEL can never run;
         # it goes to a discarded list rather than to any function.
         self.body.append(op)
@@ -399,17 +449,25 @@ class _Builder:
                 if element >= var.length:
                     var.length = element + 1
                 imm = (element,)
-            value = Op(_LOAD, var.type, args, imm, var, origin)
+            # (``_new_op``, written out: this is the hottest loop of lifting,
+            # and the call would cost as much again as the stores)
+            value = _new(Op)
+            value.code = _LOAD
+            value.type = var.type
+            value.args = args
+            value.imm = imm
+            value.var = var
+            value.origin = origin
             body.append(value)
             if var.type is not F4:
                 value = self._float4(value)
             swizzle = s.swizzle & 0xFF
             if swizzle != IDENTITY_SWIZZLE:
-                value = Op(_SWIZZLE, F4, (value,), _SWIZZLE_COMPONENTS[swizzle], None, origin)
+                value = _new_op(_SWIZZLE, F4, (value,), _SWIZZLE_COMPONENTS[swizzle], None, origin)
                 body.append(value)
             modifier = s.modifier
             if modifier is not _NO_SRCMOD:
-                value = Op(_SRCMOD, F4, (value,), (modifier,), None, origin)
+                value = _new_op(_SRCMOD, F4, (value,), (modifier,), None, origin)
                 body.append(value)
             values.append(value)
         return tuple(values)
@@ -499,9 +557,9 @@ class _Builder:
         var.partial_precision = var.partial_precision or partial_precision
         if var.storage in _INPUT_OUTPUT and var.builtin is None:
             if self.declares_usage:
-                usage = decl.usage
-                sem = _SEMANTICS.get((usage, decl.usage_index))
+                sem = _SEMANTICS.get(decl.raw & _USAGE_BITS)
                 if sem is None:
+                    usage = decl.usage
                     if not isinstance(usage, DeclUsage):
                         raise self._error(inst, f"unknown declaration usage {usage}")
                     sem = Semantic(usage, decl.usage_index)
@@ -522,6 +580,46 @@ class _Builder:
 
     # -- arithmetic and texture instructions ----------------------------------
 
+    def arithmetic(self, inst: Instruction) -> None:
+        """Most instructions: a float4 computed from the sources alone and
+        written to the destination -- ``compute`` without the cases that
+        ``_handlers`` sends there instead (samplers, extra arguments, no or
+        a bool result).  Kept apart because it runs for nine instructions in
+        ten."""
+        dst = inst.dst
+        if dst is None:  # not something the decoder makes; compute copes
+            return self.compute(inst)
+        srcs = inst.srcs
+        args = self.sources(srcs)
+        origin = self.origin
+        # (``_new_op_info`` and ``_new_op``, written out: this runs for nine
+        # instructions in ten, and the calls would cost as much as the stores)
+        info = _new(D3DOpInfo)
+        info.opcode = inst.opcode
+        info.control = inst.control
+        info.dst = (dst.type, dst.index)
+        info.dst_mask = dst.write_mask
+        info.sampler = None
+        info.sampler_swizzle = IDENTITY_SWIZZLE
+        info.nsrc = len(srcs)
+        result = _new(Op)
+        result.code = _D3D_OP
+        result.type = F4
+        result.args = args
+        result.imm = (info,)
+        result.var = None
+        result.origin = origin
+        self.body.append(result)
+        # Co-issue (§3.6): both instructions of a pair read their sources
+        # before either writes, so the store waits until the next instruction
+        # that is not co-issued with this one begins (``run``).  Without a
+        # pair, that is now: nothing comes between.
+        following = origin + 1
+        if self.pairs and (self.pending or (following < len(self.instructions) and self.instructions[following].coissue)):
+            self.pending.append((origin, inst, dst, result))
+        else:
+            self.store(inst, dst, result)
+
     def compute(self, inst: Instruction) -> None:
         opcode = inst.opcode
         sampler = None
@@ -540,10 +638,10 @@ class _Builder:
         if opcode in self.texture_args:
             args = self._texture_args(opcode, dst, args)
         if dst is not None:
-            info = D3DOpInfo(opcode, inst.control, (dst.type, dst.index), dst.write_mask,
-                             sampler, sampler_swizzle, len(inst.srcs))
+            info = _new_op_info(opcode, inst.control, (dst.type, dst.index), dst.write_mask,
+                                sampler, sampler_swizzle, len(inst.srcs))
         else:
-            info = D3DOpInfo(opcode, inst.control, None, 0xF, sampler, sampler_swizzle, len(inst.srcs))
+            info = _new_op_info(opcode, inst.control, None, 0xF, sampler, sampler_swizzle, len(inst.srcs))
         rtype = _RESULT_TYPE.get(opcode, F4)
         if rtype is None and inst.predicate is not None:
             # A predicated effect (texkill): it happens only where the first
@@ -551,16 +649,12 @@ class _Builder:
             cond = self._predicate_x(inst.predicate)
             self._conditional(cond, lambda: self.emit(_D3D_OP, rtype, args, (info,)))
             return
-        result = Op(_D3D_OP, rtype, args, (info,), None, self.origin)
+        result = _new_op(_D3D_OP, rtype, args, (info,), None, self.origin)
         self.body.append(result)
         if rtype is None or dst is None:
             return
-        # Co-issue (§3.6): both instructions of a pair read their sources
-        # before either writes, so the store waits until the next instruction
-        # that is not co-issued with this one begins (``run``).  Without a
-        # pair, that is now: nothing comes between.
-        following = self.origin + 1
-        if self.pending or (following < len(self.instructions) and self.instructions[following].coissue):
+        following = self.origin + 1  # as in ``arithmetic``
+        if self.pairs and (self.pending or (following < len(self.instructions) and self.instructions[following].coissue)):
             self.pending.append((self.origin, inst, dst, result))
         else:
             self.store(inst, dst, result)
@@ -590,17 +684,28 @@ class _Builder:
         predicate = inst.predicate
         relative = dst.relative
         args: tuple[Op, ...] = (value,)
-        if predicate is not None:
-            args += (self.predicate(predicate),)
-        if relative is not None:
-            args += (self.rel_index(relative),)
-        element = CONST_FILE_BASE.get(dst.type, 0) + dst.index if var.length is not None else 0
-        saturate, partial_precision, _ = _DST_FLAGS[dst.modifiers]
-        info = DstInfo(
-            dst.write_mask, saturate, partial_precision, dst.shift, inst.opcode,
-            predicate is not None, relative is not None, element, inst.coissue,
-        )
-        self.body.append(Op(_D3D_STORE, None, args, (info,), var, self.origin))
+        if predicate is None and relative is None and var.length is None and not dst.shift and not inst.coissue:
+            imm = _PLAIN_STORES[inst.opcode][dst.modifiers][dst.write_mask]
+        else:
+            if predicate is not None:
+                args += (self.predicate(predicate),)
+            if relative is not None:
+                args += (self.rel_index(relative),)
+            element = CONST_FILE_BASE.get(dst.type, 0) + dst.index if var.length is not None else 0
+            saturate, partial_precision, _ = _DST_FLAGS[dst.modifiers]
+            imm = (DstInfo(
+                dst.write_mask, saturate, partial_precision, dst.shift, inst.opcode,
+                predicate is not None, relative is not None, element, inst.coissue,
+            ),)
+        # (``_new_op``, written out as in ``arithmetic``)
+        op = _new(Op)
+        op.code = _D3D_STORE
+        op.type = None
+        op.args = args
+        op.imm = imm
+        op.var = var
+        op.origin = self.origin
+        self.body.append(op)
 
     # -- control flow -------------------------------------------------------
 
@@ -731,6 +836,10 @@ class _Builder:
         self._enter(None)  # the function ends; code until the next LABEL is dead
 
 
+# Opcodes ``arithmetic`` cannot lift (in some version): they go to ``compute``.
+_COMPUTE_SPECIAL = _NO_RESULT | _BOOL_RESULT | _SM1_SAMPLING | _SAMPLER_SOURCE | _TEXTURE_ARGS
+
+
 def _handlers() -> dict:
     """The ``_Builder`` method lifting each opcode (None: nothing to lift)."""
     table = {}
@@ -743,9 +852,48 @@ def _handlers() -> dict:
             table[opcode] = _Builder.structure
         elif opcode in (Opcode.NOP, Opcode.PHASE):
             table[opcode] = None  # phase keeps every value, as all peers do (semantics 2.12)
-        else:
+        elif opcode in _COMPUTE_SPECIAL:
             table[opcode] = _Builder.compute
+        else:
+            table[opcode] = _Builder.arithmetic
     return table
 
 
 _HANDLERS = _handlers()
+
+
+def _plain_store(mask: int, saturate: bool, partial_precision: bool, opcode: Opcode) -> DstInfo:
+    """``DstInfo(mask, saturate, partial_precision, 0, opcode)``, built from its slots base."""
+    info = _new(_DstInfoSlots)
+    info.mask = mask
+    info.saturate = saturate
+    info.partial_precision = partial_precision
+    info.shift = 0
+    info.opcode = opcode
+    info.predicated = False
+    info.relative = False
+    info.element = 0
+    info.coissue = False
+    info.__class__ = DstInfo
+    return info
+
+
+def _plain_stores() -> dict[Opcode, tuple[tuple[tuple[DstInfo], ...], ...]]:
+    """The immediates of every plain D3D_STORE -- to a register variable, not
+    predicated, relative, shifted or co-issued: nearly all -- by opcode, then
+    result modifiers, then write mask.  A DstInfo keeps only _sat and _pp of
+    the modifiers: modifier values that differ in nothing else share one."""
+    table = {}
+    for opcode, handler in _HANDLERS.items():
+        if handler in (_Builder.arithmetic, _Builder.compute) and opcode not in _NO_RESULT:
+            by_flags = {
+                (saturate, partial_precision): tuple((_plain_store(mask, saturate, partial_precision, opcode),) for mask in range(16))
+                for saturate in (False, True) for partial_precision in (False, True)
+            }
+            table[opcode] = tuple(by_flags[saturate, partial_precision] for saturate, partial_precision, _ in _DST_FLAGS)
+    return table
+
+
+# Shared, so that a store need not build (and later free) its DstInfo and
+# the tuple around it: they are a quarter of a store's cost.
+_PLAIN_STORES = _plain_stores()
