@@ -27,6 +27,7 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..bytecode.tables import DeclUsage, SamplerType, ShaderKind
 from ..errors import UnsupportedError
@@ -117,19 +118,33 @@ def semantic_name(sem: Semantic) -> str:
 VS_BUILTIN_OUTPUTS = {(U.POSITION, 0): "gl_Position", (U.PSIZE, 0): "gl_PointSize"}
 
 
-def _semantic_row(usage: DeclUsage, index: int) -> tuple[str, str, int | None, int, str | None]:
-    """(label, usage name, GL varying location or None, Vulkan varying
-    location, the GLSL built-in a vertex output with it is or None)."""
+class SemanticRow(NamedTuple):
+    """What the layout makes of one D3D semantic, whatever the shader."""
+
+    label: str  # "texcoord3"
+    usage: str  # "texcoord", the reflection's "usage"
+    gl_location: int | None  # VARYING_LOCATIONS' location, or None
+    vk_location: int  # Vulkan's: outside the table, 32 + 16*usage + index
+    vs_builtin: str | None  # the GLSL built-in a vertex output of it is ("gl_Position"), or None
+    varying: str  # "v_texcoord3"
+    vs_input: str  # "in_texcoord3"
+
+
+def semantic_row(usage: DeclUsage, index: int) -> SemanticRow:
+    label = f"{USAGE_NAMES[usage]}{index}"
     gl = VARYING_LOCATIONS.get((usage, index))
     vk = 32 + 16 * int(usage) + index if gl is None else gl
-    return f"{USAGE_NAMES[usage]}{index}", USAGE_NAMES[usage], gl, vk, VS_BUILTIN_OUTPUTS.get((usage, index))
+    return SemanticRow(label, USAGE_NAMES[usage], gl, vk, VS_BUILTIN_OUTPUTS.get((usage, index)), f"v_{label}",
+                       f"in_{label}")
 
 
-# (usage, index) -> _semantic_row for every semantic D3D can declare (the
-# index has 4 bits): each interface variable costs one look-up, not a name
-# and a location built anew in every shader.  Keyed by a tuple of ints, as
-# Semantic's own (dataclass) hash runs in Python.
-SEMANTICS = {(u, i): _semantic_row(u, i) for u in DeclUsage for i in range(16)}
+# [usage][index] -> semantic_row(usage, index) for every semantic D3D can
+# declare (the index has 4 bits): each interface variable costs a look-up,
+# not names and a location built anew in every shader.  Nested tuples: two
+# indexings cost half a dict look-up by (usage, index) (and Semantic's own
+# dataclass hash runs in Python).
+assert [int(u) for u in DeclUsage] == list(range(len(DeclUsage)))
+SEMANTIC_ROWS = tuple(tuple(semantic_row(u, i) for i in range(16)) for u in DeclUsage)
 NO_SEMANTIC_VK_LOCATION = 32 + 16 * 16  # + the register: Vulkan needs a location even without a semantic
 
 
@@ -496,8 +511,8 @@ def _vertex_input(lay: Layout, var: Variable, target: Target) -> None:
     if sems:
         sem = sems[0][1]
         usage, index = sem.usage, sem.index
-        label, usage_name, _, _, _ = SEMANTICS.get((usage, index)) or _semantic_row(usage, index)
-        name = "in_" + label
+        row = SEMANTIC_ROWS[usage][index] if 0 <= index < 16 else semantic_row(usage, index)
+        usage_name, name = row.usage, row.vs_input
     else:
         usage_name = index = None
         name = f"in_v{reg}"
@@ -529,12 +544,12 @@ def _fragment_input(lay: Layout, var: Variable, target: Target) -> None:
         usage, index = sem.usage, sem.index
         if reg is None and usage is TEXCOORD:
             reg = index  # ps_1_0-1_3 coordinate set m belongs to t(m), as t# does in ps_1_4 / ps_2_x
-        label, usage_name, gl_loc, vk_loc, _ = SEMANTICS.get((usage, index)) or _semantic_row(usage, index)
+        _, usage_name, gl_loc, vk_loc, _, name, _ = (SEMANTIC_ROWS[usage][index] if 0 <= index < 16
+                                                     else semantic_row(usage, index))
         loc = vk_loc if target.vulkan else gl_loc
     else:
-        label, usage_name, index = f"v{reg}", None, None
+        usage_name, index, name = None, None, f"v_v{reg}"
         loc = NO_SEMANTIC_VK_LOCATION + (reg or 0) if target.vulkan else None
-    name = "v_" + label
     namer = lay.namer
     if name in namer.used:
         name = namer.name(name)
@@ -583,12 +598,12 @@ def varying_location(sem: Semantic | None, reg, target: Target) -> int | None:
     """The fixed table's location; outside it, GL 4.50 links by name (no
     location) and Vulkan, which must have one, gets 32 + 16*usage + index:
     unique and deterministic, but past the 32 locations every device has,
-    so the layer remaps those (the reflection lists them).  (``SEMANTICS``
+    so the layer remaps those (the reflection lists them).  (``SEMANTIC_ROWS``
     holds both answers for every semantic.)"""
     if sem is None:
         return None if not target.vulkan else NO_SEMANTIC_VK_LOCATION + (reg or 0)
-    _, _, gl_loc, vk_loc, _ = _semantic_row(sem.usage, sem.index)
-    return vk_loc if target.vulkan else gl_loc
+    row = semantic_row(sem.usage, sem.index)
+    return row.vk_location if target.vulkan else row.gl_location
 
 
 def _vertex_output(lay: Layout, var: Variable, program: Program, target: Target) -> None:
@@ -602,7 +617,8 @@ def _vertex_output(lay: Layout, var: Variable, program: Program, target: Target)
     if sems:
         sem = sems[0][1]
         usage, index = sem.usage, sem.index
-        label, usage_name, gl_loc, vk_loc, builtin = SEMANTICS.get((usage, index)) or _semantic_row(usage, index)
+        label, usage_name, gl_loc, vk_loc, builtin, name, _ = (SEMANTIC_ROWS[usage][index] if 0 <= index < 16
+                                                               else semantic_row(usage, index))
         if builtin is not None:
             if usage is PSIZE and width != 1:
                 raise UnsupportedError(-1, f"output {var.name}: a vec4 point size must be split by the io pass")
@@ -613,8 +629,8 @@ def _vertex_output(lay: Layout, var: Variable, program: Program, target: Target)
         loc = vk_loc if target.vulkan else gl_loc
     else:
         label, usage_name, index = f"o{reg}", None, None
+        name = f"v_{label}"
         loc = NO_SEMANTIC_VK_LOCATION + (reg or 0) if target.vulkan else None
-    name = "v_" + label
     used = lay.namer.used
     if name in used:
         raise UnsupportedError(-1, f"two outputs carry the semantic {label}")

@@ -116,6 +116,8 @@ def defs(program: Program) -> list[dict]:
     when the constants pass set it, else from ``program.defs``."""
     noted = program.notes.get("defs")
     if noted is not None:
+        if not noted:
+            return []  # most shaders: no list to build twice
         rows = [(FILE_LETTERS.get(str(name), str(name)), index, values) for name, index, values in noted]
     else:
         rows = [(FILE.get(d.storage, str(d.storage)), d.index, d.values) for d in program.defs]

@@ -85,7 +85,7 @@ def render_shader(*, target, stage, program, layout, extensions, helpers, functi
     else:
         precision = ""
     blocks = [(b.name, b.set, b.binding, "\n".join([declarations.block_member(target, m) for m in b.members]))
-              for b in layout.blocks]
+              for b in layout.blocks] if layout.blocks else ()  # Vulkan only
     return render(shader_template(), {
         "version_line": target.version_line,
         "header": f"xlate: {shader_model(program.version)} {stage} shader for {target.name}",
