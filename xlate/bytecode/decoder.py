@@ -511,14 +511,9 @@ class _Decoder:
             return None
         tokens = self.tokens
         t = tokens[i + 1]
-        plain = form.plain_dsts.get(t & 0xFFF0F800)  # _dest_key(t)
-        if plain is None:
-            return None
-        dst = plain[3].get(t & 0x00FF07FF)  # _SHARED_FIELDS
+        dst = self._plain_destination(t, form)
         if dst is None:
-            dst = self._plain_dst(t, plain)
-            if dst is None:
-                return None
+            return None
         srcs = self._plain_sources(i + 2, end)
         if srcs is None:
             return None
@@ -581,14 +576,9 @@ class _Decoder:
         if usage & (BITS.PARAM | DCL_RESERVED_MASK) != BITS.PARAM:
             return None
         t = tokens[i + 2]
-        plain = form.plain_dsts.get(t & 0xFFF0F800)  # _dest_key(t)
-        if plain is None:
-            return None
-        dst = plain[3].get(t & 0x00FF07FF)  # _SHARED_FIELDS
+        dst = self._plain_destination(t, form)
         if dst is None:
-            dst = self._plain_dst(t, plain)
-            if dst is None:
-                return None
+            return None
         declaration = _SHARED_DECLARATIONS.get(usage)
         if declaration is None:
             declaration = new_declaration(usage)
@@ -613,20 +603,22 @@ class _Decoder:
             return None
         tokens = self.tokens
         t = tokens[i + 1]
+        dst = self._plain_destination(t, form)
+        if dst is None:
+            return None
+        return new_instruction(form.opcode, dst, (), 0, None, False, None, tuple(tokens[i + 2:end]), i * 4)
+
+    @staticmethod
+    def _plain_destination(t: int, form: _PlainForm) -> DestOperand | None:
+        """The destination operand of token ``t`` if it is plain for ``form``
+        (a shared one where there is one): None if it is not plain or its
+        register is out of range."""
         plain = form.plain_dsts.get(t & 0xFFF0F800)  # _dest_key(t)
         if plain is None:
             return None
         dst = plain[3].get(t & 0x00FF07FF)  # _SHARED_FIELDS
-        if dst is None:
-            dst = self._plain_dst(t, plain)
-            if dst is None:
-                return None
-        return new_instruction(form.opcode, dst, (), 0, None, False, None, tuple(tokens[i + 2:end]), i * 4)
-
-    @staticmethod
-    def _plain_dst(t: int, plain: _PlainOperand) -> DestOperand | None:
-        """The destination operand of plain token ``t`` (``plain`` its table
-        entry) when no shared one is: None if the register is out of range."""
+        if dst is not None:
+            return dst
         rtype, count, modifiers, _ = plain
         index = t & 0x7FF  # the register number
         if index >= count:
