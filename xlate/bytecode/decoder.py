@@ -40,7 +40,6 @@ from ..errors import (
 )
 from .ctab import parse_ctab
 from .model import (
-    _InstructionSlots,
     _SourceOperandSlots,
     Comment,
     Declaration,
@@ -517,19 +516,7 @@ class _Decoder:
         srcs = self._plain_sources(i + 2, end)
         if srcs is None:
             return None
-        # (``new_instruction``, written out as in ``_plain_sources``)
-        instruction = _new(_InstructionSlots)
-        instruction.opcode = form.opcode
-        instruction.dst = dst
-        instruction.srcs = srcs
-        instruction.control = form.control
-        instruction.predicate = None
-        instruction.coissue = False
-        instruction.declaration = None
-        instruction.literals = ()
-        instruction.offset = i * 4
-        instruction.__class__ = Instruction
-        return instruction
+        return new_instruction(form.opcode, dst, srcs, form.control, None, False, None, (), i * 4)
 
     def _plain_control(self, i: int, form: _PlainForm) -> Instruction | None:
         """Sources only (if, rep, call, ...)."""
@@ -582,19 +569,7 @@ class _Decoder:
         declaration = _SHARED_DECLARATIONS.get(usage)
         if declaration is None:
             declaration = new_declaration(usage)
-        # (written out as in ``_plain_operation``: a fifth of all instructions are dcl)
-        instruction = _new(_InstructionSlots)
-        instruction.opcode = form.opcode
-        instruction.dst = dst
-        instruction.srcs = ()
-        instruction.control = 0
-        instruction.predicate = None
-        instruction.coissue = False
-        instruction.declaration = declaration
-        instruction.literals = ()
-        instruction.offset = i * 4
-        instruction.__class__ = Instruction
-        return instruction
+        return new_instruction(form.opcode, dst, (), 0, None, False, declaration, (), i * 4)
 
     def _plain_def(self, i: int, form: _PlainForm) -> Instruction | None:
         """def, defi, defb: the destination, then raw literals."""
