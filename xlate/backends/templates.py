@@ -69,16 +69,17 @@ def render_shader(*, target, stage, program, layout, extensions, helpers, functi
     The template writes every blank line itself (one before each section,
     none at the end) and no line it is given is blank or ends in spaces, so
     the text needs no clean-up afterwards."""
-    spelled: dict[str, list[str]] = {}  # decl kind -> lines, in declaration order
+    # decl kind -> its lines, in declaration order; the kinds in the order
+    # of declarations.SPELLING (the sections', then the globals): a literal,
+    # built for less than looking each kind up as it comes
+    spelled: dict[str, list[str]] = {"vs_input": [], "fs_input": [], "vs_output": [], "fs_output": [], "uniform": [],
+                                     "sampler": [], "global": []}
     spelling = declarations.SPELLING
     for d in layout.decls:
         kind = d.kind
-        group = spelled.get(kind)
-        if group is None:
-            spelled[kind] = [spelling[kind](target, d)]
-        else:
-            group.append(spelling[kind](target, d))
-    sections = ["\n".join(spelled[kind]) for kind in declarations.SECTIONS if kind in spelled]
+        spelled[kind].append(spelling[kind](target, d))
+    globals_ = spelled.pop("global")
+    sections = ["\n".join(lines) for lines in spelled.values() if lines]
     # the precision block the template writes (see its header)
     if target.es:
         precision = "fallback" if target.version < 300 and stage == "fragment" else "highp"
@@ -93,7 +94,7 @@ def render_shader(*, target, stage, program, layout, extensions, helpers, functi
         "extensions": extensions,
         "declarations": sections,
         "blocks": blocks,
-        "globals": "\n".join(spelled.get("global", ())),
+        "globals": "\n".join(globals_),
         "helpers": "\n".join(helpers),
         "functions": [(name, "\n".join(lines)) for name, lines in functions],
     })
