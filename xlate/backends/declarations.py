@@ -15,43 +15,43 @@ from .layout import Decl
 from .targets import Target
 
 
-# Each spelling is one f-string with its optional parts written inline
-# (a helper call per part cost as much as the rest of the line).
+def _loc(d: Decl) -> str:
+    return "" if d.location is None else f"layout(location = {d.location}) "
+
+
+def _prec(t: Target, d: Decl) -> str:
+    return f"{d.precision} " if t.es and d.precision else ""
+
+
+def _array(d: Decl) -> str:
+    return f"[{d.array}]" if d.array else ""
 
 
 def vs_input(t: Target, d: Decl) -> str:
-    prec = f"{d.precision} " if t.es and d.precision else ""
     if t.in_out:
-        loc = "" if d.location is None else f"layout(location = {d.location}) "
-        return f"{loc}in {prec}{d.type} {d.name};"
-    return f"attribute {prec}{d.type} {d.name};"
+        return f"{_loc(d)}in {_prec(t, d)}{d.type} {d.name};"
+    return f"attribute {_prec(t, d)}{d.type} {d.name};"
 
 
 def fs_input(t: Target, d: Decl) -> str:
     centroid = "centroid " if d.centroid else ""
-    prec = f"{d.precision} " if t.es and d.precision else ""
     if t.in_out:
-        loc = "" if d.location is None else f"layout(location = {d.location}) "
-        return f"{loc}{centroid}in {prec}{d.type} {d.name};"
-    return f"{centroid}varying {prec}{d.type} {d.name};"
+        return f"{_loc(d)}{centroid}in {_prec(t, d)}{d.type} {d.name};"
+    return f"{centroid}varying {_prec(t, d)}{d.type} {d.name};"
 
 
 def vs_output(t: Target, d: Decl) -> str:
     if t.in_out:
-        loc = "" if d.location is None else f"layout(location = {d.location}) "
-        return f"{loc}out {d.type} {d.name};"
+        return f"{_loc(d)}out {d.type} {d.name};"
     return f"varying {d.type} {d.name};"
 
 
 def fs_output(t: Target, d: Decl) -> str:
-    loc = "" if d.location is None else f"layout(location = {d.location}) "
-    return f"{loc}out {d.type} {d.name};"
+    return f"{_loc(d)}out {d.type} {d.name};"
 
 
 def uniform(t: Target, d: Decl) -> str:
-    prec = f"{d.precision} " if t.es and d.precision else ""
-    array = f"[{d.array}]" if d.array else ""
-    return f"uniform {prec}{d.type} {d.name}{array};"
+    return f"uniform {_prec(t, d)}{d.type} {d.name}{_array(d)};"
 
 
 def sampler(t: Target, d: Decl) -> str:
@@ -61,21 +61,18 @@ def sampler(t: Target, d: Decl) -> str:
         binding = f"layout(binding = {d.binding}) "
     else:
         binding = ""
-    prec = f"{d.precision} " if t.es and d.precision else ""
-    return f"{binding}uniform {prec}{d.type} {d.name};"
+    return f"{binding}uniform {_prec(t, d)}{d.type} {d.name};"
 
 
 def block_member(t: Target, d: Decl) -> str:
     """A member of a std140 uniform block (Vulkan), at its byte offset."""
     offset = d.offset if d.offset is not None else 0
-    array = f"[{d.array}]" if d.array else ""
-    return f"    layout(offset = {offset}) {d.type} {d.name}{array};"
+    return f"    layout(offset = {offset}) {d.type} {d.name}{_array(d)};"
 
 
 def global_(t: Target, d: Decl) -> str:
-    array = f"[{d.array}]" if d.array else ""
     init = f" = {d.init}" if d.init else ""
-    return f"{d.type} {d.name}{array}{init};"
+    return f"{d.type} {d.name}{_array(d)}{init};"
 
 
 # Decl.kind -> its spelling, in the order the template lays the sections out
