@@ -1,8 +1,8 @@
 """The report page's stylesheet and script, inlined into every report.
 
 Kept as Python strings (not package data) so that the page can be built
-from any install without finding files.  The script renders everything
-from the JSON the page embeds, always through ``textContent`` (never
+from any install without finding files.  The script unpacks the data the
+page embeds and renders everything from it, always through ``textContent`` (never
 ``innerHTML``), except the control-flow graphs, which are SVG that
 ``cfg_svg`` builds with every text escaped.
 """
@@ -84,8 +84,21 @@ svg.cfg .cfg-head { fill: #55657a; }
 
 JS = r"""
 "use strict";
-(function () {
-  const DATA = JSON.parse(document.getElementById("xlate-data").textContent);
+// The data: gzip-compressed JSON in base64 (see xlate/report/page.py).
+async function xlateData() {
+  const text = atob(document.getElementById("xlate-data").textContent);
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+  return JSON.parse(await new Response(stream).text());
+}
+(async function () {
+  if (typeof DecompressionStream === "undefined") {
+    document.getElementById("count").textContent = "This browser cannot unpack the report (it lacks DecompressionStream: use Chrome 80, Firefox 113, Safari 16.4 or later).";
+    return;
+  }
+  document.getElementById("count").textContent = "Loading\u2026";
+  const DATA = await xlateData();
   const ENTRIES = DATA.entries, TARGETS = DATA.targets, PAGE = 500;
   // Control and bidirectional-formatting characters are shown as escapes:
   // names come from shaders and must not hide or reorder what is shown.
@@ -353,5 +366,6 @@ JS = r"""
   applyFilter();
   const m = /^#shader-(\d+)$/.exec(location.hash);
   if (m) open(Number(m[1]), true);
+  document.body.dataset.ready = "1";
 })();
 """
