@@ -146,6 +146,11 @@ def test_spirv_is_shown_as_its_listing():
     assert "OpEntryPoint Fragment" in entry.code["spirv"]
     assert entry.links["spirv"] == [] and entry.links["glsl330"]
     assert entry.reflection["spirv"]["target"] == "spirv"
+    # the caller's own SPIR-V translation is shown as it is, not compiled again
+    done = {"spirv": translate(blob("ps_2_0/blur5.asm"), "spirv"), "glsl330": translate(blob("ps_2_0/blur5.asm"), "glsl330")}
+    reused = report_entry("s.bin", blob("ps_3_0/bloom_loops.asm"), ["glsl330", "spirv"], done=done)
+    assert reused.code["glsl330"] == entry.code["glsl330"]  # text targets: translated again, with links
+    assert "OpEntryPoint Fragment" in reused.code["spirv"] and reused.code["spirv"] != entry.code["spirv"]
 
 
 # -- errors ---------------------------------------------------------------------------

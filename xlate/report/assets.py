@@ -102,14 +102,21 @@ async function xlateData() {
   const ENTRIES = DATA.entries, TARGETS = DATA.targets, PAGE = 500;
   // Control and bidirectional-formatting characters are shown as escapes:
   // names come from shaders and must not hide or reorder what is shown.
-  const HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g;
-  function show(s) {
-    return String(s).replace(HIDDEN, c => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"));
-  }
+  // Names and listing lines are one line (a newline in a name is shown as
+  // \u000a); messages may run over several.
+  const HIDDEN = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g;
+  const HIDDEN_TEXT = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g;
+  const escapeChar = c => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0");
+  function show(s) { return String(s).replace(HIDDEN, escapeChar); }
   function el(tag, cls, text) {
     const e = document.createElement(tag);
     if (cls) e.className = cls;
     if (text !== undefined && text !== null) e.textContent = show(text);
+    return e;
+  }
+  function message(tag, cls, text) {
+    const e = el(tag, cls);
+    e.textContent = String(text).replace(HIDDEN_TEXT, escapeChar);
     return e;
   }
   const $ = id => document.getElementById(id);
@@ -161,7 +168,7 @@ async function xlateData() {
     for (const [k, v] of rest) {
       const d = el("details");
       d.appendChild(el("summary", null, k));
-      d.appendChild(el("pre", "json", JSON.stringify(v, null, 2)));
+      d.appendChild(message("pre", "json", JSON.stringify(v, null, 2)));
       box.appendChild(d);
     }
   }
@@ -258,13 +265,13 @@ async function xlateData() {
     if (e.e.length) {
       d.appendChild(el("h3", null, "Errors"));
       const ul = el("ul", "msgs errors");
-      for (const m of e.e) ul.appendChild(el("li", null, m));
+      for (const m of e.e) ul.appendChild(message("li", null, m));
       d.appendChild(ul);
     }
     d.appendChild(el("h3", null, "Diagnostics"));
     if (e.g.length) {
       const ul = el("ul", "msgs");
-      for (const m of e.g) ul.appendChild(el("li", null, m));
+      for (const m of e.g) ul.appendChild(message("li", null, m));
       d.appendChild(ul);
     } else d.appendChild(el("div", "empty", "none"));
     const targets = Object.keys(e.c);
@@ -289,7 +296,7 @@ async function xlateData() {
       d.appendChild(panes);
       wireLinks(e, asm, code);
       d.appendChild(el("h3", null, "Reflection (" + target + ")"));
-      d.appendChild(el("pre", "json", JSON.stringify(e.r[target] || {}, null, 2)));
+      d.appendChild(message("pre", "json", JSON.stringify(e.r[target] || {}, null, 2)));
     } else if (e.d.length) {
       d.appendChild(el("h3", null, "Listing"));
       d.appendChild(lines("asm", e.d, "D3D listing"));

@@ -184,10 +184,10 @@ def _spirv_text(binary: bytes) -> str:
     return result.stdout.decode(errors="replace")
 
 
-def _translate_one(data: bytes, target: str, options: Mapping) -> tuple[str, dict, list[str]]:
+def _translate_one(data: bytes, target: str, options: Mapping, done=None) -> tuple[str, dict, list[str]]:
     from ..api import translate
 
-    result = translate(data, target, **{**options, "annotate": True})
+    result = done if done is not None else translate(data, target, **{**options, "annotate": True})
     code = result.code
     if isinstance(code, bytes):
         try:
@@ -198,7 +198,7 @@ def _translate_one(data: bytes, target: str, options: Mapping) -> tuple[str, dic
 
 
 def report_entry(path: str, data: bytes, targets: Sequence[str], options: Mapping | None = None,
-                 kind: str = "shader") -> ReportEntry:
+                 kind: str = "shader", done: Mapping[str, object] | None = None) -> ReportEntry:
     """Translate ``data`` for each target and gather what the report shows of it.
 
     ``data`` is the shader's bytecode, or for ``kind="asm"`` either the
@@ -207,6 +207,12 @@ def report_entry(path: str, data: bytes, targets: Sequence[str], options: Mappin
     options (``annotate`` is always turned on to find the links, and the
     comments removed again).  Never raises for bad input: errors are
     recorded in the entry, per target.
+
+    ``done`` may hold ``Translation``s the caller already made of this
+    shader with the same options (target -> translation): those of binary
+    targets (SPIR-V, whose listing has no annotations to link) are used
+    as they are, which spares compiling them again; text targets are
+    translated again with ``annotate``, which is cheap.
     """
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
@@ -244,7 +250,9 @@ def report_entry(path: str, data: bytes, targets: Sequence[str], options: Mappin
     seen: dict[str, list[str]] = {}  # diagnostic -> the targets that gave it
     for target in targets:
         try:
-            text, refl, diags = _translate_one(blob, target, options)
+            given = (done or {}).get(target)
+            given = given if given is not None and isinstance(given.code, bytes) else None
+            text, refl, diags = _translate_one(blob, target, options, given)
         except XlateError as exc:
             errors.append(f"{target}: {exc}")
             outcome[target] = "refused"
