@@ -162,6 +162,9 @@ def test_clicking_an_instruction_highlights_its_code(tab, entries):
     # a line of code finds its instruction
     p.locator(".code-line", has_text="r4.w = p0.x ? 0.5 : r4.w;").click()
     assert tab.lines(".asm-line.hl-src") == ["(p0.x) mov r4.w, c1.w"]
+    # the reflection of the target shown
+    p.click("details.reflection summary")
+    assert '"glsl": "ps_s0"' in p.text_content("details.reflection pre")
     # the other target's tab has its own code and links
     p.click('.tabs button[data-target="essl300"]')
     assert p.text_content(".code-pane .pane-title") == "essl300"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import pickle
 import re
 import sys
@@ -138,6 +139,35 @@ def test_own_corpus_links_are_consistent(path):
     arithmetic = [where[i] for i, inst in enumerate(shader.instructions)
                   if inst.info.mnemonic in ("add", "mul", "mad", "texld", "dp3", "dp4") and inst.predicate is None]
     assert set(arithmetic) <= linked
+
+
+def fxc_wine_share():
+    """Every 100th fxc-wine shader (all of them with XLATE_CORPUS_FULL=1)."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from corpus import corpus_available, fxc_wine_records
+
+    if not corpus_available("fxc-wine"):
+        return []
+    shaders = [r for r in fxc_wine_records() if not r.is_effect]
+    return shaders if os.environ.get("XLATE_CORPUS_FULL") == "1" else shaders[::100]
+
+
+def test_fxc_wine_links_are_consistent():
+    records = fxc_wine_share()
+    if not records:
+        pytest.skip("the peer corpus (../shared/peer-corpus/fxc-wine) is absent")
+    linked = 0
+    for n, rec in enumerate(records):
+        target = GLSL[n % len(GLSL)]
+        entry = report_entry(rec.id, rec.data, [target])
+        assert entry.outcome == {target: "converted"}, (rec.id, entry.errors)
+        assert entry.code[target] == translate(rec.data, target).code, rec.id
+        code = entry.code[target].split("\n")
+        for at, first, last in entry.links[target]:
+            assert entry.disassembly[at].startswith("    ") and 0 <= first <= last < len(code)
+        linked += len(entry.links[target])
+        assert entry.cfg_svg.startswith("<svg") and entry.cfg_svg.count("<svg") == entry.cfg_svg.count("</svg>")
+    assert linked >= len(records)
 
 
 def test_spirv_is_shown_as_its_listing():

@@ -64,6 +64,8 @@ main { padding: 0 20px 40px; }
 ul.msgs { margin: 4px 0; padding-left: 20px; }
 ul.msgs li { overflow-wrap: anywhere; white-space: pre-wrap; font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12px; }
 ul.errors li { color: var(--failed); }
+details.reflection { margin-top: 14px; }
+details.reflection > summary { font-weight: 600; cursor: pointer; }
 pre.json { background: var(--panel); border: 1px solid var(--line); border-radius: 6px; padding: 8px; max-height: 50vh; overflow: auto; white-space: pre-wrap; overflow-wrap: anywhere; }
 .cfg-wrap { overflow: auto; border: 1px solid var(--line); border-radius: 6px; padding: 8px; background: var(--panel); max-height: 80vh; }
 .cfg-wrap svg { margin-right: 24px; vertical-align: top; }
@@ -295,8 +297,6 @@ async function xlateData() {
       panes.appendChild(code);
       d.appendChild(panes);
       wireLinks(e, asm, code);
-      d.appendChild(el("h3", null, "Reflection (" + target + ")"));
-      d.appendChild(message("pre", "json", JSON.stringify(e.r[target] || {}, null, 2)));
     } else if (e.d.length) {
       d.appendChild(el("h3", null, "Listing"));
       d.appendChild(lines("asm", e.d, "D3D listing"));
@@ -316,6 +316,12 @@ async function xlateData() {
         highlight(asmPane, want, "hl-src");
       });
     } else d.appendChild(el("div", "empty", "not available"));
+    if (target !== null) {
+      const refl = el("details", "reflection");
+      refl.appendChild(el("summary", null, "Reflection (" + target + ")"));
+      refl.appendChild(message("pre", "json", JSON.stringify(e.r[target] || {}, null, 2)));
+      d.appendChild(refl);
+    }
   }
   function highlight(pane, set, cls) {
     let first = null;
