@@ -101,7 +101,7 @@ async function xlateData() {
   }
   document.getElementById("count").textContent = "Loading\u2026";
   const DATA = await xlateData();
-  const ENTRIES = DATA.entries, TARGETS = DATA.targets, PAGE = 500;
+  const ENTRIES = DATA.entries, TARGETS = DATA.targets, PAGE = 500, LONG = 160;
   // Control and bidirectional-formatting characters are shown as escapes:
   // names come from shaders and must not hide or reorder what is shown.
   // Names and listing lines are one line (a newline in a name is shown as
@@ -179,6 +179,7 @@ async function xlateData() {
   const HAY = ENTRIES.map(e => [e.p, e.k, e.v, ...Object.entries(e.o).map(([t, o]) => t + ":" + o),
                                 ...e.e, ...e.g].join("\n").toLowerCase());
   let matches = [], shown = 0, current = -1;
+  // (a path longer than LONG shows its ends in the table, whole in its tooltip and detail)
   function statusCell(e, t) {
     const td = el("td");
     const o = e.o[t];
@@ -192,7 +193,9 @@ async function xlateData() {
     tr.dataset.index = i;
     tr.tabIndex = 0;
     if (i === current) tr.className = "current";
-    tr.appendChild(el("td", "path", e.p));
+    const path = el("td", "path", e.p.length > LONG ? e.p.slice(0, LONG / 2) + "\u2026" + e.p.slice(-LONG / 2) : e.p);
+    if (e.p.length > LONG) path.title = show(e.p);
+    tr.appendChild(path);
     tr.appendChild(el("td", null, e.k));
     tr.appendChild(el("td", "mono", e.v || "\u2013"));
     for (const t of TARGETS) tr.appendChild(statusCell(e, t));

@@ -183,7 +183,7 @@ def layout(graph: nx.DiGraph, nodes: dict[object, _Node]) -> tuple[list[_Node], 
             n.x += PAD - left
             n.y = y + (tall - n.h) / 2
         y += tall + LAYER_GAP
-    width = right - left + 2 * PAD + (60 if back else 0)
+    width = right - left + 2 * PAD + (24 + 8 * len(back) if back else 0)
     return every, chains, [(nodes[a], nodes[b]) for a, b in back], width, y - LAYER_GAP + PAD
 
 
@@ -213,10 +213,12 @@ def function_svg(name: str, graph: nx.DiGraph, where: list[int], texts: list[str
         path = "M" + " L".join(f"{x:.1f},{y:.1f}" for x, y in pts)
         (x0, y0), (x1, y1) = pts[-2], pts[-1]
         out.append(f'<path class="cfg-edge" d="{path}"/>' + _arrow(x1, y1, x1 - x0, y1 - y0))
-    for a, b in back:
+    for k, (a, b) in enumerate(sorted(back, key=lambda e: e[0].layer - e[1].layer)):
         ax, ay = a.x + a.w / 2, a.y + a.h / 2
         bx, by = b.x + b.w / 2, b.y + b.h / 2
-        reach = max(ax, bx) + 40
+        # out past every block of the layers the loop spans, inner loops nearer
+        low, high = sorted((a.layer, b.layer))
+        reach = max(n.x + n.w / 2 for n in every if low <= n.layer <= high) + 14 + 8 * k
         out.append(f'<path class="cfg-back" d="M{ax:.1f},{ay:.1f} C{reach:.1f},{ay:.1f} {reach:.1f},{by:.1f} {bx:.1f},{by:.1f}"/>'
                    + _arrow(bx, by, bx - reach, 0.0))
     for n in every:
