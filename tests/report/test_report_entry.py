@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import pickle
 import re
+import struct
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -228,6 +229,16 @@ def test_callers_mistakes_raise():
         report_entry("a", data, ["glsl330"], {"no_such_option": 1})
     with pytest.raises(ValueError, match="kind"):
         report_entry("a", data, ["glsl330"], kind="texture")
+
+
+def test_diagnostics_are_listed_once():
+    data = bytearray(ctab_shader("abc"))
+    struct.pack_into("<I", data, 4 + 8 + 28, 10000)  # the constant's name offset, far outside the table
+    entry = report_entry("bad-ctab.bin", bytes(data), ["glsl330", "essl100"])
+    assert entry.outcome == {"glsl330": "converted", "essl100": "converted"}
+    (warning,) = entry.diagnostics  # given by both targets, listed once, without target names
+    assert warning.startswith("constant table ignored: byte offset 40")
+    assert "    // comment: CTAB, 84 bytes" in entry.disassembly
 
 
 def test_entries_pickle():

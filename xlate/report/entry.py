@@ -21,7 +21,18 @@ import struct
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
-from ..errors import XlateError
+from ..api import translate
+from ..backends import get_target
+from ..bytecode import decode
+from ..bytecode.asm import assemble_bytes
+from ..bytecode.ctab import format_ctab
+from ..bytecode.disasm import disassemble, format_instruction
+from ..bytecode.tables import Opcode
+from ..errors import AsmError, XlateError
+from ..ir.builder import lift
+from ..options import Options
+from ..toolchain import ToolchainError, find_tool
+from .cfg_svg import program_svg
 
 # The kinds of entry (the batch tool says which).
 KINDS = ("shader", "effect-shader", "asm")
@@ -32,7 +43,6 @@ OUTCOMES = ("converted", "refused", "failed")
 # D3D9 version tokens: 0xFFFE (vs) or 0xFFFF (ps) in the high half.
 _SHADER_TYPES = (0xFFFE, 0xFFFF)
 _ANNOTATION = "// "
-_INDENT_STEP = 4  # the GLSL backend's indentation
 
 
 @dataclass(frozen=True)
@@ -77,9 +87,6 @@ def listing(shader) -> tuple[list[str], list[int]]:
     line, so a name holding a newline cannot shift the lines below it (the
     page shows control characters escaped).
     """
-    from ..bytecode.ctab import format_ctab
-    from ..bytecode.disasm import disassemble, format_instruction
-
     header: list[str] = []
     if shader.ctab is not None:
         header = list(format_ctab(shader.ctab))
@@ -174,8 +181,6 @@ def link_annotations(code: str, texts: Sequence[str], closes_loop: Sequence[bool
 
 
 def _spirv_text(binary: bytes) -> str:
-    from ..toolchain import find_tool  # raises ToolchainError, an XlateError, when spirv-dis is missing
-
     tool = find_tool("spirv-dis")
     result = tool.run(["--no-color", "-"], input=binary)
     if result.returncode != 0:
@@ -185,8 +190,6 @@ def _spirv_text(binary: bytes) -> str:
 
 
 def _translate_one(data: bytes, target: str, options: Mapping, done=None) -> tuple[str, dict, list[str]]:
-    from ..api import translate
-
     result = done if done is not None else translate(data, target, **{**options, "annotate": True})
     code = result.code
     if isinstance(code, bytes):
@@ -216,31 +219,20 @@ def report_entry(path: str, data: bytes, targets: Sequence[str], options: Mappin
     """
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
-    from ..backends import get_target
-
     options = dict(options or {})
-    targets = [get_target(t).name for t in dict.fromkeys(targets)]  # a wrong name is the caller's error: raises
-    from ..options import Options
-
+    kinds = {get_target(t).name: get_target(t) for t in targets}  # a wrong name is the caller's error: raises
     Options.from_kwargs(**{**options, "annotate": True})  # and so is a wrong option: raises here, not per shader
     errors: list[str] = []
     diagnostics: list[str] = []
     blob = bytes(data)
     try:
         if kind == "asm" and not is_bytecode(blob):
-            from ..bytecode.asm import assemble_bytes
-
             blob = assemble_bytes(blob.decode("utf-8", errors="replace"), source=path)
-        from ..bytecode import decode
-
         shader = decode(blob)
     except XlateError as exc:
-        return ReportEntry(path, kind, "", [], {}, {}, {}, [], [_message(exc)], "", {t: "refused" for t in targets})
+        return ReportEntry(path, kind, "", [], {}, {}, {}, [], [_message(exc)], "", {t: "refused" for t in kinds})
 
     lines, where = listing(shader)
-    from ..bytecode.disasm import format_instruction
-    from ..bytecode.tables import Opcode
-
     texts = [format_instruction(i, shader.version) for i in shader.instructions]
     closing = [i.opcode in (Opcode.ENDLOOP, Opcode.ENDREP) for i in shader.instructions]
     code: dict[str, str] = {}
@@ -248,11 +240,15 @@ def report_entry(path: str, data: bytes, targets: Sequence[str], options: Mappin
     reflection: dict[str, dict] = {}
     outcome: dict[str, str] = {}
     seen: dict[str, list[str]] = {}  # diagnostic -> the targets that gave it
-    for target in targets:
+    for target, tgt in kinds.items():
         try:
             given = (done or {}).get(target)
             given = given if given is not None and isinstance(given.code, bytes) else None
             text, refl, diags = _translate_one(blob, target, options, given)
+        except ToolchainError as exc:  # glslang or spirv-val refused xlate's own output: a bug, not the input's fault
+            errors.append(f"{target}: {exc}")
+            outcome[target] = "failed"
+            continue
         except XlateError as exc:
             errors.append(f"{target}: {exc}")
             outcome[target] = "refused"
@@ -262,7 +258,7 @@ def report_entry(path: str, data: bytes, targets: Sequence[str], options: Mappin
             outcome[target] = "failed"
             continue
         outcome[target] = "converted"
-        if text.startswith(";"):  # SPIR-V's listing: no annotations to link
+        if tgt.binary:  # SPIR-V's listing: no annotations to link
             code[target], found = text, []
         else:
             code[target], found = link_annotations(text, texts, closing)
@@ -270,16 +266,15 @@ def report_entry(path: str, data: bytes, targets: Sequence[str], options: Mappin
         reflection[target] = _plain(refl)
         for d in diags:
             seen.setdefault(str(d), []).append(target)
-    for d, which in seen.items():
-        diagnostics.append(d if len(which) == len(outcome) or len(targets) == 1 else f"{', '.join(which)}: {d}")
+    converted = [t for t, o in outcome.items() if o == "converted"]
+    for d, which in seen.items():  # said once; with its targets when not all of them said it
+        diagnostics.append(d if which == converted else f"{', '.join(which)}: {d}")
     return ReportEntry(path, kind, shader.version.name, lines, code, links, reflection, diagnostics, errors,
                        _cfg_svg(shader, where, texts, diagnostics), outcome)
 
 
 def _message(exc: XlateError) -> str:
     """The error as the entry shows it (an assembly error without the file name: the entry has it)."""
-    from ..errors import AsmError
-
     if isinstance(exc, AsmError):
         return f"line {exc.line}, column {exc.column}: {exc.reason}"
     return str(exc)
@@ -291,9 +286,6 @@ def _plain(value: dict) -> dict:
 
 
 def _cfg_svg(shader, where: list[int], texts: list[str], diagnostics: list[str]) -> str:
-    from ..ir.builder import lift
-    from .cfg_svg import program_svg
-
     try:
         program = lift(shader)
     except XlateError as exc:
