@@ -127,7 +127,9 @@ def link_annotations(code: str, texts: Sequence[str], closes_loop: Sequence[bool
 
     A run of annotation comments belongs to the statements after it, up to
     the next annotation comment or the end of the enclosing block (a line
-    indented less than the comments).  Comments whose text is no
+    indented less than the comments).  The backend writes no comment above
+    code from no instruction (the stage fix-ups), so such code counts as
+    the preceding instruction's when it follows in the same block.  Comments whose text is no
     instruction's are ordinary comments and stay.  When several instructions
     print the same text, the first unused one after the previous match is
     taken, as the backend annotates in program order.
