@@ -275,3 +275,95 @@ def test_every_corpus_preshader_evaluates():
         result = pre.evaluate({c.name: np.arange(4 * c.register_count) + 1.0 for c in pre.ctab.constants})
         ranged = {r for rng in pre.prsi.ranges for r in range(rng.start, rng.start + rng.count)}
         assert set(result.floats) <= ranged and result.floats, rec.id
+
+
+# --------------------------------------------------------------------------
+# The constants after BeginPass(0): preshader_vconsts / pconsts / bconsts / iconsts
+# --------------------------------------------------------------------------
+
+
+def effect_shaders(effect_id: str) -> dict[str, "object"]:
+    """The vs_3_0 / ps_3_0 shaders of Wine's preshader effect that decode
+    (each blob follows its byte size), by kind; the first of each kind is
+    the one pass 0 selects (vs_arr2[0], ps_arr[0])."""
+    from xlate.bytecode import decode
+    from xlate.errors import BytecodeError
+
+    words = [w & 0xFFFFFFFF for w in effect_row(effect_id)["bytecode"]]
+    data = dwords_to_bytes(words)
+    found = {}
+    for i, word in enumerate(words):
+        if word in (0xFFFE0300, 0xFFFF0300) and 0 < words[i - 1] <= 4 * (len(words) - i):
+            try:
+                shader = decode(data[4 * i: 4 * i + words[i - 1]])
+            except BytecodeError:
+                continue  # a version-like word inside other data
+            found.setdefault("vs" if word == 0xFFFE0300 else "ps", shader)
+    return found
+
+
+def pass_constants(shader, preshader_inputs: dict) -> dict[str, object]:
+    """The constants a pass uploads for ``shader`` when every parameter the
+    shader reads keeps its default: the CTAB defaults (fxc writes the effect
+    defaults there, in register layout), then what the preshader computes.
+    Keys ``c5`` / ``i0`` / ``b3``."""
+    from xlate.bytecode.ctab import RegisterSet
+    from xlate.preshader import shader_preshader
+
+    out: dict[str, object] = {}
+    for c in shader.ctab.constants:
+        if c.default_value is None or c.register_set == RegisterSet.SAMPLER:
+            continue
+        width = 1 if c.register_set == RegisterSet.BOOL else 4
+        n = len(c.default_value) // (4 * width)
+        for r in range(min(n, c.register_count)):
+            chunk = c.default_value[16 * r: 16 * r + 16] if width == 4 else c.default_value[4 * r: 4 * r + 4]
+            key = f"{c.register_set.prefix}{c.register_index + r}"
+            if c.register_set == RegisterSet.FLOAT4:
+                out[key] = list(struct.unpack("<4f", chunk))
+            elif c.register_set == RegisterSet.INT4:
+                out[key] = list(struct.unpack("<4i", chunk))
+            else:
+                out[key] = struct.unpack("<I", chunk)[0] != 0
+    pre = shader_preshader(shader)
+    if pre is not None:
+        names = {c.name for c in pre.ctab.constants}
+        result = pre.evaluate({k: v for k, v in preshader_inputs.items() if k in names})
+        for index, value in result.floats.items():
+            out[f"c{index}"] = [float(v) for v in value]
+        for index, value in result.ints.items():
+            out[f"i{index}"] = [int(v) for v in value]
+        for index, value in result.bools.items():
+            out[f"b{index}"] = value
+    return out
+
+
+def test_wine_constants_after_begin_pass(record_property):
+    effect = "test_effect_preshader_effect_blob"
+    rows = [r for r in wine_rows() if r["kind"] in ("preshader_vconsts", "preshader_pconsts", "preshader_iconsts", "preshader_bconsts")]
+    shaders = effect_shaders(effect)
+    op_row = next(r for r in wine_rows() if r["kind"] == "preshader_op")
+    inputs = _inputs(op_row)  # the HLSL defaults and SetVector("g_Pos2", fvect1)
+    consts = {"preshader_vconsts": pass_constants(shaders["vs"], inputs),
+              "preshader_pconsts": pass_constants(shaders["ps"], inputs)}
+    consts["preshader_iconsts"] = consts["preshader_bconsts"] = consts["preshader_pconsts"]
+    held = []
+    for row in rows:
+        table = consts[row["kind"]]
+        register = row["register"]
+        if "-" in register:  # "c34-c255": registers the pass must not write
+            prefix = register[0]
+            first, last = (int(x.lstrip(prefix)) for x in register.split("-"))
+            written = [k for k in table if k[0] == prefix and first <= int(k[1:]) <= last]
+            assert not written, f"{row['id']}: the pass writes {written}"
+        elif isinstance(row["value"], bool):
+            assert table[register] == row["value"], row["id"]
+        else:
+            got = table[register]
+            if row["kind"] != "preshader_iconsts":
+                assert _bits(got) == _bits(row["value"]), f"{row['id']}: {got} != {row['value']}"
+            else:
+                assert got == row["value"], row["id"]
+        held.append(row["id"])
+    record_property("corpus_summary", f"wine constants after BeginPass(0): {len(held)}/{len(rows)} rows hold")
+    assert len(held) == len(rows) == 58
