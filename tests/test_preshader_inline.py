@@ -138,3 +138,50 @@ def test_inlined_draws_what_the_cpu_mode_draws(record_property):
     record_property("corpus_summary", f"inline_preshader on llvmpipe: {compared} shaders draw as the CPU mode "
                                       f"(largest relative difference {worst:.2e})")
     assert compared >= (40 if full else 13)
+
+
+# --------------------------------------------------------------------------
+# Hostile preshaders in real shaders: translated in both modes, never a crash
+# --------------------------------------------------------------------------
+
+from dataclasses import replace as _replace  # noqa: E402
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from corpus import corpus_available, mutate  # noqa: E402
+from xlate.bytecode import Comment, encode  # noqa: E402
+from xlate.errors import XlateError  # noqa: E402
+
+
+def _hosts() -> list:
+    if not corpus_available("fxc-wine", "index.jsonl"):
+        return []
+    return [decode(r.data) for r in preshader_records()[:8]]
+
+
+HOSTS = _hosts()
+
+
+@pytest.mark.skipif(not HOSTS, reason="needs the fxc-wine corpus")
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 7), st.lists(st.tuples(st.sampled_from(["flip", "replace", "insert", "delete", "truncate"]),
+                                             st.integers(0, 10**6), st.integers(0, 2**32 - 1)), min_size=1, max_size=3))
+def test_fuzz_translate_with_mutated_preshader(host, mutations):
+    shader = HOSTS[host % len(HOSTS)]
+    items = []
+    for item in shader.items:
+        if isinstance(item, Comment) and item.fourcc == "PRES":
+            payload = item.payload
+            for kind, position, value in mutations:
+                payload = mutate(payload, kind, position, value)
+            payload += bytes(-len(payload) % 4)
+            item = Comment(b"PRES" + payload)
+        items.append(item)
+    blob = encode(_replace(shader, items=tuple(items)))
+    for inline in (False, True):
+        try:
+            t = translate(blob, "glsl330", inline_preshader=inline)
+        except XlateError:
+            continue
+        assert t.reflection["preshader"]["mode"] in ("cpu", "inline")

@@ -167,10 +167,19 @@ class _Emitter:
             self.write(inst.output, j, result)
 
 
+# Inputs move after the shader's registers; past this many the uniform file
+# would exceed Direct3D 9's largest constant file (and a hostile CTAB could
+# ask for a uniform array of 65535 registers).
+MAX_FLOAT_REGISTERS = 8192
+
+
 def why_not(program: Program, pre: Preshader) -> str | None:
     """Why ``pre`` cannot be inlined into ``program`` faithfully, or None."""
     if program.version.is_pixel and program.version.major < 2:
         return "ps_1_x clamps constant reads, which an inlined preshader would escape"
+    named = [c for c in (pre.ctab.constants if pre.ctab else ()) if c.register_set == RegisterSet.FLOAT4]
+    if sum(c.register_count for c in named) + max((c.register_end for c in named), default=0) > MAX_FLOAT_REGISTERS:
+        return f"the preshader's inputs would not fit in {MAX_FLOAT_REGISTERS} float registers"
     for inst in pre.instructions:
         if inst.opcode in _UNSUPPORTED:
             return f"the preshader uses {inst.mnemonic}, which the IR has no operation for"
@@ -180,6 +189,10 @@ def why_not(program: Program, pre: Preshader) -> str | None:
             if operand.relative is not None:
                 return "the preshader uses relative addressing"
             reg = operand.register
+            if reg.file == RegisterFile.INPUT and not any(
+                    c.register_index <= reg.index and (reg.offset + operand.components - 1) >> 2 < c.register_end
+                    for c in named):
+                return f"the preshader reads input register c{reg.index}, which its constant table does not name"
             if reg.file == RegisterFile.LITERAL:
                 for k in range(operand.components):
                     if not math.isfinite(float(np.float32(pre.literals[reg.offset + k]))):
@@ -187,6 +200,9 @@ def why_not(program: Program, pre: Preshader) -> str | None:
     for _fn, op in program.all_ops():
         if op.code is Code.LOAD and op.var is not None and op.var.storage is Storage.FLOAT_CONST and op.args:
             return "the shader indexes its float constants dynamically"
+    last = max([*(c.register_end for c in (program.ctab.constants if program.ctab else ())), 0])
+    if last + max((c.register_end for c in named), default=0) > MAX_FLOAT_REGISTERS:
+        return f"the preshader's inputs would not fit in {MAX_FLOAT_REGISTERS} float registers"
     return None
 
 
