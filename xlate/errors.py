@@ -121,3 +121,9 @@ class StructureError(BytecodeError):
 class UnsupportedError(BytecodeError):
     """Valid bytecode using a feature this version of xlate cannot translate
     yet, or that the requested target cannot express."""
+
+
+class PreshaderError(BytecodeError):
+    """A preshader or effect expression (an FX token stream: ``CTAB``,
+    ``CLIT``, ``FXLC``, ``PRSI``) is malformed.  ``offset`` is the byte
+    offset of the field at fault in the blob that holds the stream."""
