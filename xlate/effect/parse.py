@@ -151,8 +151,9 @@ class _Reader:
                 out.append(member)
             members = tuple(out)
         if pclass in (ParameterClass.SCALAR, ParameterClass.VECTOR, ParameterClass.MATRIX_ROWS, ParameterClass.MATRIX_COLUMNS):
-            if not (1 <= rows <= 4 and 1 <= columns <= 4):
-                raise EffectError(pos + 20, f"a {pclass.name.lower()} of {rows} rows and {columns} columns (each must be 1-4)")
+            # HLSL types have 1-4 rows and columns, but state values are wider
+            # (VertexShaderConstant[n] = a float array as one matrix): only
+            # the size, checked below against the data, bounds them.
             if ptype not in (ParameterType.BOOL, ParameterType.INT, ParameterType.FLOAT, ParameterType.VOID):
                 raise EffectError(pos, f"a numeric class holding the object type {ptype.name}")
         elif pclass == ParameterClass.OBJECT and ptype not in (*OBJECT_ID_TYPES, *SAMPLER_TYPES):
