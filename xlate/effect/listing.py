@@ -28,7 +28,8 @@ PASS_ASM = " " * 12  # fxc indents a pass's asm block by 12 columns
 
 
 def _preshader_lines(shader) -> list[str]:
-    from ..preshader import format_preshader, shader_preshader
+    from ..preshader import format_preshader
+    from .model import shader_preshader
 
     try:
         pre = shader_preshader(shader)

@@ -293,3 +293,16 @@ def safe_stem(name: str | None, fallback: str) -> str:
     (letters, digits, ``_`` and ``-``; ``fallback`` when nothing is left)."""
     stem = re.sub(r"[^A-Za-z0-9_-]+", "_", name or "").strip("_")[:64]
     return stem or fallback
+
+
+def shader_preshader(shader):
+    """The shader's decoded preshader (``xlate.preshader``), None when it has
+    none.  fxc writes a bare ``PRES`` FourCC (no FX stream) for a preshader
+    with nothing to compute; that counts as none."""
+    from ..preshader import shader_preshader as decode_pres
+
+    for comment in shader.comments:
+        if comment.fourcc == "PRES" and not comment.payload:
+            return None
+    return decode_pres(shader)
+
