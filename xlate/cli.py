@@ -58,6 +58,54 @@ def _decode(path: str):
         _fail(path, exc)
 
 
+def _effect_or_none(path: str):
+    """The parsed effect when ``path`` holds an fx_2_0 effect, else None
+    (the caller reads it as a shader)."""
+    from .effect import is_effect, parse_effect
+
+    try:
+        data = _read_bytes(path)
+    except OSError as exc:
+        _fail(path, exc)
+    if not is_effect(data):
+        return None
+    try:
+        return parse_effect(data)
+    except XlateError as exc:
+        _fail(path, exc)
+
+
+def _effect_listing(effect) -> str:
+    from .effect import format_effect
+
+    return format_effect(effect)
+
+
+def _effect_info(effect, as_json: bool) -> None:
+    """``xlate info`` for an effect; every effect-sourced name is escaped."""
+    from .effect.info import effect_summary
+
+    facts = effect_summary(effect)
+    if as_json:
+        click.echo(json.dumps(facts, indent=2))
+        return
+    from rich.console import Console
+    from rich.markup import escape
+
+    console = Console()
+    console.print(f"[bold]fx_2_0 effect[/bold], {len(facts['parameters'])} parameters, "
+                  f"{len(facts['techniques'])} techniques, {facts['shader_count']} shaders")
+    for p in facts["parameters"]:
+        shape = p["type"] + (f"[{p['elements']}]" if p["elements"] else "")
+        sem = f" : {escape(p['semantic'])}" if p["semantic"] else ""
+        console.print(f"  {escape(shape)} {escape(p['name'])}{sem}")
+    for t in facts["techniques"]:
+        console.print(f"  technique {escape(t['name'] or '(unnamed)')}")
+        for ps in t["passes"]:
+            shaders = ", ".join(escape(s) for s in ps["shaders"]) or "no shaders"
+            console.print(f"    pass {escape(ps['name'] or '(unnamed)')}: {ps['states']} states; {shaders}")
+
+
 @click.group(epilog=EPILOG_EXAMPLES, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="xlate")
 def main() -> None:
@@ -79,8 +127,11 @@ def disasm(file: str, output: str | None, no_header: bool) -> None:
     """
     from .bytecode.disasm import disassemble
 
-    shader = _decode(file)
-    text = disassemble(shader, header=not no_header)
+    effect = _effect_or_none(file)
+    if effect is not None:
+        text = _effect_listing(effect)
+    else:
+        text = disassemble(_decode(file), header=not no_header)
     if output:
         Path(output).write_text(text, encoding="utf-8")
     else:
@@ -112,9 +163,15 @@ def asm_command(file: str, output: str) -> None:
 @click.argument("file")
 @click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
 def info(file: str, as_json: bool) -> None:
-    """Summarise a shader: version, instruction counts by kind, registers, CTAB."""
+    """Summarise a shader: version, instruction counts by kind, registers, CTAB.
+
+    For an fx_2_0 effect: its parameters, techniques, passes and shaders."""
     from .bytecode.stats import shader_info
 
+    effect = _effect_or_none(file)
+    if effect is not None:
+        _effect_info(effect, as_json)
+        return
     facts = shader_info(_decode(file))
     if as_json:
         click.echo(json.dumps(facts.to_json(), indent=2))

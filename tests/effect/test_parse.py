@@ -1,0 +1,161 @@
+"""Parsing fx_2_0 effects: the whole peer corpus, Wine's tabulated
+expectations, and errors (offsets, pickling) on malformed input."""
+
+from __future__ import annotations
+
+import pickle
+import struct
+
+import pytest
+from effect_corpus import all_effects, wine_effects, wine_rows
+
+from xlate.bytecode.ctab import ParameterClass, ParameterType
+from xlate.effect import Effect, StateKind, is_effect, parse_effect
+from xlate.effect.states import StateClass, state_info, state_table
+from xlate.errors import EffectError, XlateError
+
+
+def test_every_corpus_effect_parses(record_property):
+    effects = all_effects()
+    counts = {"effects": 0, "passes": 0, "states": 0, "shaders": 0}
+    kinds = set()
+    for eid, data in effects:
+        assert is_effect(data), eid
+        e = parse_effect(data)
+        counts["effects"] += 1
+        for t in e.techniques:
+            for p in t.passes:
+                counts["passes"] += 1
+                counts["states"] += len(p.states)
+                for s in p.states:
+                    assert s.info is not None
+                    kinds.add(s.kind)
+                    if s.kind == StateKind.SHADER:
+                        counts["shaders"] += 1
+                        assert s.shader and s.shader[2:4] in (b"\xfe\xff", b"\xff\xff"), eid
+                    if s.kind in (StateKind.EXPRESSION, StateKind.ARRAY_SELECTOR):
+                        assert s.expression is not None and s.expression.data[:4][2:] == b"XF", eid
+    record_property("corpus_summary", f"effects parsed: {counts}")
+    assert counts["effects"] == 91 + 8 + 10 + 15
+    assert kinds == set(StateKind)  # every form of state occurs in the corpus
+
+
+def test_state_table_is_d3dx9s():
+    table = state_table()
+    assert len(table) == 0xB3
+    assert (table[0].name, table[0].d3d_value) == ("D3DRS_ZENABLE", 7)
+    assert table[0x92].state_class == StateClass.VERTEX_SHADER
+    assert table[0xB2].state_class == StateClass.SAMPLER
+    assert state_info(0xB3) is None
+
+
+def _float_bits(v) -> int:
+    if v == "NAN":
+        return 0x7FC00000
+    if v == "INFINITY":
+        return 0x7F800000
+    return struct.unpack("<I", struct.pack("<f", v))[0]
+
+
+# parameter_value rows whose expectation is not about parsing (none today)
+PARAMETER_VALUE_MISSES: dict[str, str] = {}
+
+
+def test_wine_parameter_values():
+    rows = [r for r in wine_rows() if r["kind"] == "parameter_value"]
+    assert len(rows) == 97
+    effects = {k: parse_effect(v) for k, v in wine_effects().items()}
+    bad = []
+    for r in rows:
+        if r["id"] in PARAMETER_VALUE_MISSES:
+            continue
+        p = effects[r["effect"]].parameter(r["name"])
+        got = (p.parameter_class, p.parameter_type, p.rows, p.columns, p.elements) if p else None
+        want = (ParameterClass(r["class_value"]), ParameterType(r["type_value"]), r["rows"], r["columns"], r["elements"])
+        if got != want:
+            bad.append(f"{r['id']}: {got} != {want}")
+            continue
+        if r["value"] is None:
+            assert p.is_object and len(p.object_ids) == max(p.elements, 1)
+            continue
+        words = list(struct.unpack(f"<{len(p.value) // 4}I", p.value))
+        if r["value_member"] == "f":
+            expect = [_float_bits(v) for v in r["value"]]
+        else:
+            expect = [v & 0xFFFFFFFF for v in r["value"]]
+        if words != expect:
+            bad.append(f"{r['id']}: {words} != {expect}")
+    assert not bad, "\n".join(bad)
+
+
+def _lookup(effect, args):
+    """GetParameterByName(parent, name) as d3dx9 resolves it (None = NULL)."""
+    parent, name = args
+    if name is None:
+        return None
+    full = name if parent is None else f"{parent}.{name}"
+    if parent is not None and effect.resolve(parent) is None:
+        return None
+    if "@" in full:  # annotation: param@anno
+        pname, anno = full.split("@", 1)
+        found = effect.resolve(pname)
+        if found is None:
+            return None
+        effect = Effect(found[0].annotations, ())  # annotations resolve as parameters do
+        full = anno
+    found = effect.resolve(full)
+    if found is None:
+        return None
+    param, index = found
+    if index is not None and index >= max(param.elements, 0) and not (param.elements == 0 and index == 0):
+        return None
+    if index is not None and param.elements == 0:
+        return None
+    return (id(param), index)
+
+
+# variable_names rows about lookups other than GetParameterByName (techniques,
+# passes, functions, semantics) or about D3DX's API beyond the parsed model.
+VARIABLE_NAMES_MISSES_REASON = "not a GetParameterByName lookup: about d3dx9's handle API, not the parsed model"
+
+
+def test_wine_variable_names(record_property):
+    rows = [r for r in wine_rows() if r["kind"] == "variable_names"]
+    effect = parse_effect(wine_effects()["test_effect_variable_names_blob"])
+    checked, skipped, bad = 0, [], []
+    for r in rows:
+        if r["call"] != "GetParameterByName" or r["expected"] not in ("NULL", "non-NULL"):
+            skipped.append(r["id"])
+            continue
+        got = _lookup(effect, r["args"])
+        if (got is None) != (r["expected"] == "NULL"):
+            bad.append(f"{r['id']}: {r['args']} expected {r['expected']}")
+        checked += 1
+    record_property("corpus_summary", f"variable_names: {checked} GetParameterByName rows checked, "
+                    f"{len(skipped)} other rows not about parsing ({VARIABLE_NAMES_MISSES_REASON})")
+    assert checked >= 20
+    assert not bad, "\n".join(bad)
+
+
+def test_errors_have_offsets_and_pickle():
+    data = wine_effects()["test_effect_parameter_value_blob_float"]
+    with pytest.raises(EffectError) as info:
+        parse_effect(data[:100])
+    err = info.value
+    assert 0 <= err.offset <= 100 and err.reason and "byte offset" in str(err)
+    again = pickle.loads(pickle.dumps(err))
+    assert (again.offset, again.reason, type(again)) == (err.offset, err.reason, EffectError)
+    with pytest.raises(EffectError, match="magic"):
+        parse_effect(b"\x00\x02\xff\xff" + data[4:])
+    with pytest.raises(EffectError, match="at least 8 bytes"):
+        parse_effect(data[:6])
+
+
+def test_hostile_counts_are_refused_before_allocation():
+    data = bytearray(wine_effects()["test_effect_parameter_value_blob_float"])
+    start = 8 + struct.unpack_from("<I", data, 4)[0]
+    for field, what in ((0, "parameter"), (4, "technique"), (12, "object")):
+        bad = bytearray(data)
+        struct.pack_into("<I", bad, start + field, 0xFFFFFFFF)
+        with pytest.raises(XlateError, match=what):
+            parse_effect(bytes(bad))
