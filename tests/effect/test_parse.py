@@ -106,7 +106,8 @@ def _lookup(effect, args):
     found = effect.resolve(full)
     if found is None:
         return None
-    param, index = found
+    _, index = found
+    param = effect.resolve(full.split(".", 1)[0])[0]  # the index applies to the array, before any member
     if index is not None and index >= max(param.elements, 0) and not (param.elements == 0 and index == 0):
         return None
     if index is not None and param.elements == 0:

@@ -157,6 +157,7 @@ def _pass_shader_lines(effect: Effect, pss: Pass, state_class: StateClass, kind:
         lines = []
         if state is not None and state.kind == StateKind.ARRAY_SELECTOR:
             lines.append(f"{pad}// {kind} = {safe_text(state.reference)}[expression] (the element is chosen when the pass begins)")
+            lines.extend(f"{pad}//   {x}" for x in expression_lines(state.expression))
         return lines + [f"{pad}//No embedded {word} shader"]
     body = [PASS_ASM + "asm {", *(PASS_ASM + x if x else PASS_ASM for x in shader_listing(blob)), PASS_ASM + "};"]
     return [f"{pad}{kind} = ", *body, ""]
