@@ -161,7 +161,7 @@ def _constants_by_parameter(shader, reflection: dict) -> dict[str, dict]:
         file = files.get(int(c.register_set), "float")
         lo, hi = c.register_index, c.register_index + c.register_count
         if file == "sampler":
-            glsl = [s.get("glsl") for s in reflection.get("samplers", []) if lo <= s.get("index", -1) < hi]
+            glsl = [s["glsl"] for s in reflection.get("samplers", []) if lo <= s["register"] < hi]
         else:
             glsl = [k["glsl"] for k in reflection.get("constants", [])
                     if k["file"] == file and k["first"] < hi and lo < k["first"] + k["count"]]

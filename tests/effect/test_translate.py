@@ -1,0 +1,120 @@
+"""``translate_effect`` over every effect of the peer corpus: every shader
+translates, glslang accepts it, and every pass's VS/PS pair has matching
+varyings and links on llvmpipe.  CI runs glsl330 (plus glslang for
+essl300); XLATE_CORPUS_FULL=1 runs every GL target."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from effect_corpus import all_effects
+
+import xlate
+from xlate.effect import is_effect
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "backends"))
+
+FULL = os.environ.get("XLATE_CORPUS_FULL") == "1"
+GL_TARGETS = ("glsl120", "glsl330", "glsl450", "essl100", "essl300")
+CI_TARGETS = ("glsl330", "essl300")
+
+
+def _translations(target: str):
+    out = []
+    for eid, data in all_effects():
+        out.append((eid, xlate.translate_effect(data, target)))
+    return out
+
+
+@pytest.mark.parametrize("target", GL_TARGETS if FULL else CI_TARGETS)
+def test_every_effect_shader_translates_and_is_valid(target, record_property):
+    from xlate.backends.check import validate_glsl
+
+    items, names, problems = [], [], []
+    effects = _translations(target)
+    for eid, fx in effects:
+        json.dumps(fx.reflection)  # JSON-serialisable
+        assert fx.target == target
+        for d in fx.diagnostics:
+            if "could not be translated" in d or "do not link" in d:
+                if not eid.startswith("wine/test_effect_unsupported_shader"):
+                    problems.append(f"{eid}: {d}")
+        assert len({s.name for s in fx.shaders}) == len(fx.shaders)
+        for s in fx.shaders:
+            assert s.stage in ("vertex", "fragment") and "/" not in s.name
+            items.append((s.translation.code, s.stage))
+            names.append(f"{eid}:{s.name}")
+    verdicts = validate_glsl(items)
+    bad = [f"{n}: {v[:300]}" for n, v in zip(names, verdicts) if v]
+    record_property("corpus_summary", f"effects {target}: {len(items)} shaders of {len(effects)} effects translated, "
+                    f"{len(items) - len(bad)} glslang-valid")
+    assert len(items) > 400
+    assert not problems, "\n".join(problems[:20])
+    assert not bad, "\n".join(bad[:20])
+
+
+@pytest.mark.parametrize("target", GL_TARGETS if FULL else ("glsl330",))
+def test_every_pass_links_on_llvmpipe(target, record_property):
+    from glharness import gl_context
+
+    ctx, why = gl_context()
+    if ctx is None:
+        pytest.skip(why)
+    linked, bad = 0, []
+    for eid, fx in _translations(target):
+        by_name = {s.name: s.translation for s in fx.shaders}
+        for tech in fx.reflection["techniques"]:
+            for p in tech["passes"]:
+                for vs in p["vertex_shader"]:
+                    for ps in p["pixel_shader"]:
+                        try:
+                            ctx.program(vertex_shader=by_name[vs].code, fragment_shader=by_name[ps].code).release()
+                            linked += 1
+                        except Exception as exc:  # noqa: BLE001
+                            bad.append(f"{eid} {vs} + {ps}: {str(exc)[:300]}")
+    record_property("corpus_summary", f"effects {target}: {linked} VS+PS pass pairs linked on llvmpipe")
+    assert linked > 250
+    assert not bad, "\n".join(bad[:20])
+
+
+def test_reflection_maps_parameters_states_and_preshaders():
+    effects = dict(all_effects())
+    fx = xlate.translate_effect(effects["dxdecompiler/Internal__Effect_Expression2.effect.fx_2_0.bin"], "glsl330")
+    refl = fx.reflection
+    (shader,) = fx.shaders
+    assert shader.name == "Tech0.P0.vs" and shader.stage == "vertex"
+    pre = refl["preshaders"]["Tech0.P0.vs"]
+    assert pre["mode"] == "cpu" and pre["registers"] == {"c": [0, 2, 4]} and pre["inputs"] == ["g1", "g3", "g5"]
+    assert any("preshader" in d and "c0, c2, c4" in d for d in fx.diagnostics)
+    # a sampler's states and a render state, decoded
+    fx = xlate.translate_effect(effects["fna/SpriteEffect.fxb"], "glsl330")
+    assert fx.reflection["samplers"]
+    states = [s for t in fx.reflection["techniques"] for p in t["passes"] for s in p["states"]]
+    assert all("state" in s and "kind" in s for s in states)
+    # parameters carry the registers and GLSL names per shader
+    params = {p["name"]: p for p in fx.reflection["parameters"]}
+    assert any(p["shaders"] for p in params.values())
+    for p in params.values():
+        for where in p["shaders"].values():
+            assert where["glsl"], p["name"]
+
+
+def test_array_selected_shaders_all_translate():
+    fx = xlate.translate_effect(dict(all_effects())["fna/BasicEffect.fxb"], "glsl330")
+    (tech,) = fx.reflection["techniques"]
+    (p,) = tech["passes"]
+    assert len(p["vertex_shader"]) == 20 and len(p["pixel_shader"]) == 10
+    selector = next(s for s in p["states"] if s["state"] == "VertexShader")
+    assert selector["kind"] == "array_selector" and selector["parameter"] == "VSArray"
+    assert selector["expression"]["listing"][0] == "preshader"
+
+
+def test_is_effect_and_errors():
+    data = dict(all_effects())["fna/SpriteEffect.fxb"]
+    assert is_effect(data) and not is_effect(data[4:]) and not is_effect(b"")
+    with pytest.raises(xlate.EffectError):
+        xlate.translate_effect(data[:40])
