@@ -263,6 +263,7 @@ def translate_effect(data: bytes, target: str = "glsl330", **options) -> EffectT
         "shaders": {s.name: {"technique": s.technique, "pass": s.pass_name, "stage": s.stage,
                              "shader_model": s.translation.reflection.get("shader_model")} for s in shaders},
         "preshaders": preshaders,
+        "errors": {e["name"]: e["error"] for e in done.values() if e and "error" in e},
     }
     return EffectTranslation(target, tuple(shaders), reflection, diagnostics)
 
