@@ -176,14 +176,12 @@ GOOD = stream([instruction(FxlvmOpcode.MOV, 1, [operand(L, 0)], operand(O, 0))],
 @pytest.mark.parametrize("data, offset, words", [
     (b"", 0, "too few"),
     (struct.pack("<I", 0xFFFE0200), 0, "no FX version token"),
-    (GOOD[:-4], len(GOOD) - 4, "without an END"),
-    (GOOD + b"\0\0\0\0", len(GOOD), "follow the END"),
-    (GOOD[:-2], len(GOOD) - 4, "stray bytes"),
     (stream([instruction(FxlvmOpcode.MOV, 1, [operand(L, 3)], operand(O, 0))], literals=(1.0,)), None, "CLIT holds 1"),
     (stream([instruction(FxlvmOpcode.MOV, 5, [operand(T, 0)], operand(O, 0))]), None, "5 components"),
     (stream([instruction(FxlvmOpcode.MOV, 1, [operand(T, 0)], operand(O, 0, index=(T, 0)))]), None, "relatively addressed"),
     (stream([instruction(FxlvmOpcode.MOV, 1, [operand(T, 0)], operand(L, 0))]), None, "read-only"),
     (stream([instruction(FxlvmOpcode.MOV, 1, [operand(3, 0)], operand(O, 0))]), None, "register file 3"),
+    (stream([instruction(FxlvmOpcode.MOV, 1, [operand(T, 0)], operand(T, 0xFFFFFFF0))]), None, "past the 8192 registers"),
     (stream([[0x20900001, 2, *operand(T, 0), *operand(T, 0), *operand(O, 0)]]), None, "unknown FXLVM operation 0x209"),
     (stream([[0x20400001, 3, *operand(T, 0), *operand(T, 0), *operand(T, 0), *operand(O, 0)]]), None, "does not take 3 inputs"),
 ])
@@ -195,6 +193,16 @@ def test_malformed_streams(data, offset, words):
     assert 100 <= err.offset <= 100 + len(data)
     if offset is not None:
         assert err.offset == 100 + offset
+
+
+def test_bytes_after_end_are_counted():
+    pre = decode_preshader(GOOD + bytes(10))
+    assert pre.terminated and pre.trailing_bytes == 10 and len(pre.instructions) == 1
+    pre = decode_preshader(GOOD[:-4])  # no END: d3dx9 does not need one
+    assert not pre.terminated and pre.trailing_bytes == 0 and len(pre.instructions) == 1
+    pre = decode_preshader(GOOD[:-4] + struct.pack("<2I", 0, 0xFFFF))  # stops at the first non-comment token
+    assert not pre.terminated and pre.trailing_bytes == 8
+    assert decode_preshader(GOOD[:-2]).trailing_bytes == 2
 
 
 def test_huge_counts_fail_fast():
@@ -237,6 +245,8 @@ def check_contract(data: bytes) -> Preshader | PreshaderError:
         return err
     lines = format_preshader(pre)
     assert lines[0] == "preshader" and len(lines) == len(pre.instructions) + 1
+    result = pre.evaluate()
+    assert all(v.shape == (4,) for v in result.floats.values())
     return pre
 
 

@@ -27,6 +27,7 @@ from .tables import (
     FX_SIGNATURE,
     KNOWN_CODES,
     MAX_COMPONENTS,
+    MAX_REGISTERS,
     OPCODE_MASK,
     OPCODE_SHIFT,
     OPCODES_BY_CODE,
@@ -124,6 +125,9 @@ def _instruction(words: _Words, literal_count: int, number: int) -> Instruction:
         raise words.error(out_at, f"the output of instruction {number} ({opcode.mnemonic}) is relatively addressed, which FXLVM does not do")
     if output.file not in _WRITABLE:
         raise words.error(out_at, f"instruction {number} ({opcode.mnemonic}) writes to the {output.file.name.lower()} register file, which is read-only")
+    if output.register.index + 1 >= MAX_REGISTERS:
+        raise words.error(out_at, f"instruction {number} ({opcode.mnemonic}) writes register {output.register.index}, "
+                          f"past the {MAX_REGISTERS} registers of Direct3D 9's largest constant file")
     return Instruction(opcode, components, scalar, tuple(inputs), output, raw, at)
 
 
@@ -164,7 +168,8 @@ def decode_preshader(data: bytes, base_offset: int = 0) -> Preshader:
     """Decode an FX token stream: a shader's ``PRES`` payload or an effect
     state's expression.
 
-    ``data`` starts with the FX version token and ends with END;
+    ``data`` starts with the FX version token and normally ends with END
+    (see ``Preshader.terminated``);
     ``base_offset`` is the absolute offset of ``data[0]`` in the enclosing
     blob and is added to every error offset.  Raises ``PreshaderError``
     (a malformed CTAB block included) and nothing else.
@@ -182,17 +187,21 @@ def decode_preshader(data: bytes, base_offset: int = 0) -> Preshader:
     program_at: tuple[int, int] | None = None
     blocks: list[str] = []
     seen: set[int] = set()
-    while True:
+    # d3dx9 reads comment blocks until the first token that is not one and
+    # needs no END: Wine's test effects hold expressions hand-edited inside
+    # their old size, whose last block swallows the END.  So the stream ends
+    # at END, at the end of the data, or at any other token; ``terminated``
+    # and ``trailing_bytes`` tell a caller which, to say so.
+    terminated = False
+    while top.pos + 4 <= size:
         at = top.pos
-        if at + 4 > size:
-            if size % 4:
-                raise PreshaderError(base_offset + at, f"the FX stream ends with {size % 4} stray bytes")
-            raise top.error(at, "the FX stream ends without an END token")
-        token = top.take("a block")
-        if token == END_TOKEN:
-            break
+        token = struct.unpack_from("<I", data, at)[0]
         if token & 0xFFFF != COMMENT or token & 0x80000000:
-            raise top.error(at, f"expected a comment block or END in the FX stream, found 0x{token:08x}")
+            if token == END_TOKEN:
+                top.pos += 4
+                terminated = True
+            break
+        top.pos += 4
         words = token >> 16
         start = top.pos
         end = start + 4 * words
@@ -220,12 +229,11 @@ def decode_preshader(data: bytes, base_offset: int = 0) -> Preshader:
             program_at = (start + 4, end)  # decoded once CLIT (which may follow) is known
         elif fourcc == FOURCC_PRSI:
             prsi = _prsi(body)
-    if top.pos != size:
-        raise top.error(top.pos, f"{size - top.pos} bytes follow the END token of the FX stream")
+    trailing = size - top.pos
     instructions: tuple[Instruction, ...] = ()
     if program_at is not None:
         instructions = _program(_Words(data, program_at[0], program_at[1], base_offset), len(literals))
-    return Preshader(version, ctab, literals, instructions, prsi, tuple(blocks), base_offset)
+    return Preshader(version, ctab, literals, instructions, prsi, tuple(blocks), terminated, trailing, base_offset)
 
 
 def shader_preshader(shader: Shader) -> Preshader | None:

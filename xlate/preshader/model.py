@@ -96,7 +96,10 @@ class Preshader:
     ``literals`` are the CLIT doubles; ``instructions`` the FXLC program;
     ``ctab`` the inputs (``None`` when the stream has no CTAB); ``prsi`` the
     PRSI block when present; ``blocks`` the FourCCs of every comment block
-    in stream order (unknown ones included, so nothing is hidden).
+    in stream order (unknown ones included, so nothing is hidden);
+    ``terminated`` whether END closed the stream and ``trailing_bytes`` how
+    many bytes after the last block were not read (d3dx9 stops at the first
+    token that is not a comment block and ignores the rest, so do we).
     """
 
     version_token: int
@@ -105,6 +108,8 @@ class Preshader:
     instructions: tuple[Instruction, ...]
     prsi: PrsiInfo | None = None
     blocks: tuple[str, ...] = ()
+    terminated: bool = True  # the stream ended with END (d3dx9 does not need it)
+    trailing_bytes: int = 0  # after the last block (and END), not read
     offset: int = field(default=0, compare=False)  # byte offset of the version token
 
     @property
@@ -120,7 +125,10 @@ class Preshader:
             if out.file.is_output:
                 n = 1 if inst.opcode.reduction is Reduction.DOT else inst.component_count
                 for k in range(n):
-                    seen.setdefault(Register(out.file, out.offset + k), None)
+                    # b# has one component per register: its components are registers
+                    step = 4 if out.file == RegisterFile.OUTPUT_BOOL else 1
+                    base = 4 * out.index if step == 4 else out.offset
+                    seen.setdefault(Register(out.file, base + step * k), None)
         return tuple(seen)
 
     @property

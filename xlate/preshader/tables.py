@@ -44,6 +44,10 @@ SCALAR_FLAG = 0x80000000
 COMPONENT_MASK = 0x0000FFFF
 MAX_COMPONENTS = 4
 MAX_INPUTS = 8  # d3ds_dotswiz with 8 inputs is the widest
+# The largest register file an output or temporary may index: Direct3D 9's
+# biggest constant file (software vertex processing) has 8192 float4
+# registers.  It bounds what an evaluator allocates for a hostile stream.
+MAX_REGISTERS = 8192
 
 
 class RegisterFile(enum.IntEnum):
