@@ -21,6 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "backends"))
 FULL = os.environ.get("XLATE_CORPUS_FULL") == "1"
 GL_TARGETS = ("glsl120", "glsl330", "glsl450", "essl100", "essl300")
 CI_TARGETS = ("glsl330", "essl300")
+# What a target may refuse (as tests/test_translate_corpus.py): the reason must contain this.
+ACCEPTED_UNSUPPORTED = {"essl100": "GLSL ES 1.00"}
 
 
 def _translations(target: str):
@@ -40,9 +42,10 @@ def test_every_effect_shader_translates_and_is_valid(target, record_property):
         json.dumps(fx.reflection)  # JSON-serialisable
         assert fx.target == target
         for d in fx.diagnostics:
+            if "could not be translated" in d and ACCEPTED_UNSUPPORTED.get(target, "\0") in d:
+                continue
             if "could not be translated" in d or "do not link" in d:
-                if not eid.startswith("wine/test_effect_unsupported_shader"):
-                    problems.append(f"{eid}: {d}")
+                problems.append(f"{eid}: {d}")
         assert len({s.name for s in fx.shaders}) == len(fx.shaders)
         for s in fx.shaders:
             assert s.stage in ("vertex", "fragment") and "/" not in s.name
@@ -64,7 +67,7 @@ def test_every_pass_links_on_llvmpipe(target, record_property):
     ctx, why = gl_context()
     if ctx is None:
         pytest.skip(why)
-    linked, bad = 0, []
+    linked, no_ext, bad = 0, 0, []
     for eid, fx in _translations(target):
         by_name = {s.name: s.translation for s in fx.shaders}
         for tech in fx.reflection["techniques"]:
@@ -75,8 +78,17 @@ def test_every_pass_links_on_llvmpipe(target, record_property):
                             ctx.program(vertex_shader=by_name[vs].code, fragment_shader=by_name[ps].code).release()
                             linked += 1
                         except Exception as exc:  # noqa: BLE001
-                            bad.append(f"{eid} {vs} + {ps}: {str(exc)[:300]}")
-    record_property("corpus_summary", f"effects {target}: {linked} VS+PS pass pairs linked on llvmpipe")
+                            # An optional extension the shader declares that this
+                            # driver lacks in this context is the layer's concern
+                            # (as in tests/test_translate_corpus.py).
+                            msg = str(exc)
+                            extensions = by_name[vs].reflection["extensions"] + by_name[ps].reflection["extensions"]
+                            if any(f"extension `{e}' unsupported" in msg for e in extensions):
+                                no_ext += 1
+                            else:
+                                bad.append(f"{eid} {vs} + {ps}: {msg[:300]}")
+    record_property("corpus_summary", f"effects {target}: {linked} VS+PS pass pairs linked on llvmpipe; "
+                    f"{no_ext} not linkable here (an optional extension llvmpipe lacks)")
     assert linked > 250
     assert not bad, "\n".join(bad[:20])
 

@@ -18,8 +18,9 @@ cannot break the listing's structure or a terminal.
 from __future__ import annotations
 
 from ..bytecode import decode
-from ..bytecode.disasm import disassemble
+from ..bytecode.disasm import PRESHADER_PREFIX, disassemble
 from ..errors import XlateError
+from .select import selected_element
 from .model import Effect, Parameter, Pass, State, StateKind, safe_text
 from .states import StateClass
 
@@ -27,30 +28,26 @@ INDENT = "    "
 PASS_ASM = " " * 12  # fxc indents a pass's asm block by 12 columns
 
 
-def _preshader_lines(shader) -> list[str]:
-    from ..preshader import format_preshader
-    from .model import shader_preshader
-
-    try:
-        pre = shader_preshader(shader)
-    except XlateError as exc:
-        return [f"// preshader not decoded: {safe_text(str(exc))}"]
-    if pre is None:
-        return []
-    return [INDENT + line for line in format_preshader(pre)] + [""]
-
-
 def shader_listing(blob: bytes | None) -> list[str]:
     """The ``asm { ... }`` body lines of one embedded shader (unindented),
-    preshader block first as fxc prints it."""
+    its preshader block first, as fxc prints it.
+
+    The shader disassembler lists the preshader commented out (so that a
+    shader listing reassembles); an effect listing is not assembled, and
+    fxc shows the block as code there, so its lines lose the ``//``."""
     if not blob:
         return ["// NULL shader"]
     try:
         shader = decode(blob)
     except XlateError as exc:
         return [f"// shader not decoded: {safe_text(str(exc))}"]
-    lines = _preshader_lines(shader)
-    lines.extend(disassemble(shader).rstrip("\n").split("\n"))
+    lines = disassemble(shader).rstrip("\n").split("\n")
+    start = PRESHADER_PREFIX + "preshader"
+    if start in lines:  # the block: that line and the instruction lines after it
+        k = lines.index(start)
+        while k < len(lines) and lines[k].startswith(PRESHADER_PREFIX):
+            lines[k] = INDENT + lines[k][len(PRESHADER_PREFIX):]
+            k += 1
     return lines
 
 
@@ -153,14 +150,20 @@ def _pass_shader_lines(effect: Effect, pss: Pass, state_class: StateClass, kind:
     state = pss.shader_state(state_class)
     blob = effect.shader_blob(state) if state is not None else None
     pad = INDENT * 2
+    lines = []
+    if state is not None and state.kind == StateKind.ARRAY_SELECTOR:
+        # fxc lists the element the index expression picks with the
+        # parameters' defaults; we say so and show the expression too.
+        k = selected_element(effect, state)
+        lines.append(f"{pad}// {kind} = {safe_text(state.reference)}[expression]; with the defaults: element {k}")
+        lines.extend(f"{pad}//   {x}" for x in expression_lines(state.expression))
+        found = effect.resolve(state.reference or "")
+        if k is not None and found is not None and 0 <= k < len(found[0].object_ids):
+            blob = effect.object_data(found[0].object_ids[k])
     if blob is None:
-        lines = []
-        if state is not None and state.kind == StateKind.ARRAY_SELECTOR:
-            lines.append(f"{pad}// {kind} = {safe_text(state.reference)}[expression] (the element is chosen when the pass begins)")
-            lines.extend(f"{pad}//   {x}" for x in expression_lines(state.expression))
         return lines + [f"{pad}//No embedded {word} shader"]
     body = [PASS_ASM + "asm {", *(PASS_ASM + x if x else PASS_ASM for x in shader_listing(blob)), PASS_ASM + "};"]
-    return [f"{pad}{kind} = ", *body, ""]
+    return lines + [f"{pad}{kind} = ", *body, ""]
 
 
 def format_effect(effect: Effect) -> str:

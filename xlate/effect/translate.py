@@ -22,6 +22,7 @@ from ..bytecode.ctab import ParameterClass, ParameterType
 from ..errors import XlateError
 from .model import Effect, Expression, Parameter, Pass, State, StateKind, safe_stem, safe_text
 from .parse import parse_effect
+from .select import selected_element
 from .states import StateClass
 
 STAGES = {StateClass.VERTEX_SHADER: ("vertex", "vs"), StateClass.PIXEL_SHADER: ("fragment", "ps")}
@@ -285,6 +286,7 @@ def _pass_json(effect: Effect, pss: Pass, tname: str, pname: str, one, diagnosti
                     for k, oid in enumerate(found[0].object_ids):
                         entries.append(one(effect.object_data(oid), tname, pname, stage, f"{tag}{k}"))
                     j["elements"] = [e["name"] if e else None for e in entries]
+                    j["default_element"] = selected_element(effect, state)
             else:
                 entries.append(one(effect.shader_blob(state), tname, pname, stage, tag))
                 j["shader"] = entries[0]["name"] if entries[0] else None
