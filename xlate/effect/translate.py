@@ -16,6 +16,7 @@ docs/reflection.md ("Effects").
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..bytecode import decode
 from ..bytecode.ctab import ParameterClass, ParameterType
@@ -24,6 +25,9 @@ from .model import Effect, Expression, Parameter, Pass, State, StateKind, safe_s
 from .parse import parse_effect
 from .select import selected_element
 from .states import StateClass
+
+if TYPE_CHECKING:  # the API sits above this package; imported lazily at run time
+    from ..api import Translation
 
 STAGES = {StateClass.VERTEX_SHADER: ("vertex", "vs"), StateClass.PIXEL_SHADER: ("fragment", "ps")}
 
@@ -43,7 +47,7 @@ class EffectShader:
     technique: str
     pass_name: str
     stage: str
-    translation: object  # xlate.api.Translation
+    translation: "Translation"
 
 
 @dataclass(frozen=True)
