@@ -21,6 +21,7 @@ from .bytecode import decode
 from .ir.builder import lift
 from .options import Options
 from .passes import run_passes
+from .preshader.reflect import describe_preshader
 
 # Each target's options when the caller gives none (the usual call): built
 # once here, as building and resolving a frozen Options costs more than
@@ -64,4 +65,9 @@ def _translate(data: bytes, target: Target, options: Options) -> tuple[str | byt
     noted = program.notes.get("diagnostics")
     if noted:
         diagnostics.extend([str(d) for d in noted])
+    # A preshader (PRES comment) fills constants on the CPU: say which.
+    preshader, notes = describe_preshader(shader, reflection.get("constants", ()))
+    if preshader is not None:
+        reflection["preshader"] = preshader
+        diagnostics.extend(notes)
     return code, reflection, diagnostics
