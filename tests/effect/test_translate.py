@@ -100,8 +100,11 @@ def test_reflection_maps_parameters_states_and_preshaders():
     (shader,) = fx.shaders
     assert shader.name == "Tech0.P0.vs" and shader.stage == "vertex"
     pre = refl["preshaders"]["Tech0.P0.vs"]
-    assert pre["mode"] == "cpu" and pre["registers"] == {"c": [0, 2, 4]} and pre["inputs"] == ["g1", "g3", "g5"]
-    assert any("preshader" in d and "c0, c2, c4" in d for d in fx.diagnostics)
+    assert pre["mode"] == "cpu" and pre["listing"][0] == "preshader"
+    assert [(r["file"], r["register"], r["glsl"]) for r in pre["registers"]] == [
+        ("float", 0, "vs_c0"), ("float", 2, "vs_c2"), ("float", 4, "vs_c4")]
+    assert [i["name"] for i in pre["inputs"]] == ["g1", "g3", "g5"]
+    assert [d for d in fx.diagnostics if "preshader" in d and "c0, c2, c4" in d and "g1, g3, g5" in d]
     # a sampler's states and a render state, decoded
     fx = xlate.translate_effect(effects["fna/SpriteEffect.fxb"], "glsl330")
     assert fx.reflection["samplers"]

@@ -144,16 +144,32 @@ class _Namer:
         return name
 
 
-def _preshader_json(shader) -> dict | None:
+def _preshader_entry(shader, translation, name: str, diagnostics: list[str]) -> dict | None:
+    """The shader's preshader for the effect reflection: the translation's own
+    ``preshader`` entry (registers with their GLSL names, inputs; mode
+    "cpu") plus the FXLVM listing; None when the shader has none.  The
+    translation already carries the diagnostic naming the registers the CPU
+    fills; one is added here only if it does not."""
     from ..preshader import format_preshader
     from .model import shader_preshader
 
-    pre = shader_preshader(shader)
+    try:
+        pre = shader_preshader(shader)
+    except XlateError as exc:
+        if not any("preshader" in d for d in translation.diagnostics):
+            diagnostics.append(f"{name}: its preshader could not be decoded: {exc}")
+        return {"error": str(exc)}
     if pre is None:
         return None
-    regs = {f.prefix: list(v) for f, v in pre.output_registers.items()}
-    return {"mode": "cpu", "registers": regs, "inputs": [safe_text(n) for n in pre.input_names()],
-            "listing": format_preshader(pre)}
+    entry = dict(translation.reflection.get("preshader") or {"mode": "cpu"})
+    entry["listing"] = format_preshader(pre)
+    if not any("preshader" in d for d in translation.diagnostics):
+        regs = ", ".join(f"{f.prefix}{i}" for f, idx in pre.output_registers.items() for i in idx)
+        diagnostics.append(
+            f"{name}: the shader carries a preshader that computes {regs or 'no registers'} on the CPU from "
+            f"{', '.join(safe_text(n) for n in pre.input_names()) or 'no parameters'}; the translation reads "
+            "those as plain constants that the application must fill by evaluating the preshader")
+    return entry
 
 
 def _constants_by_parameter(shader, reflection: dict) -> dict[str, dict]:
@@ -226,18 +242,7 @@ def translate_effect(data: bytes, target: str = "glsl330", **options) -> EffectT
         entry["translation"] = t
         shaders.append(EffectShader(name, tech, pss, want, t))
         diagnostics.extend(f"{name}: {d}" for d in t.diagnostics)
-        try:
-            pre = _preshader_json(shader)
-        except XlateError as exc:
-            pre = {"error": str(exc)}
-            diagnostics.append(f"{name}: its preshader could not be decoded: {exc}")
-        preshaders[name] = pre
-        if pre and "registers" in pre:
-            regs = ", ".join(f"{f}{i}" for f, idx in pre["registers"].items() for i in idx)
-            diagnostics.append(
-                f"{name}: the shader carries a preshader that computes {regs or 'no registers'} on the CPU from "
-                f"{', '.join(pre['inputs']) or 'no parameters'}; the translation reads those as plain constants "
-                "that the application must fill by evaluating the preshader (reflection 'preshaders')")
+        preshaders[name] = _preshader_entry(shader, t, name, diagnostics)
         for pname, where in _constants_by_parameter(shader, t.reflection).items():
             constants.setdefault(pname, {})[name] = where
         return entry
