@@ -13,7 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from xlate.effect import format_effect, parse_effect
-from xlate.errors import EffectError, XlateError
+from xlate.effect.info import effect_summary
+from xlate.errors import EffectError
 
 FUZZ = settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 
@@ -29,10 +30,8 @@ def _check(data: bytes) -> None:
     except EffectError as err:
         assert -1 <= err.offset <= len(data) and err.reason
         return
-    try:
-        format_effect(effect)  # the listing walks every part of the model
-    except XlateError:
-        pass
+    format_effect(effect)  # the listing and the summary walk every part of the model
+    effect_summary(effect)
 
 
 @FUZZ

@@ -160,3 +160,23 @@ def test_hostile_counts_are_refused_before_allocation():
         struct.pack_into("<I", bad, start + field, 0xFFFFFFFF)
         with pytest.raises(XlateError, match=what):
             parse_effect(bytes(bad))
+
+
+def test_state_values_decode_to_d3d_names():
+    from xlate.effect.states import decode_state_value
+
+    table = {info.name: info for info in state_table()}
+    f = lambda x: struct.unpack("<I", struct.pack("<f", x))[0]  # noqa: E731
+    assert decode_state_value(table["D3DRS_SRCBLEND"], 5, False) == "D3DBLEND_SRCALPHA"
+    assert decode_state_value(table["D3DRS_SRCBLEND"], f(2.0), True) == "D3DBLEND_ONE"
+    assert decode_state_value(table["D3DRS_ZENABLE"], 1, False) == "D3DZB_TRUE"
+    assert decode_state_value(table["D3DRS_COLORWRITEENABLE"], 0xF, False) == (
+        "D3DCOLORWRITEENABLE_RED | D3DCOLORWRITEENABLE_GREEN | D3DCOLORWRITEENABLE_BLUE | D3DCOLORWRITEENABLE_ALPHA")
+    assert decode_state_value(table["D3DTSS_COLORARG1"], 0x22, False) == "D3DTA_TEXTURE | D3DTA_ALPHAREPLICATE"
+    assert decode_state_value(table["MinFilter"], 2, False) == "D3DTEXF_LINEAR"
+    assert decode_state_value(table["D3DRS_FOGCOLOR"], 0xFF00FF00, False) == "0xff00ff00"
+    assert decode_state_value(table["D3DRS_FOGSTART"], f(0.5), True) == 0.5
+    assert decode_state_value(table["D3DRS_LIGHTING"], 0, False) is False
+    # hostile floats (found by the fuzzer): NaN and huge values as x86 converts them
+    assert decode_state_value(table["D3DRS_SRCBLEND"], 0x7FC00000, True) == 0x80000000
+    assert decode_state_value(table["D3DRS_STENCILREF"], f(3e10), True) == -(1 << 31)

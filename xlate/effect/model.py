@@ -228,8 +228,8 @@ class Effect:
     size: int = 0
 
     def parameter(self, name: str) -> Parameter | None:
-        """A top-level parameter by name, or by semantic when no name matches
-        (d3dx9's GetParameterByName / GetParameterBySemantic)."""
+        """The top-level parameter called ``name`` (None when there is none);
+        ``resolve`` also takes elements and struct members."""
         for p in self.parameters:
             if p.name == name:
                 return p

@@ -87,7 +87,7 @@ def decode_state_value(info: StateInfo, bits: int, is_float: bool) -> int | floa
     number = _float_of(bits) if is_float else bits
     if kind == "float":
         return _float_of(bits) if is_float else float(_signed(bits))
-    integer = int(number) if is_float else bits
+    integer = _float_to_dword(number) if is_float else bits
     tables = _table()
     if kind == "bool":
         return bool(integer)
@@ -112,6 +112,15 @@ def decode_state_value(info: StateInfo, bits: int, is_float: bool) -> int | floa
     if kind == "int":
         return _signed(integer)
     return number
+
+
+def _float_to_dword(value: float) -> int:
+    """A float state value as the DWORD d3dx9 passes on: truncated toward
+    zero; NaN, infinities and values outside int32 give 0x80000000, as x86's
+    conversion does."""
+    if value != value or abs(value) >= 2.0**31:
+        return 0x80000000
+    return int(value) & 0xFFFFFFFF
 
 
 def _flag_text(flags: dict[str, int], value: int) -> str:
