@@ -180,3 +180,49 @@ def test_state_values_decode_to_d3d_names():
     # hostile floats (found by the fuzzer): NaN and huge values as x86 converts them
     assert decode_state_value(table["D3DRS_SRCBLEND"], 0x7FC00000, True) == 0x80000000
     assert decode_state_value(table["D3DRS_STENCILREF"], f(3e10), True) == -(1 << 31)
+
+
+def test_wine_effect_states():
+    """test_effect_states: the pass's states as its checks (the `notes` prose
+    and the `states` rows) describe them, decoded from the parsed model."""
+    import numpy as np
+
+    from xlate.effect.select import parameter_inputs
+    from xlate.preshader import decode_preshader
+
+    data = wine_effects()["test_effect_states_effect_blob"]
+    effect = parse_effect(data)
+    (tech,) = effect.techniques
+    (p0,) = tech.passes
+    by_name = {(s.name, s.index): s for s in p0.states}
+    assert by_name[("D3DRS_BLENDOP", 0)].decoded_value() == ["D3DBLENDOP_SUBTRACT"]
+    assert by_name[("D3DTSS_ALPHAOP", 3)].decoded_value() == ["D3DTOP_MODULATE"]
+    assert by_name[("D3DRS_ZENABLE", 0)].decoded_value() == ["D3DZB_TRUE"]
+    assert by_name[("LightEnable", 2)].decoded_value() == [True]
+    assert by_name[("LightType", 2)].decoded_value() == ["D3DLIGHT_POINT"]
+    assert by_name[("LightPosition", 2)].decoded_value() == [4.0, 5.0, 6.0]
+    assert by_name[("VertexShaderConstant1", 1)].decoded_value() == [3.0]
+    assert by_name[("VertexShaderConstant1", 3)].decoded_value() == [2.0] * 4
+    assert by_name[("VertexShaderConstant4", 4)].decoded_value() == [4.0] * 4 + [5.0] * 4 + [6.0]
+    sampler = by_name[("Sampler", 1)]
+    assert sampler.kind == StateKind.PARAMETER and sampler.reference == "sampler1"
+    (states,) = effect.parameter("sampler1").sampler_states
+    assert [(s.name, s.decoded_value()) for s in states] == [("MipFilter", ["D3DTEXF_LINEAR"])]
+    # the vertex shader is vs_arr1[1], the blob words from TEST_EFFECT_STATES_VSHADER_POS
+    row = next(r for r in wine_rows() if r["kind"] == "effect" and r["id"] == "test_effect_states_effect_blob")
+    vs = by_name[("VertexShader", 0)]
+    blob = effect.shader_blob(vs)
+    pos = 315  # DWORD offset, as the test's notes say
+    assert "VSHADER_POS 315" in row["notes"]
+    assert blob is not None and data[4 * pos: 4 * pos + len(blob)] == blob
+    # the `states` rows after BeginPass(0): WorldTransform[1] (a constant) and
+    # ViewTransform (an expression reading the `camera` parameter)
+    rows = {(r["state"], r["phase"]): r["value"] for r in wine_rows() if r["kind"] == "states"}
+    world = by_name[("D3DTS_WORLD", 1)]
+    assert world.kind == StateKind.CONSTANT
+    assert world.decoded_value() == rows[("D3DTS_WORLDMATRIX(1)", "after BeginPass(0)")]
+    view = by_name[("D3DTS_VIEW", 0)]
+    assert view.kind == StateKind.EXPRESSION
+    pre = decode_preshader(view.expression.data, view.expression.offset)
+    result = pre.evaluate(parameter_inputs(effect, pre))
+    assert np.array_equal(result.float_table[:16], np.float32(rows[("D3DTS_VIEW", "after BeginPass(0)")]))
