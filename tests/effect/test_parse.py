@@ -4,6 +4,7 @@ expectations, and errors (offsets, pickling) on malformed input."""
 from __future__ import annotations
 
 import pickle
+import re
 import struct
 
 import pytest
@@ -88,53 +89,110 @@ def test_wine_parameter_values():
     assert not bad, "\n".join(bad)
 
 
-def _lookup(effect, args):
-    """GetParameterByName(parent, name) as d3dx9 resolves it (None = NULL)."""
-    parent, name = args
-    if name is None:
-        return None
-    full = name if parent is None else f"{parent}.{name}"
-    if parent is not None and effect.resolve(parent) is None:
-        return None
-    if "@" in full:  # annotation: param@anno
-        pname, anno = full.split("@", 1)
-        found = effect.resolve(pname)
-        if found is None:
+_STEP = re.compile(r"\[(\d+)\]|\.([^.\[\]@]+)|@([^.\[\]@]+)")
+
+
+def _walk(scope, path: str, root=None):
+    """Resolve a D3DX name path (``a``, ``b[0]``, ``c@d``, ``f.e``,
+    ``i@k[0].j``) on the parsed model: (parameter, canonical path, indexed,
+    top-level), or None where d3dx9 returns NULL.  ``scope`` holds the
+    parameters the first name is looked up in (the effect's, or a
+    technique's or pass's annotations); ``root`` continues from a result."""
+    if root is None:
+        m = re.match(r"[^.\[\]@]+", path)
+        if not m:
             return None
-        effect = Effect(found[0].annotations, ())  # annotations resolve as parameters do
-        full = anno
-    found = effect.resolve(full)
-    if found is None:
-        return None
-    _, index = found
-    param = effect.resolve(full.split(".", 1)[0])[0]  # the index applies to the array, before any member
-    if index is not None and index >= max(param.elements, 0) and not (param.elements == 0 and index == 0):
-        return None
-    if index is not None and param.elements == 0:
-        return None
-    return (id(param), index)
+        param = next((p for p in scope if p.name == m.group()), None)
+        if param is None:
+            return None
+        canon, indexed, top = m.group(), False, True
+        rest = path[m.end():]
+    else:
+        (param, canon, indexed, top), rest = root, path
+    pos = 0
+    while pos < len(rest):
+        m = _STEP.match(rest, pos)
+        if not m:
+            return None
+        pos = m.end()
+        if m.group(1) is not None:  # [i]
+            i = int(m.group(1))
+            if indexed or i >= param.elements:
+                return None
+            canon, indexed, top = f"{canon}[{i}]", True, False
+        elif m.group(2) is not None:  # .member
+            if (param.elements and not indexed) or not param.members:
+                return None
+            param = next((x for x in param.members if x.name == m.group(2)), None)
+            if param is None:
+                return None
+            canon, indexed, top = f"{canon}.{m.group(2)}", False, False
+        else:  # @annotation: only on a top-level parameter
+            if not top:
+                return None
+            param = next((x for x in param.annotations if x.name == m.group(3)), None)
+            if param is None:
+                return None
+            canon, indexed, top = f"{canon}@{m.group(3)}", False, False
+    return param, canon, indexed, top
 
 
-# variable_names rows about lookups other than GetParameterByName (techniques,
-# passes, functions, semantics) or about D3DX's API beyond the parsed model.
-VARIABLE_NAMES_MISSES_REASON = "not a GetParameterByName lookup: about d3dx9's handle API, not the parsed model"
+def _variable_name(effect, call: str, args: list):
+    """One row's call on the model: what ``_walk`` gives, ("pass", Pass), or None."""
+    parent, name = args
+    if isinstance(parent, dict):
+        parent = _variable_name(effect, parent["call"], parent["args"])
+        if parent is None:
+            return None
+    if call == "GetPassByName":
+        tech = next((t for t in effect.techniques if t.name == parent), None)
+        pss = next((p for p in tech.passes if p.name == name), None) if tech else None
+        return ("pass", pss) if pss else None
+    if isinstance(parent, str):  # a name: a parameter, else a technique
+        found = _walk(effect.parameters, parent)
+        if found is None:
+            tech = next((t for t in effect.techniques if t.name == parent), None)
+            if tech is not None and call == "GetAnnotationByName" and name is not None:
+                return _walk(tech.annotations, name)
+            return None
+        parent = found
+    if isinstance(parent, tuple) and parent[0] == "pass":
+        return _walk(parent[1].annotations, name) if call == "GetAnnotationByName" and name else None
+    if call == "GetParameterByName":
+        if name is None:  # d3dx9: the parent itself (NULL without one)
+            return parent
+        return _walk(effect.parameters, name) if parent is None else _walk(None, "." + name, parent)
+    if parent is None:
+        return None
+    if call == "GetParameterElement":
+        return _walk(None, f"[{name}]", parent)
+    if call == "GetAnnotationByName":
+        return None if name is None else _walk(None, "@" + name, parent)
+    if call == "GetAnnotation":
+        annos = parent[0].annotations if parent[3] else ()
+        return _walk(None, "@" + annos[name].name, parent) if name < len(annos) else None
+    raise AssertionError(f"unknown call {call}")
 
 
 def test_wine_variable_names(record_property):
+    """Every variable_names row: d3dx9's name lookups (GetParameterByName,
+    GetParameterElement, GetAnnotation(ByName), GetPassByName) done on the
+    parsed model give NULL, non-NULL, or the same parameter as the row named."""
     rows = [r for r in wine_rows() if r["kind"] == "variable_names"]
+    assert len(rows) == 69
     effect = parse_effect(wine_effects()["test_effect_variable_names_blob"])
-    checked, skipped, bad = 0, [], []
+    results, bad = {}, []
     for r in rows:
-        if r["call"] != "GetParameterByName" or r["expected"] not in ("NULL", "non-NULL"):
-            skipped.append(r["id"])
-            continue
-        got = _lookup(effect, r["args"])
-        if (got is None) != (r["expected"] == "NULL"):
-            bad.append(f"{r['id']}: {r['args']} expected {r['expected']}")
-        checked += 1
-    record_property("corpus_summary", f"variable_names: {checked} GetParameterByName rows checked, "
-                    f"{len(skipped)} other rows not about parsing ({VARIABLE_NAMES_MISSES_REASON})")
-    assert checked >= 20
+        got = _variable_name(effect, r["call"], r["args"])
+        key = got[1] if got else None
+        results[r["id"]] = key
+        if r["expected"] == "NULL" and got is not None:
+            bad.append(f"{r['id']}: {r['call']}{r['args']} found {key}, d3dx9 gives NULL")
+        elif r["expected"] in ("non-NULL", "same-as") and got is None:
+            bad.append(f"{r['id']}: {r['call']}{r['args']} found nothing")
+        elif r["expected"] == "same-as" and key != results.get(r["same_as"]):
+            bad.append(f"{r['id']}: {key} is not {results.get(r['same_as'])}")
+    record_property("corpus_summary", f"variable_names: {len(rows) - len(bad)}/{len(rows)} rows hold")
     assert not bad, "\n".join(bad)
 
 
