@@ -284,3 +284,18 @@ def test_wine_effect_states():
     pre = decode_preshader(view.expression.data, view.expression.offset)
     result = pre.evaluate(parameter_inputs(effect, pre))
     assert np.array_equal(result.float_table[:16], np.float32(rows[("D3DTS_VIEW", "after BeginPass(0)")]))
+
+
+def test_wine_isparameterused():
+    from xlate.effect.usage import parameters_used
+
+    rows = [r for r in wine_rows() if r["kind"] == "isparameterused"]
+    assert len(rows) == 16
+    bad = []
+    for r in rows:
+        effect = parse_effect(wine_effects()[r["effect"]])
+        tech = next(t for t in effect.techniques if t.name == r["technique"])
+        got = r["param"] in parameters_used(effect, tech)
+        if got != r["expected"]:
+            bad.append(f"{r['id']}: {r['param']} used {got}, d3dx9 says {r['expected']}")
+    assert not bad, "\n".join(bad)

@@ -105,6 +105,9 @@ def test_reflection_maps_parameters_states_and_preshaders():
         ("float", 0, "vs_c0"), ("float", 2, "vs_c2"), ("float", 4, "vs_c4")]
     assert [i["name"] for i in pre["inputs"]] == ["g1", "g3", "g5"]
     assert [d for d in fx.diagnostics if "preshader" in d and "c0, c2, c4" in d and "g1, g3, g5" in d]
+    params = {p["name"]: p for p in refl["parameters"]}
+    assert params["g3"]["preshader_inputs"] == {"Tech0.P0.vs": {"register": 1, "count": 1}}
+    assert refl["techniques"][0]["parameters_used"] == ["g1", "g3", "g5"]
     # a sampler's states and a render state, decoded
     fx = xlate.translate_effect(effects["fna/SpriteEffect.fxb"], "glsl330")
     assert fx.reflection["samplers"]

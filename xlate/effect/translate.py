@@ -24,6 +24,7 @@ from ..errors import XlateError
 from .model import Effect, Expression, Parameter, Pass, State, StateKind, safe_stem, safe_text
 from .parse import parse_effect
 from .select import selected_element
+from .usage import parameters_used
 from .states import StateClass
 
 if TYPE_CHECKING:  # the API sits above this package; imported lazily at run time
@@ -220,6 +221,7 @@ def translate_effect(data: bytes, target: str = "glsl330", **options) -> EffectT
     diagnostics: list[str] = []
     preshaders: dict[str, dict | None] = {}
     constants: dict[str, dict[str, dict]] = {}  # parameter -> shader name -> registers
+    pre_inputs: dict[str, dict[str, dict]] = {}  # parameter -> shader name -> preshader input registers
 
     def one(blob: bytes | None, tech: str, pss: str, stage: str, tag: str) -> dict | None:
         if not blob:
@@ -245,6 +247,8 @@ def translate_effect(data: bytes, target: str = "glsl330", **options) -> EffectT
         preshaders[name] = _preshader_entry(shader, t, name, diagnostics)
         for pname, where in _constants_by_parameter(shader, t.reflection).items():
             constants.setdefault(pname, {})[name] = where
+        for i in (t.reflection.get("preshader") or {}).get("inputs", ()):
+            pre_inputs.setdefault(safe_text(i["name"]), {})[name] = {"register": i["register"], "count": i["count"]}
         return entry
 
     techniques = []
@@ -255,12 +259,15 @@ def translate_effect(data: bytes, target: str = "glsl330", **options) -> EffectT
             pname = safe_stem(pss.name, f"P{pi}")
             passes.append(_pass_json(effect, pss, tname, pname, one, diagnostics))
         techniques.append({"name": safe_text(tech.name) if tech.name else None,
-                           "annotations": [_param_json(effect, a) for a in tech.annotations], "passes": passes})
+                           "annotations": [_param_json(effect, a) for a in tech.annotations],
+                           "parameters_used": [safe_text(n) for n in parameters_used(effect, tech)],
+                           "passes": passes})
     params = []
     for p in effect.parameters:
         j = _param_json(effect, p)
         j["annotations"] = [_param_json(effect, a) for a in p.annotations]
         j["shaders"] = constants.get(safe_text(p.name), {})
+        j["preshader_inputs"] = pre_inputs.get(safe_text(p.name), {})
         params.append(j)
     samplers = {safe_text(p.name): [[state_json(effect, s) for s in st] for st in p.sampler_states]
                 for p in effect.parameters if p.is_sampler}
