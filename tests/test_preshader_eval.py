@@ -264,6 +264,28 @@ def test_named_and_register_inputs():
         pre.evaluate({"nope": 1})
 
 
+def test_parameter_layouts():
+    """Values by name go into registers as d3dx9 uploads the parameter."""
+    from xlate.bytecode.ctab import ParameterClass, ParameterType, StructMember, TypeInfo
+    from xlate.preshader.evaluate import _registers_of
+
+    f = ParameterType.FLOAT
+    cols = TypeInfo(ParameterClass.MATRIX_COLUMNS, f, 2, 3, 1, ())
+    rows = TypeInfo(ParameterClass.MATRIX_ROWS, f, 2, 3, 1, ())
+    m = [[1, 2, 3], [4, 5, 6]]
+    assert [list(r) for r in _registers_of(cols, m)] == [[1, 4, 0, 0], [2, 5, 0, 0], [3, 6, 0, 0]]
+    assert [list(r) for r in _registers_of(rows, m)] == [[1, 2, 3, 0], [4, 5, 6, 0]]
+    assert [list(r) for r in _registers_of(rows, [1, 2, 3, 4, 5, 6])] == [[1, 2, 3, 0], [4, 5, 6, 0]]
+    vec2 = TypeInfo(ParameterClass.VECTOR, f, 1, 2, 1, ())
+    scalar = TypeInfo(ParameterClass.SCALAR, f, 1, 1, 1, ())
+    st = TypeInfo(ParameterClass.STRUCT, ParameterType.VOID, 1, 3, 2, (StructMember("a", vec2), StructMember("b", scalar)))
+    want = [[1, 2, 0, 0], [3, 0, 0, 0], [4, 5, 0, 0], [6, 0, 0, 0]]
+    assert [list(r) for r in _registers_of(st, [[[1, 2], 3], [[4, 5], 6]])] == want
+    assert [list(r) for r in _registers_of(st, [1, 2, 3, 4, 5, 6])] == want
+    with pytest.raises(ValueError, match="7 values"):
+        _registers_of(st, [1, 2, 3, 4, 5, 6, 7])
+
+
 def test_every_corpus_preshader_evaluates():
     require_corpus("fxc-wine", "index.jsonl")
     from test_preshader import preshader_records
@@ -272,7 +294,8 @@ def test_every_corpus_preshader_evaluates():
 
     for rec in preshader_records():
         pre = shader_preshader(decode(rec.data))
-        result = pre.evaluate({c.name: np.arange(4 * c.register_count) + 1.0 for c in pre.ctab.constants})
+        inputs = {c.register_index + k: np.arange(4) + k + 1.0 for c in pre.ctab.constants for k in range(c.register_count)}
+        result = pre.evaluate(inputs)
         ranged = {r for rng in pre.prsi.ranges for r in range(rng.start, rng.start + rng.count)}
         assert set(result.floats) <= ranged and result.floats, rec.id
 

@@ -11,12 +11,13 @@ above it.  See docs/preshader.md.
 
 from ..errors import PreshaderError
 from .decoder import decode_preshader, shader_preshader
+from .evaluate import Evaluation, evaluate, input_file
 from .listing import format_double, format_instruction, format_preshader
 from .model import Instruction, Operand, Preshader, PrsiInfo, Register, RegisterRange
 from .tables import FxlvmOpcode, Reduction, RegisterFile
 
 __all__ = [
-    "FxlvmOpcode", "Instruction", "Operand", "Preshader", "PreshaderError", "PrsiInfo", "Reduction",
-    "Register", "RegisterFile", "RegisterRange", "decode_preshader", "format_double",
-    "format_instruction", "format_preshader", "shader_preshader",
+    "Evaluation", "FxlvmOpcode", "Instruction", "Operand", "Preshader", "PreshaderError", "PrsiInfo", "Reduction",
+    "Register", "RegisterFile", "RegisterRange", "decode_preshader", "evaluate", "format_double",
+    "format_instruction", "format_preshader", "input_file", "shader_preshader",
 ]

@@ -233,35 +233,59 @@ def _plain_rows(info, value) -> list[np.ndarray]:
     return out
 
 
-def _element_values(info, value) -> list:
-    elements = max(info.elements, 1)
-    if elements == 1:
-        return [value]
-    if isinstance(value, (list, tuple, np.ndarray)) and len(value) == elements:
-        return list(value)
+def _type_size(info, depth: int = 0) -> int:
+    """How many values the parameter holds in its own (not register) layout."""
+    if info.is_struct and depth < 32:
+        one = sum(_type_size(m.type, depth + 1) for m in info.members)
+    else:
+        one = max(info.rows, 1) * max(info.columns, 1)
+    return one * max(info.elements, 1)
+
+
+def _flat(value) -> np.ndarray:
     try:
-        flat = np.asarray(value, dtype=np.float64).reshape(-1)
+        return np.asarray(value, dtype=np.float64).reshape(-1)
     except ValueError:
-        raise ValueError(f"a value for an array of {elements} elements must list them") from None
-    step = max(flat.size // elements, 1)
-    return [flat[i * step:(i + 1) * step] for i in range(elements)]
+        raise ValueError("a value must be numbers, or lists of them shaped like the parameter") from None
 
 
 def _registers_of(info, value, depth: int = 0) -> list[np.ndarray]:
     """``value`` laid out in registers of four components, as d3dx9 uploads
     a parameter of type ``info``: a matrix row per register (``row_major``)
     or a column per register (the default, ``column_major``), arrays element
-    by element, each struct member from a new register.  Nested lists may be
-    ragged (a struct's members)."""
+    by element, each struct member from a new register.  ``value`` is nested
+    like the parameter (lists may be ragged: a struct's members) or flat in
+    the parameter's own order (``float4x4`` as 16 values, row by row)."""
+    elements = max(info.elements, 1)
+    if elements == 1:
+        items = [value]
+    elif isinstance(value, (list, tuple)) and len(value) == elements:
+        items = list(value)
+    else:
+        flat = _flat(value)
+        per = _type_size(info) // elements
+        if flat.size != per * elements:
+            raise ValueError(f"{flat.size} values for an array of {elements} elements of {per}")
+        items = [flat[i * per:(i + 1) * per] for i in range(elements)]
     out: list[np.ndarray] = []
-    for element in _element_values(info, value):
-        if info.is_struct and depth < 32:
-            fits = isinstance(element, (list, tuple)) and len(element) == len(info.members)
-            members = element if fits else [element]  # a one-member struct may be given bare
-            for member, member_value in zip(info.members, members):
-                out += _registers_of(member.type, member_value, depth + 1)
-        else:
+    for element in items:
+        if not info.is_struct or depth >= 32:
             out += _plain_rows(info, element)
+            continue
+        members = info.members
+        if isinstance(element, (list, tuple)) and len(element) == len(members):
+            parts = list(element)
+        elif len(members) == 1:
+            parts = [element]  # a one-member struct may be given bare
+        else:
+            flat = _flat(element)
+            sizes = [_type_size(m.type, depth + 1) for m in members]
+            if flat.size != sum(sizes):
+                raise ValueError(f"{flat.size} values for a struct of {sum(sizes)}")
+            bounds = np.cumsum([0, *sizes])
+            parts = [flat[bounds[i]:bounds[i + 1]] for i in range(len(members))]
+        for member, part in zip(members, parts):
+            out += _registers_of(member.type, part, depth + 1)
     return out
 
 

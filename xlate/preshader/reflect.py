@@ -58,10 +58,38 @@ def _inputs(pre: Preshader) -> list[dict]:
     ]
 
 
-def describe_preshader(shader: Shader, constants=()) -> tuple[dict | None, list[str]]:
+def preshader_of(shader: Shader) -> Preshader | None:
+    """``shader_preshader``, or None when it cannot be decoded (which
+    ``describe_preshader`` reports)."""
+    try:
+        return shader_preshader(shader)
+    except PreshaderError:
+        return None
+
+
+def _inline_entry(pre: Preshader, base: int, constants) -> tuple[dict, list[str]]:
+    registers = [{k: v for k, v in r.items() if k not in ("glsl", "element")} for r in _registers(pre, ())]
+    inputs = []
+    for item in _inputs(pre):
+        register = base + item["register"]
+        glsl, element = _glsl_of(constants, "float", register)
+        inputs.append({**item, "register": register, "glsl": glsl, "element": element})
+    entry = {"mode": "inline", "registers": registers, "inputs": inputs, "instructions": len(pre.instructions)}
+    filled = ", ".join(f"c{r['register']}" for r in registers) or "no register"
+    sources = ", ".join(f"{display_name(i['name'])} (c{i['register']})" for i in inputs) or "no input"
+    return entry, [f"the shader's preshader is inlined: the shader computes {filled} itself from the uniforms "
+                   f"{sources} (reflection 'preshader'); set those like any constant"]
+
+
+def describe_preshader(shader: Shader, constants=(), inlined=None) -> tuple[dict | None, list[str]]:
     """The reflection entry and diagnostics for ``shader``'s preshader:
     ``(None, [])`` when it has none.  ``constants`` is the reflection's
-    ``constants`` list, to name the GLSL uniform each filled register is in."""
+    ``constants`` list, to name the GLSL uniform each filled register is in
+    (cpu mode) or each input is read from (inline mode).  ``inlined`` is what
+    ``ir.preshader_inline.inline_preshader`` returned (an ``Inlined``, or the
+    reason it refused), None when inlining was not asked for."""
+    if inlined is not None and not isinstance(inlined, str):
+        return _inline_entry(inlined.preshader, inlined.base, constants)
     try:
         pre = shader_preshader(shader)
     except PreshaderError as err:
@@ -80,6 +108,9 @@ def describe_preshader(shader: Shader, constants=()) -> tuple[dict | None, list[
     notes = [f"the shader carries a preshader: d3dx9 computes {filled} on the CPU from {sources} before each draw; "
              f"the translation reads them as ordinary constants, so fill them (xlate.preshader: Preshader.evaluate, "
              f"reflection 'preshader')"]
+    if isinstance(inlined, str):
+        entry["inline_refused"] = inlined
+        notes.append(f"inline_preshader was asked for but the preshader stays on the CPU: {inlined}")
     if not pre.terminated or pre.trailing_bytes:
         notes.append(f"the preshader's FX stream {'has no END token' if not pre.terminated else 'ends early'}"
                      f"{f' and {pre.trailing_bytes} bytes after it are not read' if pre.trailing_bytes else ''} "
