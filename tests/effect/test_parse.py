@@ -299,3 +299,20 @@ def test_wine_isparameterused():
         if got != r["expected"]:
             bad.append(f"{r['id']}: {r['param']} used {got}, d3dx9 says {r['expected']}")
     assert not bad, "\n".join(bad)
+
+
+def test_wine_state_manager_state_numbers():
+    """The D3D numbers of the state table against Wine's state_manager_update
+    rows (test_effect_state_manager, Windows-verified): the render states
+    pass 0 sets are the SetRenderState calls, the sampler states of its
+    samplers the SetSamplerState types."""
+    rows = [r for r in wine_rows() if r["kind"] == "state_manager_update"]
+    effect = parse_effect(wine_effects()[rows[0]["effect"]])
+    p0 = effect.techniques[0].passes[0]
+    render = {s.info.d3d_value for s in p0.states if s.state_class == StateClass.RENDER}
+    assert render == {r["param1"] for r in rows if r["method"] == "SetRenderState"}
+    sampler_types = {s.info.d3d_value for p in effect.parameters for states in p.sampler_states for s in states
+                     if s.state_class == StateClass.SAMPLER_STATE}
+    assert sampler_types == {r["param2"] for r in rows if r["method"] == "SetSamplerState"}
+    lights = {s.index for s in p0.states if s.state_class == StateClass.LIGHT_ENABLE}
+    assert lights == {r["param1"] for r in rows if r["method"] == "LightEnable"}
