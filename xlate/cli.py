@@ -26,6 +26,8 @@ Examples:
   xlate info shader.bin --json            version, instruction counts, registers, CTAB
   xlate translate shader.bin -t glsl330   GLSL (or SPIR-V with -t spirv -o out.spv)
   xlate verify shader.bin --seeds 4       run it on llvmpipe against the reference
+  xlate disasm effect.fxo                 an fx_2_0 effect as fxc lists it
+  xlate translate effect.fxo -o out/      every shader of every pass + effect.json
 """
 
 
@@ -104,6 +106,43 @@ def _effect_info(effect, as_json: bool) -> None:
         for ps in t["passes"]:
             shaders = ", ".join(escape(s) for s in ps["shaders"]) or "no shaders"
             console.print(f"    pass {escape(ps['name'] or '(unnamed)')}: {ps['states']} states; {shaders}")
+
+
+def _translate_effect_files(path: str, target: str, output: str | None, reflect_path: str | None, options: dict) -> None:
+    """``xlate translate EFFECT -o DIR``: every shader of the effect as
+    DIR/<Technique.Pass.stage>.<vert|frag|spv> with its reflection beside it
+    (.json), and the effect's reflection as DIR/effect.json."""
+    from .effect.translate import translate_effect
+
+    if not output:
+        _fail(path, OSError("an effect translates to several files: give -o FOLDER"))
+    try:
+        fx = translate_effect(_read_bytes(path), target, **options)
+    except (XlateError, OSError) as exc:
+        _fail(path, exc)
+    for d in fx.diagnostics:
+        click.echo(f"xlate: warning: {d}", err=True)
+    folder = Path(output)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for shader in fx.shaders:  # names are sanitised stems ([A-Za-z0-9_.-])
+            code = shader.translation.code
+            ext = {"vertex": "vert", "fragment": "frag"}[shader.stage]
+            if isinstance(code, bytes):
+                (folder / f"{shader.name}.{ext}.spv").write_bytes(code)
+            else:
+                (folder / f"{shader.name}.{ext}").write_text(code, encoding="utf-8")
+            (folder / f"{shader.name}.json").write_text(
+                json.dumps(shader.translation.reflection, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        text = json.dumps(fx.reflection, indent=2) + "\n"
+        (folder / "effect.json").write_text(text, encoding="utf-8")
+        if reflect_path == "-":
+            click.echo(text, nl=False)
+        elif reflect_path:
+            Path(reflect_path).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        _fail(path, exc)
+    click.echo(f"xlate: {len(fx.shaders)} shaders and effect.json written to {output}", err=True)
 
 
 @click.group(epilog=EPILOG_EXAMPLES, context_settings={"help_option_names": ["-h", "--help"]})
@@ -249,8 +288,9 @@ def _tri(value: str) -> bool | None:
 @click.option("-t", "--target", default="glsl330", show_default=True,
               type=click.Choice(["glsl120", "glsl330", "glsl450", "essl100", "essl300", "vulkan", "spirv"]),
               help="Output language.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True),
-              help="Write the code here (required for spirv unless stdout is a file).")
+@click.option("-o", "--output", type=click.Path(writable=True),
+              help="Write the code here (required for spirv unless stdout is a file); for an fx_2_0 effect, "
+                   "the folder that receives one file per shader and effect.json.")
 @click.option("--reflect", "reflect_path", type=click.Path(dir_okay=False, writable=True),
               help="Write the reflection JSON here ('-' for standard output).")
 @click.option("--annotate", is_flag=True, help="Put each D3D instruction as a comment above its code.")
@@ -267,6 +307,13 @@ def translate_command(file, target, output, reflect_path, annotate, clip_z, half
                       fixed_outputs, legacy_multiply, infinities):
     from .api import translate
 
+    if _effect_or_none(file) is not None:
+        _translate_effect_files(file, target, output, reflect_path, dict(
+            annotate=annotate, clip_z=_tri(clip_z), half_pixel=half_pixel, half_pixel_exact=half_pixel_exact,
+            flip_y=_tri(flip_y), fixed_outputs=fixed_outputs, legacy_multiply=legacy_multiply, infinities=infinities))
+        return
+    if output and Path(output).is_dir():
+        _fail(file, OSError(f"{output} is a folder: -o takes a file for a shader (a folder only for an effect)"))
     try:
         result = translate(_read_bytes(file), target, annotate=annotate, clip_z=_tri(clip_z),
                            half_pixel=half_pixel, half_pixel_exact=half_pixel_exact, flip_y=_tri(flip_y), fixed_outputs=fixed_outputs,

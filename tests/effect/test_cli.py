@@ -49,3 +49,20 @@ def test_hostile_names_are_escaped(tmp_path):
         assert "\x1b" not in r.output and "\x07" not in r.output
     r = CliRunner().invoke(main, ["info", path])
     assert "[b]" in r.output  # printed literally, not taken as rich markup
+
+
+def test_translate_effect_to_a_folder(tmp_path):
+    data = dict(all_effects())["fna/SpriteEffect.fxb"]
+    path = _write(tmp_path, data)
+    out = tmp_path / "out"
+    r = CliRunner().invoke(main, ["translate", path, "-t", "glsl330", "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    refl = json.loads((out / "effect.json").read_text())
+    for name, info in refl["shaders"].items():
+        ext = {"vertex": "vert", "fragment": "frag"}[info["stage"]]
+        assert (out / f"{name}.{ext}").read_text().startswith("#version 330")
+        assert json.loads((out / f"{name}.json").read_text())["stage"] == info["stage"]
+    r = CliRunner().invoke(main, ["translate", path, "-t", "spirv", "-o", str(tmp_path / "spv")])
+    assert r.exit_code == 0 and list((tmp_path / "spv").glob("*.spv"))
+    r = CliRunner().invoke(main, ["translate", path])
+    assert r.exit_code == 1 and "give -o FOLDER" in r.output
