@@ -151,7 +151,8 @@ def main() -> None:
     """Translate Direct3D 9 shader bytecode (vs_1_1 ... ps_3_0) to GLSL and SPIR-V.
 
     FILE arguments are raw shader blobs as fxc or D3DXAssembleShader write
-    them (a version token, tokens, END), or '-' for standard input.
+    them (a version token, tokens, END), or '-' for standard input; disasm,
+    info and translate also take fx_2_0 effects (.fxo, .fxb).
     """
 
 
