@@ -11,7 +11,7 @@ import pytest
 from effect_corpus import all_effects, wine_effects, wine_rows
 
 from xlate.bytecode.ctab import ParameterClass, ParameterType
-from xlate.effect import Effect, StateKind, is_effect, parse_effect
+from xlate.effect import StateKind, is_effect, parse_effect
 from xlate.effect.states import StateClass, state_info, state_table
 from xlate.errors import EffectError, XlateError
 
