@@ -208,15 +208,15 @@ def translate_effect(data: bytes, target: str = "glsl330", **options) -> EffectT
     """Parse an fx_2_0 effect and translate every shader its passes use.
 
     ``options`` are ``xlate.translate``'s.  Raises ``EffectError`` for a
-    malformed effect; a shader that cannot be translated is reported in
-    ``diagnostics`` (and as ``{"error": ...}`` in the reflection), never
-    dropped silently.
+    malformed effect; a shader that cannot be translated is left out of
+    ``shaders`` and reported in ``diagnostics`` and the reflection's
+    ``errors`` (name -> message), never dropped silently.
     """
     from ..api import translate
 
     effect = parse_effect(data)
     namer = _Namer()
-    done: dict[bytes, dict] = {}  # blob -> {"name", "translation" | "error", "shader"}
+    done: dict[bytes, dict] = {}  # blob -> {"name", and "translation" or "error"}
     shaders: list[EffectShader] = []
     diagnostics: list[str] = []
     preshaders: dict[str, dict | None] = {}
