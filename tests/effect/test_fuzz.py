@@ -85,3 +85,48 @@ def test_bounded_time_on_hostile_sizes():
     effect = parse_effect(blob)
     assert time.perf_counter() - t < 10.0
     assert len(effect.parameters) == n and effect.parameters[-1].type_text() == "float"
+
+
+def _effect_with_type(typedef: bytes) -> bytes:
+    """A one-parameter effect whose type definition is ``typedef`` (at body
+    offset 8, after an empty name at offset 0)."""
+    body = struct.pack("<2I", 0, 0) + typedef
+    structured = struct.pack("<4I", 1, 0, 0, 0) + struct.pack("<4I", 8, 0, 0, 0) + struct.pack("<2I", 0, 0)
+    return struct.pack("<2I", 0xFEFF0901, len(body)) + body + structured
+
+
+def test_deep_struct_nesting_is_refused():
+    inner = struct.pack("<7I", 3, 0, 0, 0, 0, 1, 1)  # float scalar
+    typedef = inner
+    for _ in range(40):  # struct { struct { ... } }
+        typedef = struct.pack("<6I", 0, 5, 0, 0, 0, 1) + typedef
+    try:
+        parse_effect(_effect_with_type(typedef))
+    except EffectError as err:
+        assert "nest" in err.reason
+    else:
+        raise AssertionError("40 nested structs accepted")
+    ok = inner
+    for _ in range(8):
+        ok = struct.pack("<6I", 0, 5, 0, 0, 0, 1) + ok
+    (param,) = parse_effect(_effect_with_type(ok)).parameters
+    assert param.type_text() == "struct"
+
+
+def test_huge_names_and_sizes_are_refused():
+    typedef = struct.pack("<7I", 3, 0, 0, 0, 0, 1, 1)
+    data = bytearray(_effect_with_type(typedef))
+    struct.pack_into("<I", data, 8, 0x7FFFFFFF)  # the name at offset 0 claims 2 GB
+    try:
+        parse_effect(bytes(data))
+    except EffectError as err:
+        assert "name" in err.reason and err.offset == 8
+    else:
+        raise AssertionError("a 2 GB name accepted")
+    bad = _effect_with_type(struct.pack("<7I", 3, 2, 0, 0, 0xFFFFFF, 4, 4))  # float4x4[16M]
+    try:
+        parse_effect(bad)
+    except EffectError as err:
+        assert "larger than the effect" in err.reason
+    else:
+        raise AssertionError("a 1 GB value accepted")
