@@ -26,7 +26,7 @@ EXPECTED_REFUSALS = {
 }
 
 
-@pytest.mark.parametrize("target", ["glsl330", "vulkan", "essl300"])
+@pytest.mark.parametrize("target", ["glsl330", "spirv"])  # spirv: the vulkan GLSL through glslang
 def test_corpus_translates_inlined(target, record_property):
     require_corpus("fxc-wine", "index.jsonl")
     inlined = refused = 0
