@@ -169,3 +169,43 @@ def test_vulkan_pairs_agree_and_spirv_is_valid(record_property):
     spirv = xlate.translate_effect(dict(all_effects())["fna/SpriteEffect.fxb"], "spirv")
     assert spirv.shaders and all(isinstance(s.translation.code, bytes) and s.translation.code[:4] == b"\x03\x02\x23\x07"
                                  for s in spirv.shaders)
+
+
+def test_inlined_preshaders_translate_and_link(record_property):
+    """``inline_preshader=True`` through translate_effect: every shader with a
+    preshader is glslang-valid with the preshader inlined (or refused with a
+    reason in its reflection), and its passes still link on llvmpipe."""
+    from glharness import gl_context
+
+    from xlate.backends.check import validate_glsl
+
+    ctx, why = gl_context()
+    items, names, modes, bad = [], [], {}, []
+    linked = 0
+    for eid, data in all_effects():
+        fx = xlate.translate_effect(data, "glsl330", inline_preshader=True)
+        by_name = {s.name: s for s in fx.shaders}
+        with_pre = {n for n, p in fx.reflection["preshaders"].items() if p and "mode" in p}
+        for n in with_pre:
+            modes[fx.reflection["preshaders"][n]["mode"]] = modes.get(fx.reflection["preshaders"][n]["mode"], 0) + 1
+            items.append((by_name[n].translation.code, by_name[n].stage))
+            names.append(f"{eid}:{n}")
+        if ctx is None:
+            continue
+        for tech in fx.reflection["techniques"]:
+            for p in tech["passes"]:
+                for vs in p["vertex_shader"]:
+                    for ps in p["pixel_shader"]:
+                        if vs in with_pre or ps in with_pre:
+                            try:
+                                ctx.program(vertex_shader=by_name[vs].translation.code,
+                                            fragment_shader=by_name[ps].translation.code).release()
+                                linked += 1
+                            except Exception as exc:  # noqa: BLE001
+                                bad.append(f"{eid} {vs} + {ps}: {str(exc)[:300]}")
+    verdicts = validate_glsl(items)
+    bad += [f"{n}: {v[:300]}" for n, v in zip(names, verdicts) if v]
+    record_property("corpus_summary", f"effects with inlined preshaders: {len(items)} shaders ({modes}), "
+                    f"glslang-valid {len(items) - sum(1 for v in verdicts if v)}; {linked} pass pairs linked")
+    assert modes.get("inline", 0) > 50
+    assert not bad, "\n".join(bad[:20])

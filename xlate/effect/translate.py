@@ -248,7 +248,7 @@ def translate_effect(data: bytes, target: str = "glsl330", **options) -> EffectT
         for pname, where in _constants_by_parameter(shader, t.reflection).items():
             constants.setdefault(pname, {})[name] = where
         for i in (t.reflection.get("preshader") or {}).get("inputs", ()):
-            pre_inputs.setdefault(safe_text(i["name"]), {})[name] = {"register": i["register"], "count": i["count"]}
+            pre_inputs.setdefault(safe_text(i["name"]), {})[name] = {k: i[k] for k in ("register", "count", "glsl") if k in i}
         return entry
 
     techniques = []
