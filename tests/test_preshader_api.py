@@ -60,6 +60,22 @@ def test_undecodable_preshader_is_diagnosed_not_fatal():
     assert any("cannot be decoded" in d for d in t.diagnostics)
 
 
+def test_empty_pres_comment_is_no_preshader():
+    """fxc writes a bare ``PRES`` FourCC for a preshader with nothing to
+    compute: one rule (xlate.preshader.shader_preshader) calls it none, for
+    the bare-shader API and the effect container alike."""
+    from xlate.effect.model import shader_preshader as effect_shader_preshader
+
+    pres = struct.pack("<I", 0x53455250)  # "PRES" and nothing else
+    blob = struct.pack("<2I", 0xFFFE0200, (len(pres) // 4) << 16 | 0xFFFE) + pres + struct.pack(
+        "<4I", 0x02000001, 0xC00F0000, 0xA0E40000, 0xFFFF)
+    shader = decode(blob)
+    assert shader_preshader(shader) is None and effect_shader_preshader(shader) is None
+    t = translate(blob, "glsl330")
+    assert "preshader" not in t.reflection
+    assert not any("preshader" in d for d in t.diagnostics)
+
+
 def test_display_name_escapes():
     assert display_name("g_Light") == "g_Light"
     assert display_name("a\x1b[31mred") == "a\\x1b[31mred"

@@ -296,13 +296,8 @@ def safe_stem(name: str | None, fallback: str) -> str:
 
 
 def shader_preshader(shader):
-    """The shader's decoded preshader (``xlate.preshader``), None when it has
-    none.  fxc writes a bare ``PRES`` FourCC (no FX stream) for a preshader
-    with nothing to compute; that counts as none."""
+    """The shader's decoded preshader (``xlate.preshader.shader_preshader``:
+    an empty ``PRES`` comment counts as none), None when it has none."""
     from ..preshader import shader_preshader as decode_pres
 
-    for comment in shader.comments:
-        if comment.fourcc == "PRES" and not comment.payload:
-            return None
     return decode_pres(shader)
-

@@ -41,9 +41,14 @@ def _shader_inputs(blob: bytes | None) -> list[str]:
     except XlateError:
         return []
     names = [c.name for c in shader.ctab.constants] if shader.ctab is not None else []
-    for comment in shader.comments:
-        if comment.fourcc == "PRES" and comment.payload:
-            names += _fx_inputs(comment.payload, max(comment.offset, 0) + 8)
+    from ..preshader import shader_preshader
+
+    try:
+        pre = shader_preshader(shader)
+    except XlateError:
+        pre = None
+    if pre is not None and pre.ctab is not None:
+        names += [c.name for c in pre.ctab.constants]
     return names
 
 

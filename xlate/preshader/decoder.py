@@ -238,9 +238,13 @@ def decode_preshader(data: bytes, base_offset: int = 0) -> Preshader:
 
 def shader_preshader(shader: Shader) -> Preshader | None:
     """The preshader in ``shader``'s ``PRES`` comment, decoded; ``None``
-    when it has none.  Raises ``PreshaderError`` when it is malformed."""
+    when it has none.  fxc writes a bare ``PRES`` FourCC (no FX stream at
+    all) for a preshader with nothing to compute: that is no preshader
+    either.  Raises ``PreshaderError`` when it is malformed."""
     for comment in shader.comments:
         if comment.fourcc == "PRES":
+            if not comment.payload:
+                return None
             base = comment.offset + 8 if comment.offset >= 0 else 0  # comment token, FourCC, payload
             return decode_preshader(comment.payload, base)
     return None
