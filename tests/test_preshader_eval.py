@@ -2,18 +2,14 @@
 (``wine/effects.jsonl``: preshader_op, preshader_op_case, preshader_reladdr,
 preshader_reladdr_sweep, preshader_index_to_immediate) and by hand.
 
-The expressions live in the effect blobs of Wine's tests.  Until the effect
-parser reads them, ``state_expressions`` below finds them the simple way (a
-test helper, not a second parser): fx_2_0 keeps each state expression as a
-resource record ``[technique, pass, element, state, usage, size]`` followed
-by the FX stream, and a state's index is its position in the pass, which
-the HLSL source beside the blob gives.
+The expressions are the states of Wine's test effects; each expectation is
+computed through the effect runtime (``xlate.effect.evaluate_state``) with
+the values the test sets, the effect's defaults for the rest.
 """
 
 from __future__ import annotations
 
 import functools
-import re
 import struct
 
 import numpy as np
@@ -33,52 +29,32 @@ def wine_rows() -> tuple[dict, ...]:
     return read_jsonl(require_corpus("wine", "effects.jsonl"))
 
 
-def effect_row(effect_id: str) -> dict:
-    return next(r for r in wine_rows() if r["kind"] == "effect" and r["id"] == effect_id)
-
-
-_STATE = re.compile(r"^\s*(\w+(?:\[\d+\])?)\s*=", re.M)
-
-
 @functools.lru_cache(maxsize=None)
-def pass_state_names(effect_id: str) -> tuple[str, ...]:
-    """The states of technique 0, pass 0, in source order (comments dropped)."""
-    hlsl = effect_row(effect_id)["hlsl"]
-    body = hlsl[hlsl.index("pass p0"):]
-    body = body[body.index("{") + 1: body.index("}")]
-    body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)
-    return tuple(_STATE.findall(body))
+def wine_effect(effect_id: str):
+    from xlate.effect import parse_effect
+
+    row = next(r for r in wine_rows() if r["kind"] == "effect" and r["id"] == effect_id)
+    return parse_effect(dwords_to_bytes(row["bytecode"]))
 
 
-@functools.lru_cache(maxsize=None)
-def state_expressions(effect_id: str) -> dict[str, bytes]:
-    """State name -> its FX stream, for technique 0, pass 0."""
-    words = [w & 0xFFFFFFFF for w in effect_row(effect_id)["bytecode"]]
-    data = dwords_to_bytes(words)
-    names = pass_state_names(effect_id)
-    found = {}
-    for i in range(6, len(words)):
-        if words[i] >> 16 != 0x4658:
-            continue
-        technique, pass_, _element, state, usage, size = words[i - 6:i]
-        if technique == 0 and pass_ == 0 and usage == 0 and size % 4 == 0 and state < len(names):
-            found[names[state]] = data[4 * i: 4 * i + size]
-    return found
+def pass_state(effect_id: str, state: str):
+    """Technique 0, pass 0's state written ``LightDiffuse[3]``."""
+    name, _, index = state.partition("[")
+    for s in wine_effect(effect_id).techniques[0].passes[0].states:
+        if s.name == name and s.index == int(index.rstrip("]") or 0):
+            return s
+    raise KeyError(state)
 
 
-def _inputs(row: dict) -> dict:
-    """HLSL defaults, then what the test sets before the pass, then the case's values."""
+def set_values(row: dict) -> dict:
+    """What the test sets before the pass (SetVector of whole parameters or
+    of one element), then the case's values; the effect's defaults stay
+    for everything else."""
     setup = row.get("setup") or row.get("inputs") or {}
-    values = {k: v for k, v in (setup.get("hlsl_defaults") or row.get("inputs", {}).get("hlsl_defaults") or {}).items()}
-    for item in setup.get("set_before", []):
-        name, _, element = item["param"].partition("[")
-        if element:
-            values[name] = [list(v) for v in values[name]]
-            values[name][int(element.rstrip("]"))] = item["value"]
-        else:
-            values[name] = item["value"]
+    values = {item["param"]: item["value"] for item in setup.get("set_before", [])}
+    effect = wine_effect(row["effect"])
     for name, value in (row.get("inputs") or {}).items():
-        if isinstance(value, list):
+        if isinstance(value, list) and effect.parameter(name) is not None:  # not notes like g_iVect_w_loop
             values[name] = value
     return values
 
@@ -97,13 +73,13 @@ def within_ulps(got: int, expected: int, ulps: int) -> bool:
     return abs(_ulp_key(got) - _ulp_key(expected)) <= ulps
 
 
-def evaluate_state(effect_id: str, state: str, inputs: dict) -> list[int]:
-    pre = decode_preshader(state_expressions(effect_id)[state])
-    names = {c.name for c in pre.ctab.constants}
-    result = pre.evaluate({k: v for k, v in inputs.items() if k in names})
+def evaluate_state(effect_id: str, state: str, values: dict) -> list[int]:
+    from xlate.effect import evaluate_state as run_state
+
+    effect = wine_effect(effect_id)
+    got = run_state(effect, pass_state(effect_id, state), values)
     table = np.zeros(4, np.float32)
-    n = min(4, result.float_table.size)
-    table[:n] = result.float_table[:n]
+    table[: len(got.value)] = got.value[:4]
     return _bits(table)
 
 
@@ -140,7 +116,7 @@ def test_wine_preshader_expectations(record_property):
     platforms = {}
     for row in _case_rows(("preshader_op", "preshader_op_case", "preshader_reladdr", "preshader_index_to_immediate")):
         state = row["state"]
-        inputs = _inputs(row)
+        inputs = set_values(row)
         if row["kind"] == "preshader_index_to_immediate":
             inputs["g_iVect"] = [row["index_value"]] * 4
         got = evaluate_state(row["effect"], state, inputs)
@@ -159,8 +135,8 @@ def test_wine_preshader_expectations(record_property):
     sweep_bad = 0
     for w in range(-100, 100):
         row = table[(w & 0xFFFFFFFF) % len(table)]
-        inputs = _inputs(row)
-        inputs["g_iVect"] = [-1.0, -1.0, -1.0, float(w)]
+        inputs = set_values(row)
+        inputs["g_iVect"] = [-1, -1, -1, w]
         got = evaluate_state(row["effect"], row["state"], inputs)
         bad = _check(row, got, components=(2, 3))
         if bad:
@@ -298,95 +274,3 @@ def test_every_corpus_preshader_evaluates():
         result = pre.evaluate(inputs)
         ranged = {r for rng in pre.prsi.ranges for r in range(rng.start, rng.start + rng.count)}
         assert set(result.floats) <= ranged and result.floats, rec.id
-
-
-# --------------------------------------------------------------------------
-# The constants after BeginPass(0): preshader_vconsts / pconsts / bconsts / iconsts
-# --------------------------------------------------------------------------
-
-
-def effect_shaders(effect_id: str) -> dict[str, "object"]:
-    """The vs_3_0 / ps_3_0 shaders of Wine's preshader effect that decode
-    (each blob follows its byte size), by kind; the first of each kind is
-    the one pass 0 selects (vs_arr2[0], ps_arr[0])."""
-    from xlate.bytecode import decode
-    from xlate.errors import BytecodeError
-
-    words = [w & 0xFFFFFFFF for w in effect_row(effect_id)["bytecode"]]
-    data = dwords_to_bytes(words)
-    found = {}
-    for i, word in enumerate(words):
-        if word in (0xFFFE0300, 0xFFFF0300) and 0 < words[i - 1] <= 4 * (len(words) - i):
-            try:
-                shader = decode(data[4 * i: 4 * i + words[i - 1]])
-            except BytecodeError:
-                continue  # a version-like word inside other data
-            found.setdefault("vs" if word == 0xFFFE0300 else "ps", shader)
-    return found
-
-
-def pass_constants(shader, preshader_inputs: dict) -> dict[str, object]:
-    """The constants a pass uploads for ``shader`` when every parameter the
-    shader reads keeps its default: the CTAB defaults (fxc writes the effect
-    defaults there, in register layout), then what the preshader computes.
-    Keys ``c5`` / ``i0`` / ``b3``."""
-    from xlate.bytecode.ctab import RegisterSet
-    from xlate.preshader import shader_preshader
-
-    out: dict[str, object] = {}
-    for c in shader.ctab.constants:
-        if c.default_value is None or c.register_set == RegisterSet.SAMPLER:
-            continue
-        width = 1 if c.register_set == RegisterSet.BOOL else 4
-        n = len(c.default_value) // (4 * width)
-        for r in range(min(n, c.register_count)):
-            chunk = c.default_value[16 * r: 16 * r + 16] if width == 4 else c.default_value[4 * r: 4 * r + 4]
-            key = f"{c.register_set.prefix}{c.register_index + r}"
-            if c.register_set == RegisterSet.FLOAT4:
-                out[key] = list(struct.unpack("<4f", chunk))
-            elif c.register_set == RegisterSet.INT4:
-                out[key] = list(struct.unpack("<4i", chunk))
-            else:
-                out[key] = struct.unpack("<I", chunk)[0] != 0
-    pre = shader_preshader(shader)
-    if pre is not None:
-        names = {c.name for c in pre.ctab.constants}
-        result = pre.evaluate({k: v for k, v in preshader_inputs.items() if k in names})
-        for index, value in result.floats.items():
-            out[f"c{index}"] = [float(v) for v in value]
-        for index, value in result.ints.items():
-            out[f"i{index}"] = [int(v) for v in value]
-        for index, value in result.bools.items():
-            out[f"b{index}"] = value
-    return out
-
-
-def test_wine_constants_after_begin_pass(record_property):
-    effect = "test_effect_preshader_effect_blob"
-    rows = [r for r in wine_rows() if r["kind"] in ("preshader_vconsts", "preshader_pconsts", "preshader_iconsts", "preshader_bconsts")]
-    shaders = effect_shaders(effect)
-    op_row = next(r for r in wine_rows() if r["kind"] == "preshader_op")
-    inputs = _inputs(op_row)  # the HLSL defaults and SetVector("g_Pos2", fvect1)
-    consts = {"preshader_vconsts": pass_constants(shaders["vs"], inputs),
-              "preshader_pconsts": pass_constants(shaders["ps"], inputs)}
-    consts["preshader_iconsts"] = consts["preshader_bconsts"] = consts["preshader_pconsts"]
-    held = []
-    for row in rows:
-        table = consts[row["kind"]]
-        register = row["register"]
-        if "-" in register:  # "c34-c255": registers the pass must not write
-            prefix = register[0]
-            first, last = (int(x.lstrip(prefix)) for x in register.split("-"))
-            written = [k for k in table if k[0] == prefix and first <= int(k[1:]) <= last]
-            assert not written, f"{row['id']}: the pass writes {written}"
-        elif isinstance(row["value"], bool):
-            assert table[register] == row["value"], row["id"]
-        else:
-            got = table[register]
-            if row["kind"] != "preshader_iconsts":
-                assert _bits(got) == _bits(row["value"]), f"{row['id']}: {got} != {row['value']}"
-            else:
-                assert got == row["value"], row["id"]
-        held.append(row["id"])
-    record_property("corpus_summary", f"wine constants after BeginPass(0): {len(held)}/{len(rows)} rows hold")
-    assert len(held) == len(rows) == 58

@@ -245,8 +245,7 @@ def test_wine_effect_states():
     and the `states` rows) describe them, decoded from the parsed model."""
     import numpy as np
 
-    from xlate.effect.select import parameter_inputs
-    from xlate.preshader import decode_preshader
+    from xlate.effect import evaluate_pass
 
     data = wine_effects()["test_effect_states_effect_blob"]
     effect = parse_effect(data)
@@ -281,9 +280,8 @@ def test_wine_effect_states():
     assert world.decoded_value() == rows[("D3DTS_WORLDMATRIX(1)", "after BeginPass(0)")]
     view = by_name[("D3DTS_VIEW", 0)]
     assert view.kind == StateKind.EXPRESSION
-    pre = decode_preshader(view.expression.data, view.expression.offset)
-    result = pre.evaluate(parameter_inputs(effect, pre))
-    assert np.array_equal(result.float_table[:16], np.float32(rows[("D3DTS_VIEW", "after BeginPass(0)")]))
+    (got,) = [s for s in evaluate_pass(effect, 0, 0).states if s.state is view]
+    assert np.array_equal(np.float32(got.value), np.float32(rows[("D3DTS_VIEW", "after BeginPass(0)")]))
 
 
 def test_wine_isparameterused():

@@ -3,6 +3,7 @@
     from xlate.effect import is_effect, parse_effect, format_effect
     effect = parse_effect(blob)          # typed model (model.py)
     print(format_effect(effect))         # fxc /Fc-style listing
+    consts = evaluate_pass(effect, 0, 0, {"World": m})  # the constants a pass uploads (runtime.py)
     from xlate import translate_effect   # every pass's shaders for a target
 
 An effect is a container beside ``xlate.bytecode``: the IR never sees it.
@@ -12,6 +13,7 @@ import struct
 
 from .model import Effect, EffectObject, Expression, Parameter, Pass, State, StateKind, Technique
 from .parse import FX_2_0_MAGIC, parse_effect
+from .runtime import PassConstants, ShaderConstants, StateValue, evaluate_pass, evaluate_state, parameter_values
 
 
 def is_effect(data: bytes) -> bool:
@@ -27,6 +29,7 @@ def format_effect(effect: Effect) -> str:
 
 
 __all__ = [
-    "Effect", "EffectObject", "Expression", "FX_2_0_MAGIC", "Parameter", "Pass", "State", "StateKind",
-    "Technique", "format_effect", "is_effect", "parse_effect",
+    "Effect", "EffectObject", "Expression", "FX_2_0_MAGIC", "Parameter", "Pass", "PassConstants", "ShaderConstants",
+    "State", "StateKind", "StateValue", "Technique", "evaluate_pass", "evaluate_state", "format_effect", "is_effect", "parameter_values",
+    "parse_effect",
 ]
