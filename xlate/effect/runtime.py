@@ -83,6 +83,10 @@ class ShaderConstants:
     bools: dict[int, bool] = field(default_factory=dict)
     sources: dict[str, tuple[str, ...]] = field(default_factory=dict)
     unmapped: tuple[str, ...] = ()
+    # the preshader's input file as d3dx9 fills it (input register -> float32[4],
+    # CTAB registers of the preshader): what an ``inline_preshader``
+    # translation reads from the uniforms its reflection names
+    preshader_inputs: dict[int, np.ndarray] = field(default_factory=dict)
     # sampler register s# -> (sampler parameter, element): whose sampler states
     # (``Parameter.sampler_states[element]``) d3dx9 applies to that sampler
     samplers: dict[int, tuple[str, int]] = field(default_factory=dict)
@@ -332,10 +336,11 @@ def _expression(data: bytes, offset: int):
     return decode_preshader(data, offset)
 
 
-def _run_fx(effect: Effect, pre, values: dict[str, list]):
+def _run_fx(effect: Effect, pre, values: dict[str, list], inputs_out: dict | None = None):
     """Run an FX program with the parameters' current values in its input
     file (laid out as d3dx9 does, converted to float); returns
-    (Evaluation, the top-level parameters it read)."""
+    (Evaluation, the top-level parameters it read).  ``inputs_out`` receives
+    the input registers set from parameters."""
     inputs: dict[int, list] = {}
     read: list[str] = []
     for c in pre.ctab.constants if pre.ctab is not None else ():
@@ -349,6 +354,8 @@ def _run_fx(effect: Effect, pre, values: dict[str, list]):
             row = [0.0] * 4
             row[: len(reg)] = [_to_float(v) for v in reg]
             inputs[c.register_index + k] = row
+    if inputs_out is not None:
+        inputs_out.update({k: np.asarray(v, np.float32) for k, v in inputs.items()})
     return pre.evaluate(inputs), tuple(read)
 
 
@@ -363,7 +370,7 @@ def _upload_shader(out: ShaderConstants, effect: Effect, blob: bytes, element: i
     shader, pre = _decoded(blob)
     out.blob, out.shader, out.preshader, out.element = blob, shader, pre, element
     if pre is not None:
-        result, read = _run_fx(effect, pre, values)
+        result, read = _run_fx(effect, pre, values, out.preshader_inputs)
         for index, row in result.floats.items():
             out.floats[index] = row.astype(np.float32)
             out.sources[f"c{index}"] = read

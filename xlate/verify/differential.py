@@ -1172,11 +1172,14 @@ def reference_options(options: dict) -> dict:
 
 def check_shader(data, *, seeds: int = 1, seed: int = 0, target: str = "glsl330", name: str | None = None,
                  perturbations: int = 2, options: dict | None = None, keep_programs: bool = False,
-                 runner=None) -> Verdict:
+                 runner=None, constants: ReferenceConstants | None = None) -> Verdict:
     """One vertex or pixel shader on the reference and on llvmpipe, for
     ``seeds`` consecutive input seeds from ``seed``.  ``runner``: None for
     the GL runner, or another runner with ``run_vertex`` (the Vulkan one,
-    ``target="vulkan"``) for vertex shaders (pixel shaders: "skip")."""
+    ``target="vulkan"``) for vertex shaders (pixel shaders: "skip").
+    ``constants``: fixed constant registers (an effect pass's, from
+    ``xlate.effect.evaluate_pass``) instead of random ones; the other
+    inputs stay seeded."""
     shader, translation, verdict = _prepare(data, target, name, options or {}, runner)
     if shader is None or not _guard_gl(verdict, runner):
         return verdict
@@ -1184,6 +1187,8 @@ def check_shader(data, *, seeds: int = 1, seed: int = 0, target: str = "glsl330"
         verdict.seeds.append(s)
         inputs = make_inputs(shader, translation.reflection, s)
         inputs.options = reference_options(options or {})
+        if constants is not None:
+            inputs.constants = constants
         fn = _check_vertex if shader.version.is_vertex else _check_pixel
         extra = {"runner": runner} if shader.version.is_vertex else {}
         if not _run_gl(verdict, fn, verdict, translation, shader, inputs, s, perturbations=perturbations, **extra):
@@ -1226,8 +1231,12 @@ def check_generated(program, seed: int = 0, *, target: str = "glsl330", name: st
 
 def check_pair(vs_data, ps_data, *, seeds: int = 1, seed: int = 0, target: str = "glsl330",
                name: str | None = None, perturbations: int = 2, options: dict | None = None,
-               width: int = 64, height: int = 64, vertices: int = 256) -> Verdict:
-    """A VS+PS pair linked as one program (module docstring, "Pairs")."""
+               width: int = 64, height: int = 64, vertices: int = 256,
+               vs_constants: ReferenceConstants | None = None,
+               ps_constants: ReferenceConstants | None = None) -> Verdict:
+    """A VS+PS pair linked as one program (module docstring, "Pairs").
+    ``vs_constants`` / ``ps_constants``: fixed constant registers for each
+    stage (as ``check_shader``'s ``constants``) instead of random ones."""
     from . import gl
 
     vshader, vt, verdict = _prepare(vs_data, target, name, options or {})
@@ -1247,10 +1256,14 @@ def check_pair(vs_data, ps_data, *, seeds: int = 1, seed: int = 0, target: str =
         verdict.seeds.append(s)
         vin = make_inputs(vshader, vt.reflection, s, n=vertices)
         vin.options = reference_options(options or {})
+        if vs_constants is not None:
+            vin.constants = vs_constants
         if not _run_gl(verdict, _check_vertex, verdict, vt, vshader, vin, s, perturbations=perturbations):
             break
         pin = make_inputs(pshader, pt.reflection, s + 7919)
         pin.options = vin.options
+        if ps_constants is not None:
+            pin.constants = ps_constants
         if not _run_gl(verdict, _check_pair_pixels, verdict, vt, pt, vshader, pshader, vin, pin, s, width, height,
                        perturbations):
             break
