@@ -36,9 +36,13 @@ MISSES = {
         "the verifier's tolerance: dp4 oPos.w cancels to -0.0054 from terms near 1 and llvmpipe differs by "
         "3e-8 (1 ulp of the terms); the perturbation spread does not cover it at this vertex",
     **{f"omegaengine/General.fxo:ColoredPerVertex.{p}":
-       "NaN colour saturation: random constants (a negative specular power) drive the lighting to inf - inf = "
-       "NaN; the reference saturates a NaN oD0 to 0, the translation's clamp gives 1 on llvmpipe (a translator "
-       "question for vs_1_x colour outputs, not the effect container's)"
+       "NaN through the rcp clamp: random constants (a negative specular power) make exp overflow to inf, "
+       "the dp3 with the luminance weights gives inf - inf = NaN, and `rcp r0.w` of it is NaN in the reference "
+       "while the translation's ±FLT_MAX clamp (GLSL clamp(), undefined for NaN) gives a finite bound on llvmpipe, "
+       "so oD0 = c14 * r0.w + inf saturates to 1 there and the NaN to 0 in the reference (the colour saturate "
+       "itself, xl_saturate, already maps NaN to 0). D3D9 leaves NaN through rcp undefined (D3D9_SEMANTICS "
+       "§7.2-7.3), so neither side is wrong; with the effect's own parameters the pass matches "
+       "(test_every_pass_draws_with_its_parameters)"
        for p in ("TwoDirLights", "OneDirLight")},
 }
 
