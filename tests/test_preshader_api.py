@@ -74,6 +74,9 @@ def test_empty_pres_comment_is_no_preshader():
     t = translate(blob, "glsl330")
     assert "preshader" not in t.reflection
     assert not any("preshader" in d for d in t.diagnostics)
+    from xlate.bytecode.disasm import disassemble
+
+    assert "preshader" not in disassemble(shader)
 
 
 def test_display_name_escapes():

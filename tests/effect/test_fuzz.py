@@ -1,7 +1,9 @@
 """Hostile effects: mutations of corpus effects (byte flips, truncations,
 count and offset edits) must parse or raise XlateError (EffectError), never
-crash, hang or allocate without bound; a bounded-time property checks the
-cost stays linear in the size."""
+crash, hang or allocate without bound -- and the runtime (evaluate_pass)
+evaluates every pass of what parses or refuses it with XlateError /
+ValueError; a bounded-time property checks the cost stays linear in the
+size."""
 
 from __future__ import annotations
 
@@ -12,9 +14,9 @@ from effect_corpus import all_effects
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from xlate.effect import format_effect, parse_effect
+from xlate.effect import evaluate_pass, format_effect, parse_effect
 from xlate.effect.info import effect_summary
-from xlate.errors import EffectError
+from xlate.errors import EffectError, XlateError
 
 FUZZ = settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 
@@ -32,6 +34,12 @@ def _check(data: bytes) -> None:
         return
     format_effect(effect)  # the listing and the summary walk every part of the model
     effect_summary(effect)
+    for tech in effect.techniques:  # and the runtime runs every pass (defaults) or refuses it
+        for pss in tech.passes:
+            try:
+                evaluate_pass(effect, tech, pss)
+            except (XlateError, ValueError) as err:
+                assert str(err)
 
 
 @FUZZ

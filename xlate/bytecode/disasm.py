@@ -309,6 +309,8 @@ def _preshader_lines(shader: Shader) -> list[str]:
         pre = shader_preshader(shader)
     except PreshaderError as err:
         return [f"// preshader: cannot be decoded ({err})"]
+    if pre is None:  # an empty PRES comment: fxc's "nothing to compute"
+        return []
     from .ctab import format_ctab
 
     inputs = format_ctab(pre.ctab) if pre.ctab is not None else []
