@@ -171,6 +171,8 @@ def test_values_elements_and_errors():
         parameter_values(effect, {"g_Pos1": [1, 2, 3]})
     with pytest.raises(ValueError, match="not an element"):
         parameter_values(effect, {"g_Selector[3]": [1, 2, 3, 4]})
+    with pytest.raises(ValueError, match="not all numbers"):
+        parameter_values(effect, {"g_Pos1": [1, None, "x", 4]})
     with pytest.raises(ValueError, match="an object"):
         parameter_values(effect, {"tex1": 1})
     # p1 selects vs_arr[g_iVect.z]: (0, 0, 1, 0) picks vs_arr[1] (test_effect_preshader)

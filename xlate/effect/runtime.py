@@ -155,16 +155,6 @@ def _flatten(value, out: list) -> None:
         out.append(value)
 
 
-def _scalar_count(param: Parameter, depth: int = 0) -> int:
-    if param.parameter_class == ParameterClass.STRUCT and depth < 32:
-        one = sum(_scalar_count(m, depth + 1) for m in param.members)
-    elif param.is_object:
-        one = 0
-    else:
-        one = param.rows * param.columns
-    return one * max(param.elements, 1)
-
-
 def _typed(value, ptype) -> float | int | bool:
     """One value as a parameter of type ``ptype`` holds it (SetValue of a number)."""
     if ptype == ParameterType.BOOL:
@@ -183,23 +173,28 @@ def _leaf_types(param: Parameter, out: list, depth: int = 0) -> None:
             out.extend([param.parameter_type] * (param.rows * param.columns))
 
 
-def _logical(param: Parameter, values: list, depth: int = 0, pos: int = 0, out: list | None = None) -> list:
+def _logical(param: Parameter, values: list) -> list:
     """Storage order -> logical order: a MATRIX_COLUMNS parameter stores its
     matrix column by column; everything else is already row by row."""
-    out = [] if out is None else out
-    for _ in range(max(param.elements, 1)):
-        if param.parameter_class == ParameterClass.STRUCT and depth < 32:
-            for m in param.members:
-                pos = len(_logical(m, values, depth + 1, pos, out))
-            continue
-        if param.is_object:
-            continue
-        n = param.rows * param.columns
-        chunk = values[pos:pos + n]
-        if param.parameter_class == ParameterClass.MATRIX_COLUMNS and len(chunk) == n:
-            chunk = [chunk[c * param.rows + r] for r in range(param.rows) for c in range(param.columns)]
-        out.extend(chunk)
-        pos += n
+    out: list = []
+
+    def walk(p: Parameter, pos: int, depth: int) -> int:
+        for _ in range(max(p.elements, 1)):
+            if p.parameter_class == ParameterClass.STRUCT and depth < 32:
+                for m in p.members:
+                    pos = walk(m, pos, depth + 1)
+                continue
+            if p.is_object:
+                continue
+            n = p.rows * p.columns
+            chunk = values[pos:pos + n]
+            if p.parameter_class == ParameterClass.MATRIX_COLUMNS and len(chunk) == n:
+                chunk = [chunk[c * p.rows + r] for r in range(p.rows) for c in range(p.columns)]
+            out.extend(chunk)
+            pos += n
+        return pos
+
+    walk(param, 0, 0)
     return out
 
 
@@ -239,7 +234,11 @@ def parameter_values(effect: Effect, values: Mapping[str, object] | None = None)
             lo, hi = int(index) * per, (int(index) + 1) * per
         if len(flat) != hi - lo:
             raise ValueError(f"{len(flat)} values for {safe_text(name)!r}, which holds {hi - lo}")
-        out[top] = out[top][:lo] + [_typed(v, t) for v, t in zip(flat, types[lo:hi])] + out[top][hi:]
+        try:
+            typed = [_typed(v, t) for v, t in zip(flat, types[lo:hi])]
+        except (TypeError, ValueError):
+            raise ValueError(f"the values for {safe_text(name)!r} are not all numbers") from None
+        out[top] = out[top][:lo] + typed + out[top][hi:]
     return out
 
 
