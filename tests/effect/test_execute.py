@@ -24,8 +24,7 @@ import numpy as np
 import pytest
 from effect_corpus import fxc_game_effects, require_corpus
 
-from xlate.effect import StateKind, parse_effect
-from xlate.effect.select import selected_element
+from xlate.effect import parse_effect
 from xlate.effect.states import StateClass
 
 FULL = os.environ.get("XLATE_CORPUS_FULL") == "1"
@@ -47,28 +46,18 @@ MISSES = {
 }
 
 
-def _pass_shaders(effect, pss):
-    out = {}
-    for state_class in (StateClass.VERTEX_SHADER, StateClass.PIXEL_SHADER):
-        state = pss.shader_state(state_class)
-        if state is None:
-            continue
-        blob = effect.shader_blob(state)
-        if blob is None and state.kind == StateKind.ARRAY_SELECTOR:
-            k = selected_element(effect, state)
-            param = effect.resolve(state.reference)[0]
-            blob = effect.object_data(param.object_ids[k])
-        if blob is not None:
-            out[state_class] = blob
-    return out
-
-
 def _passes():
+    """(name, {stage class: blob}) per pass: the shaders ``evaluate_pass``
+    picks with the default parameters."""
+    from xlate.effect import evaluate_pass
+
     for eid, data in fxc_game_effects():
         effect = parse_effect(data)
         for tech in effect.techniques:
             for j, pss in enumerate(tech.passes):
-                yield f"{eid}:{tech.name}.{pss.name or j}", _pass_shaders(effect, pss)
+                consts = evaluate_pass(effect, tech, pss)
+                shaders = {StateClass.VERTEX_SHADER: consts.vertex, StateClass.PIXEL_SHADER: consts.pixel}
+                yield f"{eid}:{tech.name}.{pss.name or j}", {k: v.blob for k, v in shaders.items() if v and v.blob}
 
 
 def test_every_pass_draws_as_the_reference(record_property):
