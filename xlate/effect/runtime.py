@@ -126,6 +126,9 @@ class PassConstants:
     vertex: ShaderConstants | None
     pixel: ShaderConstants | None
     states: tuple[StateValue, ...] = ()
+    # (stage, sampler register) -> the numeric states of the sampler bound
+    # there (MinFilter = g_i.y evaluated; constants with no sources)
+    sampler_states: dict[tuple[str, int], tuple[StateValue, ...]] = field(default_factory=dict)
 
     @property
     def shaders(self) -> tuple[ShaderConstants, ...]:
@@ -575,4 +578,24 @@ def evaluate_pass(effect: Effect | bytes, technique: int | str | Technique = 0, 
             states.append(StateValue(state, got[0], got[1]))
     # a stage without a shader keeps what shader-constant states set (blob None)
     picked = {k: v if has_shader[k] or v.sources else None for k, v in stores.items()}
-    return PassConstants(tech, pss, picked["vertex"], picked["pixel"], tuple(states))
+    samplers = {}
+    for stage, sc in picked.items():
+        for register, (name, element) in sorted(sc.samplers.items()) if sc is not None else ():
+            param = effect.parameter(name)
+            if element < len(param.sampler_states):
+                samplers[(stage, register)] = _sampler_values(effect, param.sampler_states[element], values)
+    return PassConstants(tech, pss, picked["vertex"], picked["pixel"], tuple(states), samplers)
+
+
+def _sampler_values(effect: Effect, states, values: dict[str, list]) -> tuple[StateValue, ...]:
+    out = []
+    for st in states:
+        if st.parameter.is_object:
+            continue  # Texture = <tex>: an object, bound by the application
+        if st.kind == StateKind.CONSTANT:
+            out.append(StateValue(st, tuple(st.parameter.values()), ()))
+            continue
+        got = _state_value(effect, st, values)
+        if got is not None:
+            out.append(StateValue(st, got[0], got[1]))
+    return tuple(out)
