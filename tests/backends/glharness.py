@@ -10,19 +10,21 @@ the translated shader's own dialect, since ES versions cannot be mixed.
 from __future__ import annotations
 
 import functools
-import os
-import tempfile
 
 
 @functools.lru_cache(maxsize=1)
 def gl_context():
-    """The session's context, or None (with the reason) when EGL/llvmpipe is missing."""
-    os.environ.setdefault("MESA_SHADER_CACHE_DIR", os.path.join(tempfile.gettempdir(), "xlate-mesa-cache"))
-    try:
-        import moderngl
+    """The process's context (shared with xlate.verify.gl's runners), or None
+    with the reason when EGL/llvmpipe is missing.
 
-        return moderngl.create_standalone_context(backend="egl"), None
-    except Exception as exc:  # noqa: BLE001 - any failure means "no GL here"
+    One context per process: a second standalone context would become the
+    current one, and the runners' GL calls (which assume theirs is current)
+    would then go to the wrong context and read back zeros."""
+    from xlate.verify.gl import GLUnavailable, context
+
+    try:
+        return context(), None
+    except GLUnavailable as exc:
         return None, f"no EGL/llvmpipe context: {exc}"
 
 
