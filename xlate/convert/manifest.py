@@ -25,36 +25,59 @@ NAME = "manifest.json"
 FORMAT = 1
 
 
-def dumps(header: dict, entries: list[dict], unreadable: list[dict]) -> bytes:
+def dumps(header: dict, entries: list[dict], unreadable: list[dict], lines: dict | None = None) -> bytes:
+    """The manifest's text; ``lines`` maps entry paths to their text already encoded."""
+    lines = lines or {}
+
     def block(items: list[dict]) -> str:
         if not items:
             return "[]"
-        return "[\n" + ",\n".join(json.dumps(e, sort_keys=True, separators=(",", ":")) for e in items) + "\n]"
+        return "[\n" + ",\n".join(lines.get(e["path"]) or json.dumps(e, sort_keys=True, separators=(",", ":"))
+                                   for e in items) + "\n]"
 
     head = json.dumps(dict(header, format=FORMAT), sort_keys=True, indent=1)
     text = head[:-2] + ',\n "entries": ' + block(entries) + ',\n "unreadable": ' + block(unreadable) + "\n}\n"
     return text.encode()
 
 
-def write(out_root: str, header: dict, entries: list[dict], unreadable: list[dict]) -> None:
+def write(out_root: str, header: dict, entries: list[dict], unreadable: list[dict], lines: dict | None = None) -> None:
     entries = sorted(entries, key=lambda e: e["path"])
     unreadable = sorted(unreadable, key=lambda e: e["path"])
-    atomic_write(os.path.join(out_root, NAME), dumps(header, entries, unreadable))
+    atomic_write(os.path.join(out_root, NAME), dumps(header, entries, unreadable, lines))
 
 
-def load(out_root: str, key: str) -> dict[str, dict]:
-    """The previous run's entries by path, when it had the same key (else empty)."""
+def load(out_root: str, key: str) -> dict[str, tuple[dict, str]]:
+    """The previous run's entries by path, each with its line of text, when it
+    had the same key (else empty).  Read line by line, as ``dumps`` writes it,
+    so that a kept entry is written back as it was, not encoded again."""
     try:
-        with open(os.path.join(out_root, NAME), "rb") as f:
-            doc = json.loads(f.read())
+        with open(os.path.join(out_root, NAME), encoding="utf-8") as f:
+            text = f.read()
     except (OSError, ValueError):
         return {}
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("key") != key:
+    start = text.find('\n "entries": [')
+    if start < 0:
         return {}
-    entries = doc.get("entries")
-    if not isinstance(entries, list):
+    try:
+        head = json.loads(text[:start].rstrip(",") + "\n}")
+    except ValueError:
         return {}
-    return {e["path"]: e for e in entries if isinstance(e, dict) and isinstance(e.get("path"), str)}
+    if not isinstance(head, dict) or head.get("format") != FORMAT or head.get("key") != key:
+        return {}
+    end = text.find('\n],\n "unreadable": ', start)
+    if end < 0:
+        return {}
+    found = {}
+    try:
+        for line in text[start + len('\n "entries": [\n'):end].split("\n"):
+            line = line.rstrip(",")
+            if not line:
+                continue
+            entry = json.loads(line)
+            found[entry["path"]] = (entry, line)
+    except (ValueError, KeyError, TypeError):
+        return {}
+    return found
 
 
 def output_paths(entries) -> set[str]:

@@ -12,6 +12,7 @@ files it may have left.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import os
@@ -23,7 +24,7 @@ from .. import __version__
 from . import manifest as mf
 from .cache import Cache, cache_key, default_cache_dir, source_fingerprint
 from .detect import detect
-from .jobs import CONVERTED, Job, Result, WorkItem, convert_file, finish, run_chunk, unreadable_entry
+from .jobs import CONVERTED, Job, WorkItem, convert_file, read_file, run_chunk, unreadable_entry
 from .progress import Progress
 from .summary import Counts, count
 from .walk import SourceFile, walk
@@ -82,6 +83,18 @@ def convert(sources, out, targets=("glsl330",), *, options: dict | None = None, 
     a missing SRC, ``KeyboardInterrupt`` when interrupted (outputs written
     so far are complete; a rerun finishes the job).
     """
+    # The run builds many small acyclic dicts (entries, the previous
+    # manifest): the cyclic collector would rescan them again and again.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _convert(sources, out, targets, options, jobs, cache_dir, use_cache, scheduler, report, progress)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _convert(sources, out, targets, options, jobs, cache_dir, use_cache, scheduler, report, progress) -> RunResult:
     started = time.perf_counter()
     options = dict(options or {})
     targets = tuple(dict.fromkeys(targets))
@@ -107,6 +120,7 @@ def convert(sources, out, targets=("glsl330",), *, options: dict | None = None, 
     entries: list[dict] = []
     unreadable = [unreadable_entry(p.rel, p.message) for p in problems]
     work: list[WorkItem] = []
+    kept_lines: dict[str, str] = {}
     not_shaders = 0
     bar = Progress(len(files) + len(problems), progress)
     bar.advance(len(problems), 0, len(problems))
@@ -114,14 +128,14 @@ def convert(sources, out, targets=("glsl330",), *, options: dict | None = None, 
     if previous or scheduler is not None:
         for src in files:
             try:
-                with open(src.path, "rb") as f:
-                    data = f.read()
+                data = read_file(src.path)
             except OSError as exc:
                 unreadable.append(unreadable_entry(src.rel, exc.strerror or str(exc)))
                 continue
             old = previous.get(src.rel)
-            if old is not None and old.get("sha256") == hashlib.sha256(data).hexdigest() and mf.outputs_intact(old, out):
-                entries.append(old)
+            if old is not None and old[0].get("sha256") == hashlib.sha256(data).hexdigest() and mf.outputs_intact(old[0], out):
+                entries.append(old[0])
+                kept_lines[src.rel] = old[1]
                 continue
             if detect(data) is None:
                 not_shaders += 1
@@ -154,7 +168,7 @@ def convert(sources, out, targets=("glsl330",), *, options: dict | None = None, 
 
     # Outputs the previous run wrote that this one no longer produces.
     if previous:
-        for stale in mf.output_paths(previous.values()) - mf.output_paths(entries):
+        for stale in mf.output_paths(e for e, _line in previous.values()) - mf.output_paths(entries):
             try:
                 os.unlink(os.path.join(out, stale))
             except OSError:
@@ -162,7 +176,7 @@ def convert(sources, out, targets=("glsl330",), *, options: dict | None = None, 
     counts = count(targets, entries, unreadable, not_shaders)
     header = {"xlate": __version__, "key": run_key, "targets": list(targets), "options": _plain(options),
               "counts": counts.to_json()}
-    mf.write(out, header, entries, unreadable)
+    mf.write(out, header, entries, unreadable, kept_lines)
     os.unlink(marker)
     entries.sort(key=lambda e: e["path"])
     return RunResult(out, entries, unreadable, counts, time.perf_counter() - started,
@@ -191,7 +205,12 @@ def _execute(work: list[WorkItem], job: Job, jobs: int | None, scheduler, cache)
     if jobs <= 1 or len(work) < 2 * MAX_CHUNK // 4:
         c = Cache(job.cache_dir) if job.cache_dir else None
         for item in work:
-            yield convert_file(item, job, c)
+            gc.enable()  # translating makes cyclic garbage; ``convert`` turned the collector off
+            try:
+                result = convert_file(item, job, c)
+            finally:
+                gc.disable()
+            yield result
         return
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -214,3 +233,4 @@ def _execute(work: list[WorkItem], job: Job, jobs: int | None, scheduler, cache)
 def _worker_init() -> None:
     # Ctrl-C reaches the whole process group: the parent decides what stops.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    gc.enable()  # forked from ``convert``, which turned it off for its own bookkeeping
