@@ -155,3 +155,43 @@ def test_convert_report_without_the_report_package(tmp_path, vs_blob):
     result = run("convert", vs_blob, "-o", tmp_path / "out", "--report", tmp_path / "r.html", "--no-cache")
     assert result.exit_code == 2
     _one_line_error(result, "xlate.report")
+
+
+def test_report_hook_collects_entries_in_the_workers(tmp_path, vs_blob, monkeypatch):
+    """--report's hook, against xlate.report's interface (report_entry in the
+    worker, build_report at the end) with a double standing in for it."""
+    import sys
+    import types
+
+    calls = []
+    fake = types.ModuleType("xlate.report")
+    fake.report_entry = lambda path, data, targets, options: calls.append(path) or {"path": path, "size": len(data),
+                                                                                    "targets": list(targets)}
+    fake.build_report = lambda entries, summary: f"<html>{sorted(e['path'] for e in entries)} {summary['files']}</html>"
+    monkeypatch.setitem(sys.modules, "xlate.report", fake)
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.bin").write_bytes(vs_blob.read_bytes())
+    (src / "b.txt").write_text("plain text\n")
+    result = run("convert", src, "-o", tmp_path / "out", "--report", tmp_path / "r.html", "--no-cache", "-j", "1", "-q")
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "r.html").read_text() == "<html>['a.bin'] 2</html>"
+    # Without --report nothing is collected.
+    calls.clear()
+    run("convert", src, "-o", tmp_path / "out2", "--no-cache", "-j", "1", "-q")
+    assert calls == []
+
+
+def test_progress_bar_and_lines():
+    import io
+
+    from xlate.convert.progress import Progress
+
+    for mode in ("bar", "lines"):
+        stream = io.StringIO()
+        bar = Progress(10, mode, stream=stream, interval=0.0)
+        bar.advance(4, 3, 1)
+        bar.advance(6, 6, 0)
+        bar.close()
+        text = stream.getvalue()
+        assert "10/10" in text and "9 shaders" in text and "1 errors" in text and "files/s" in text, (mode, text)

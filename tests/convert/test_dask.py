@@ -19,7 +19,7 @@ def cluster():
 
 
 def test_cluster_run_is_byte_identical_to_a_local_run(cluster, tmp_path):
-    tree = build_tree(tmp_path / "src", sample=120)
+    tree = build_tree(tmp_path / "src", sample=60)
     local = convert([str(tree.root)], tmp_path / "local", ["glsl330", "essl100"], jobs=2, use_cache=False, progress="off")
     remote = convert([str(tree.root)], tmp_path / "dask", ["glsl330", "essl100"], scheduler=cluster.scheduler_address,
                      cache_dir=tmp_path / "cache", progress="off")

@@ -16,7 +16,7 @@ import pytest
 from .treekit import build_tree, cli_env, read_tree
 
 ITERATIONS = 3
-SAMPLE = 150
+SAMPLE = 100
 
 
 @pytest.fixture(scope="module")

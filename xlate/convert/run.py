@@ -116,7 +116,8 @@ def _convert(sources, out, targets, options, jobs, cache_dir, use_cache, schedul
     atomic_write(marker, str(os.getpid()).encode())
 
     files, problems = walk(list(sources), skip=[out] + ([cache_dir] if cache is not None else []))
-    previous = mf.load(out, run_key)
+    # A report needs every file's entry computed afresh (the cache still spares the translations).
+    previous = mf.load(out, run_key) if not report else {}
     entries: list[dict] = []
     unreadable = [unreadable_entry(p.rel, p.message) for p in problems]
     work: list[WorkItem] = []
@@ -201,7 +202,7 @@ def _execute(work: list[WorkItem], job: Job, jobs: int | None, scheduler, cache)
 
         yield from run_on_cluster(work, job, scheduler, cache)
         return
-    jobs = jobs or os.cpu_count() or 1
+    jobs = jobs or _cpus()
     if jobs <= 1 or len(work) < 2 * MAX_CHUNK // 4:
         c = Cache(job.cache_dir) if job.cache_dir else None
         for item in work:
@@ -228,6 +229,14 @@ def _execute(work: list[WorkItem], job: Job, jobs: int | None, scheduler, cache)
         # On Ctrl-C: drop the chunks not started, let the running ones finish
         # their (atomic) writes, then stop.
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _cpus() -> int:
+    """The CPUs this process may run on (a container's share, not the host's count)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:
+        return os.cpu_count() or 1
 
 
 def _worker_init() -> None:

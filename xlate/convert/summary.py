@@ -57,8 +57,14 @@ def count(targets, entries: list[dict], unreadable: list[dict], not_shaders: int
     return c
 
 
+def _printable(text: str) -> str:
+    """Control characters (from file or shader names) shown as escapes, not sent to the terminal."""
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
+
+
 def print_summary(counts: Counts, console, seconds: float | None = None, max_reasons: int = 12) -> None:
     """The per-target table and the grouped reasons, with rich."""
+    from rich.markup import escape
     from rich.table import Table
 
     kinds = ", ".join(f"{n} {k}" for k, n in sorted(counts.kinds.items())) or "no shaders"
@@ -77,7 +83,8 @@ def print_summary(counts: Counts, console, seconds: float | None = None, max_rea
         reasons.add_column("status")
         reasons.add_column("reason", overflow="fold")
         for (status, kind, message), n in counts.reasons.most_common(max_reasons):
-            reasons.add_row(str(n), status, f"{kind}: {message}", )
+            # Messages may quote names from the input: never let rich read them as markup.
+            reasons.add_row(str(n), status, escape(_printable(f"{kind}: {message}")))
         console.print(reasons)
         rest = len(counts.reasons) - max_reasons
         if rest > 0:
