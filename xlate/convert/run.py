@@ -168,8 +168,11 @@ def _convert(sources, out, targets, options, jobs, cache_dir, use_cache, schedul
         bar.close()
 
     # Outputs the previous run wrote that this one no longer produces.
-    if previous:
-        for stale in mf.output_paths(e for e, _line in previous.values()) - mf.output_paths(entries):
+    # (Kept entries have the outputs they had: only the others can leave any.)
+    gone = [e for path, (e, _line) in previous.items() if path not in kept_lines]
+    if gone:
+        fresh = (e for e in entries if e["path"] not in kept_lines)
+        for stale in mf.output_paths(gone) - mf.output_paths(fresh):
             try:
                 os.unlink(os.path.join(out, stale))
             except OSError:
