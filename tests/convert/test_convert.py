@@ -181,3 +181,32 @@ def test_effects_go_through_translate_effect(monkeypatch, tmp_path):
     assert bad["outputs"]["glsl330"]["status"] == "failed"
     assert bad["outputs"]["glsl330"]["error"] == {"file": "bad.fxo", "type": "BytecodeError", "offset": 4,
                                                   "message": "the effect's header is damaged"}
+
+
+def test_big_unrelated_files_are_not_read_whole(tmp_path, monkeypatch):
+    """Only the first 64 KiB of a file decide; a large shader is still read whole."""
+    from xlate.bytecode.asm import assemble_bytes
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "video.bin").write_bytes(b"\x89PNG" + b"\0" * (1 << 20))
+    padding = "// " + "x" * 100 + "\n"
+    text = padding * 700 + "vs_2_0\ndcl_position v0\nmov oPos, v0\n"  # over 64 KiB of comments first
+    (src / "big.vsh").write_text(padding * 10 + "vs_2_0\ndcl_position v0\nmov oPos, v0\n" + padding * 700)
+    (src / "late.vsh").write_text(text)
+    reads = []
+    real_read = __import__("os").read
+    def counting_read(fd, n):
+        data = real_read(fd, n)
+        reads.append(len(data))
+        return data
+
+    monkeypatch.setattr("xlate.convert.jobs.os.read", counting_read)
+    run = convert([str(src)], tmp_path / "out", ["glsl330"], jobs=1, use_cache=False, progress="off")
+    assert [e["path"] for e in run.entries] == ["big.vsh"]
+    assert run.entries[0]["outputs"]["glsl330"]["status"] == "converted"
+    assert run.counts.not_shaders == 2  # late.vsh: no version within the first 64 KiB
+    big = (src / "big.vsh").stat().st_size
+    assert sum(reads) == big + 2 * (1 << 16)  # big.vsh whole, the others' heads only
+    assert translate(assemble_bytes((src / "big.vsh").read_text()), "glsl330").code == \
+        (tmp_path / "out" / "big.vsh.glsl330.vert").read_text()

@@ -31,7 +31,7 @@ _VERSION_NAME = {v.token: v.name for v in KNOWN_VERSIONS}
 _ASM_VERSION = re.compile(r"\s*([vp]s[._][0-9][._](?:[0-9]|x|sw))(?![\w.])", re.IGNORECASE)
 # How far into a text file the version statement may be (fxc's listing
 # header is a dozen comment lines; a long licence comment is more).
-_ASM_SCAN_BYTES = 64 * 1024
+HEAD_BYTES = 64 * 1024
 _UNPACK = struct.Struct("<I").unpack_from
 
 
@@ -53,7 +53,7 @@ def blob_model(data: bytes) -> str | None:
 
 def asm_version(data: bytes) -> str | None:
     """The version statement that opens assembly text (``ps_2_0``), or None."""
-    head = data[:_ASM_SCAN_BYTES]
+    head = data[:HEAD_BYTES]
     if b"\0" in head:
         return None
     try:

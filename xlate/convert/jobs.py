@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from ..errors import AsmError, UnsupportedError, XlateError
 from .cache import Cache, CachedFile, CacheEntry, cache_key
-from .detect import Kind, asm_version, blob_model, detect
+from .detect import HEAD_BYTES, Kind, asm_version, blob_model, detect
 from .outputs import code_file, json_bytes
 from .writer import atomic_write
 
@@ -66,7 +66,7 @@ def convert_file(item: WorkItem, job: Job, cache: Cache | None) -> Result:
             data = read_file(item.path)
         except OSError as exc:
             return Result(rel, unreadable_entry(rel, exc.strerror or str(exc)))
-    kind = detect(data)
+    kind = detect(data) if data is not None else None
     if kind is None:
         return Result(rel, None)
     digest = hashlib.sha256(data).hexdigest()
@@ -118,23 +118,28 @@ def write_outputs(cached: CacheEntry, rel: str, out_root: str) -> dict:
     }
 
 
-def read_file(path: str) -> bytes:
-    """A file's bytes, with as few system calls as Python allows."""
+def read_file(path: str) -> bytes | None:
+    """A file's bytes, or None when its first 64 KiB show it is no shader,
+    effect or assembly text (so a big unrelated file is never read whole)."""
     fd = os.open(path, _READ_FLAGS)
     try:
-        chunks = []
+        head = os.read(fd, _HEAD)
+        if len(head) < _HEAD:
+            return head  # the whole file (a short read of a regular file is its end)
+        if detect(head) is None:
+            return None
+        chunks = [head]
         while True:
             chunk = os.read(fd, 1 << 20)
             if not chunk:
                 break
             chunks.append(chunk)
-            if len(chunk) < 1 << 20:
-                break  # a short read of a regular file: its end
     finally:
         os.close(fd)
-    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    return b"".join(chunks)
 
 
+_HEAD = HEAD_BYTES  # what detect needs to decide
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
 
 

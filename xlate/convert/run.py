@@ -133,6 +133,9 @@ def _convert(sources, out, targets, options, jobs, cache_dir, use_cache, schedul
             except OSError as exc:
                 unreadable.append(unreadable_entry(src.rel, exc.strerror or str(exc)))
                 continue
+            if data is None:  # no shader: its head said so
+                not_shaders += 1
+                continue
             old = previous.get(src.rel)
             if old is not None and old[0].get("sha256") == hashlib.sha256(data).hexdigest() and mf.outputs_intact(old[0], out):
                 entries.append(old[0])
@@ -183,8 +186,7 @@ def _convert(sources, out, targets, options, jobs, cache_dir, use_cache, schedul
     mf.write(out, header, entries, unreadable, kept_lines)
     os.unlink(marker)
     entries.sort(key=lambda e: e["path"])
-    return RunResult(out, entries, unreadable, counts, time.perf_counter() - started,
-                     len(files) - len(work) - not_shaders if previous else 0, report_entries)
+    return RunResult(out, entries, unreadable, counts, time.perf_counter() - started, len(kept_lines), report_entries)
 
 
 def _plain(options: dict) -> dict:
