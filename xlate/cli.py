@@ -369,7 +369,7 @@ atomic; after an interruption, run the same command again to finish.
 Results are cached by content (input, target, options, xlate version) in
 --cache-dir; an unchanged tree is rerun in a fraction of the time.
 
-\\b
+\b
 Exit status:
   0    every file found was converted for every target
   1    some file was refused, failed or could not be read (the others
