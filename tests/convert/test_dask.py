@@ -30,3 +30,12 @@ def test_cluster_run_is_byte_identical_to_a_local_run(cluster, tmp_path):
                      cache_dir=tmp_path / "cache", progress="off")
     assert read_tree(tmp_path / "again") == read_tree(tmp_path / "local")
     assert len(cached.entries) == len(local.entries)
+    # The command line's --scheduler, without a cache: every file goes to the cluster.
+    from click.testing import CliRunner
+
+    from xlate.cli import main
+
+    result = CliRunner().invoke(main, ["convert", str(tree.root), "-o", str(tmp_path / "cli"), "-t", "glsl330",
+                                       "-t", "essl100", "--scheduler", cluster.scheduler_address, "--no-cache", "-q"])
+    assert result.exit_code == 1, result.output
+    assert read_tree(tmp_path / "cli") == read_tree(tmp_path / "local")
