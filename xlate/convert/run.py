@@ -222,6 +222,8 @@ def _execute(work: list[WorkItem], job: Job, jobs: int | None, scheduler, cache)
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+    if method == "fork":
+        _prepare_for_fork(job.targets)
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(method),
                                initializer=_worker_init)
     try:
@@ -234,6 +236,25 @@ def _execute(work: list[WorkItem], job: Job, jobs: int | None, scheduler, cache)
         # On Ctrl-C: drop the chunks not started, let the running ones finish
         # their (atomic) writes, then stop.
         pool.shutdown(wait=True, cancel_futures=True)
+        gc.unfreeze()  # back to normal for a caller that goes on
+
+
+def _prepare_for_fork(targets) -> None:
+    """Import the translator and translate a tiny shader per target here, once,
+    so that forked workers inherit the imports, compiled templates and caches
+    (about a second of CPU each otherwise); then freeze what exists so that
+    the workers' collector never walks, and copies, the inherited objects."""
+    from ..api import translate
+    from ..bytecode.asm import assemble_bytes
+
+    tiny = (assemble_bytes("vs_2_0\ndcl_position v0\nmov oPos, v0\n"), assemble_bytes("ps_2_0\nmov oC0, c0\n"))
+    for target in dict.fromkeys("vulkan" if t == "spirv" else t for t in targets):  # spirv: no glslang run here
+        for blob in tiny:
+            try:
+                translate(blob, target)
+            except Exception:  # noqa: BLE001 - only a warm-up; the real run reports everything
+                pass
+    gc.freeze()
 
 
 def _cpus() -> int:
