@@ -431,7 +431,8 @@ def convert_command(sources, out, targets, jobs, cache_dir, no_cache, scheduler,
         click.echo(f"xlate: {exc.filename or out}: {exc.strerror or exc}", err=True)
         sys.exit(1)
     if build_report is not None:
-        html = build_report(run.report_entries, run.counts.to_json())
+        summary = dict(run.counts.to_json(), seconds=round(run.seconds, 2), reasons=run.counts.reason_rows())
+        html = build_report(run.report_entries, summary)
         _write_outputs([(report_path, html.encode("utf-8"))])
     if not quiet:
         print_summary(run.counts, Console(), run.seconds)

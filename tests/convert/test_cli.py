@@ -165,8 +165,8 @@ def test_report_hook_collects_entries_in_the_workers(tmp_path, vs_blob, monkeypa
 
     calls = []
     fake = types.ModuleType("xlate.report")
-    fake.report_entry = lambda path, data, targets, options: calls.append(path) or {"path": path, "size": len(data),
-                                                                                    "targets": list(targets)}
+    fake.report_entry = lambda path, data, targets, options, kind="shader": calls.append(path) or {
+        "path": path, "size": len(data), "targets": list(targets), "kind": kind}
     fake.build_report = lambda entries, summary: f"<html>{sorted(e['path'] for e in entries)} {summary['files']}</html>"
     monkeypatch.setitem(sys.modules, "xlate.report", fake)
     src = tmp_path / "src"
@@ -195,3 +195,24 @@ def test_progress_bar_and_lines():
         bar.close()
         text = stream.getvalue()
         assert "10/10" in text and "9 shaders" in text and "1 errors" in text and "files/s" in text, (mode, text)
+
+
+def test_report_with_the_report_package(tmp_path, vs_blob):
+    """--report through the real xlate.report, where this checkout has it (its
+    page is tested in a browser by its own tests)."""
+    pytest.importorskip("xlate.report", reason="xlate.report is not in this checkout")
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.bin").write_bytes(vs_blob.read_bytes())
+    (src / "b.vsh").write_text(VS_TEXT)
+    (src / "c.bin").write_bytes(vs_blob.read_bytes()[:12])
+    result = run("convert", src, "-o", tmp_path / "out", "--report", tmp_path / "r.html", "--no-cache", "-j", "1", "-q")
+    assert result.exit_code == 1, result.output
+    from xlate.report.page import unpack
+
+    page = (tmp_path / "r.html").read_text()
+    assert page.startswith("<!DOCTYPE html>")
+    data = unpack(page)
+    kinds = {e["p"]: e["k"] for e in data["entries"]}  # the page's short keys
+    assert kinds == {"a.bin": "shader", "b.vsh": "asm", "c.bin": "shader"}
+    assert data["summary"]["files"] == 3 and data["summary"]["targets"]["glsl330"]["failed"] == 1

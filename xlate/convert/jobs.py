@@ -50,7 +50,7 @@ class Result:
     rel: str
     entry: dict | None
     pending: dict = field(default_factory=dict)  # target -> (CacheEntry, fresh) left to write
-    report: object = None
+    report: list | None = None  # xlate.report entries, with --report
 
 
 def run_chunk(items: list[WorkItem], job: Job) -> list[Result]:
@@ -89,7 +89,7 @@ def convert_file(item: WorkItem, job: Job, cache: Cache | None) -> Result:
         else:
             entry["outputs"][target] = write_outputs(cached, rel, job.out_root)
     if job.report:
-        result.report = report_entry(rel, data, job)
+        result.report = report_entries(rel, data, kind, job)
     return result
 
 
@@ -216,8 +216,14 @@ def error_dict(exc: XlateError) -> dict:
     return error
 
 
-def report_entry(rel: str, data: bytes, job: Job):
-    """The --report hook: ``xlate.report.report_entry`` computed in the worker."""
+def report_entries(rel: str, data: bytes, kind: Kind, job: Job) -> list:
+    """The --report hook: ``xlate.report.report_entry`` computed in the worker,
+    only when a report is asked for.  An effect's pass shaders are not given:
+    ``translate_effect`` returns their translations, not their bytecode."""
+    if kind is Kind.EFFECT:
+        return []
     from ..report import report_entry as make
 
-    return make(rel, data, job.targets, job.options)
+    if kind is Kind.ASM:
+        return [make(rel, data, job.targets, job.options, kind="asm")]
+    return [make(rel, data, job.targets, job.options)]

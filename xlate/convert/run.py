@@ -163,8 +163,8 @@ def _convert(sources, out, targets, options, jobs, cache_dir, use_cache, schedul
                 bar.advance(1, 0, 1)
                 continue
             entries.append(result.entry)
-            if result.report is not None:
-                report_entries.append(result.report)
+            if result.report:
+                report_entries.extend(result.report)
             bad = any(o["status"] != CONVERTED for o in result.entry["outputs"].values())
             bar.advance(1, 1, int(bad))
     finally:

@@ -33,6 +33,10 @@ class Counts:
             "targets": {t: {s: c[s] for s in (CONVERTED, REFUSED, FAILED)} for t, c in self.per_target.items()},
         }
 
+    def reason_rows(self) -> list[tuple[str, int]]:
+        """(status: type: message, files) for each reason, most files first."""
+        return [(f"{status}: {kind}: {message}", n) for (status, kind, message), n in self.reasons.most_common()]
+
 
 def count(targets, entries: list[dict], unreadable: list[dict], not_shaders: int) -> Counts:
     c = Counts(not_shaders=not_shaders, unreadable=len(unreadable))
