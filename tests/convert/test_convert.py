@@ -11,7 +11,7 @@ from xlate.convert import convert
 from xlate.convert.detect import Kind, detect
 from xlate.errors import XlateError
 
-from .treekit import build_tree, read_tree
+from .treekit import FULL, build_tree, read_tree
 
 TARGET = "glsl330"
 
@@ -46,7 +46,7 @@ def test_every_shader_found_converted_or_reported_once(tree, first_run):
         out_t = e["outputs"][TARGET]
         if detect(data) is Kind.EFFECT:
             assert e["kind"] == "effect" and e["model"] == "fx_2_0"
-            assert out_t["status"] in ("converted", "refused")
+            _check_effect(out, rel, data, out_t)
             continue
         try:
             want = translate(data, TARGET)
@@ -73,6 +73,53 @@ def test_every_shader_found_converted_or_reported_once(tree, first_run):
     assert doc["counts"]["not_shaders"] == len(tree.unrelated)
     assert doc["counts"]["files"] == len(expected) + len(tree.unrelated) + len(tree.unreadable)
     assert run.exit_code == 1  # the truncated shader, the broken text, the unreadable links
+
+
+def _translate_effect():
+    import xlate
+
+    return getattr(xlate, "translate_effect", None)
+
+
+def _check_effect(out, rel, data, outcome):
+    """An effect's outputs are translate_effect's, file for file (or, in a build
+    without it, the effect is refused saying so)."""
+    translate_effect = _translate_effect()
+    if translate_effect is None:
+        assert outcome["status"] == "refused" and "translate_effect" in outcome["error"]["message"]
+        return
+    try:
+        want = translate_effect(data, TARGET)
+    except XlateError as exc:
+        assert outcome["status"] in ("refused", "failed") and outcome["error"]["type"] == type(exc).__name__, rel
+        return
+    assert outcome["status"] == "converted", (rel, outcome["error"])
+    files = {f["path"]: (out / f["path"]).read_bytes() for f in outcome["files"]}
+    assert len(files) == 2 * len(want.shaders) + 1
+    assert json.loads(files[f"{rel}.{TARGET}.json"]) == json.loads(json.dumps(want.reflection))
+    codes = sorted(f for f in files if not f.endswith(".json"))
+    assert sorted(s.translation.code for s in want.shaders) == sorted(files[f].decode() for f in codes)
+
+
+def test_corpus_effects(tmp_path):
+    """Every effect of the peer corpus (FNA, omegaengine, fxc-wine's) through xlate convert."""
+    if _translate_effect() is None:
+        pytest.skip("this build has no xlate.translate_effect (the effects branch adds it)")
+    from .treekit import corpus
+
+    root = corpus.require_corpus()
+    effects = sorted(p for pattern in ("fxc/fna/*.fxb", "fxc/omegaengine/*.fxo") for p in root.glob(pattern))
+    effects += [r.path for r in corpus.fxc_wine_records() if r.is_effect][:: 1 if FULL else 8]
+    src = tmp_path / "src"
+    for i, path in enumerate(effects):
+        (src / f"{i:03d}").mkdir(parents=True)
+        (src / f"{i:03d}" / path.name).symlink_to(path)
+    run = convert([str(src)], tmp_path / "out", [TARGET], jobs=2, use_cache=False, progress="off")
+    assert len(run.entries) == len(effects)
+    for e in run.entries:
+        _check_effect(tmp_path / "out", e["path"], (src / e["path"]).read_bytes(), e["outputs"][TARGET])
+    converted = sum(e["outputs"][TARGET]["status"] == "converted" for e in run.entries)
+    assert converted >= len(effects) * 3 // 4
 
 
 def test_cache_and_rerun_give_identical_trees(tree, first_run, tmp_path):
