@@ -155,6 +155,11 @@ def test_changes_are_picked_up(tree, tmp_path):
     assert (out / entries[rels[0]]["outputs"][TARGET]["files"][0]["path"]).read_text() == translate(tree.blobs[rels[1]], TARGET).code
     run = convert([str(src)], out, [TARGET], jobs=1, cache_dir=cache, progress="off", options={"annotate": True})
     assert run.kept == 0
+    # Another target: the first target's outputs go, as the manifest no longer lists them.
+    other = convert([str(src)], out, ["essl300"], jobs=1, cache_dir=cache, progress="off")
+    listed = {f["path"] for e in other.entries for f in e["outputs"]["essl300"]["files"]} | {"manifest.json"}
+    assert {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()} == listed
+    convert([str(src)], out, [TARGET], jobs=1, cache_dir=cache, progress="off", options={"annotate": True})
     code = (out / run.entries[0]["outputs"][TARGET]["files"][0]["path"]).read_text()
     data = (src / run.entries[0]["path"]).read_bytes()
     assert code == translate(data, TARGET, annotate=True).code

@@ -46,27 +46,29 @@ def write(out_root: str, header: dict, entries: list[dict], unreadable: list[dic
     atomic_write(os.path.join(out_root, NAME), dumps(header, entries, unreadable, lines))
 
 
-def load(out_root: str, key: str) -> dict[str, tuple[dict, str]]:
-    """The previous run's entries by path, each with its line of text, when it
-    had the same key (else empty).  Read line by line, as ``dumps`` writes it,
-    so that a kept entry is written back as it was, not encoded again."""
+def load(out_root: str) -> tuple[str | None, dict[str, tuple[dict, str]]]:
+    """The previous run's key and entries by path, each with its line of text
+    (``(None, {})`` when there is no readable manifest).  Read line by line,
+    as ``dumps`` writes it, so that a kept entry is written back as it was,
+    not encoded again."""
+    nothing = (None, {})
     try:
         with open(os.path.join(out_root, NAME), encoding="utf-8") as f:
             text = f.read()
     except (OSError, ValueError):
-        return {}
+        return nothing
     start = text.find('\n "entries": [')
     if start < 0:
-        return {}
+        return nothing
     try:
         head = json.loads(text[:start].rstrip(",") + "\n}")
     except ValueError:
-        return {}
-    if not isinstance(head, dict) or head.get("format") != FORMAT or head.get("key") != key:
-        return {}
+        return nothing
+    if not isinstance(head, dict) or head.get("format") != FORMAT or not isinstance(head.get("key"), str):
+        return nothing
     end = text.find('\n],\n "unreadable": ', start)
     if end < 0:
-        return {}
+        return nothing
     found = {}
     try:
         for line in text[start + len('\n "entries": [\n'):end].split("\n"):
@@ -76,8 +78,8 @@ def load(out_root: str, key: str) -> dict[str, tuple[dict, str]]:
             entry = json.loads(line)
             found[entry["path"]] = (entry, line)
     except (ValueError, KeyError, TypeError):
-        return {}
-    return found
+        return nothing
+    return head["key"], found
 
 
 def output_paths(entries) -> set[str]:

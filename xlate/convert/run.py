@@ -116,8 +116,12 @@ def _convert(sources, out, targets, options, jobs, cache_dir, use_cache, schedul
     atomic_write(marker, str(os.getpid()).encode())
 
     files, problems = walk(list(sources), skip=[out] + ([cache_dir] if cache is not None else []))
-    # A report needs every file's entry computed afresh (the cache still spares the translations).
-    previous = mf.load(out, run_key) if not report else {}
+    # The previous run's entries: trusted for skipping when it had the same
+    # key (and no report is asked for: a report needs every file's entry
+    # computed afresh; the cache still spares the translations), and in any
+    # case told which of its outputs to delete if this run does not write them.
+    key_before, written_before = mf.load(out)
+    previous = written_before if key_before == run_key and not report else {}
     entries: list[dict] = []
     unreadable = [unreadable_entry(p.rel, p.message) for p in problems]
     work: list[WorkItem] = []
@@ -172,7 +176,7 @@ def _convert(sources, out, targets, options, jobs, cache_dir, use_cache, schedul
 
     # Outputs the previous run wrote that this one no longer produces.
     # (Kept entries have the outputs they had: only the others can leave any.)
-    gone = [e for path, (e, _line) in previous.items() if path not in kept_lines]
+    gone = [e for path, (e, _line) in written_before.items() if path not in kept_lines]
     if gone:
         fresh = (e for e in entries if e["path"] not in kept_lines)
         for stale in mf.output_paths(gone) - mf.output_paths(fresh):
