@@ -21,6 +21,7 @@ from .bytecode import decode
 from .ir.builder import lift
 from .options import Options
 from .passes import run_passes
+from .preshader.reflect import describe_preshader, preshader_of
 
 # Each target's options when the caller gives none (the usual call): built
 # once here, as building and resolving a frozen Options costs more than
@@ -82,10 +83,27 @@ def translate(data: bytes, target: str = "glsl330", **options) -> Translation:
 def _translate(data: bytes, target: Target, options: Options) -> tuple[str | bytes, dict, list[str]]:
     shader = decode(data)
     program = lift(shader)
+    inlined = _inline(program, shader) if options.inline_preshader else None
     run_passes(program, options)
     code, reflection = generate(program, target, options)
     diagnostics = list(shader.diagnostics)
     noted = program.notes.get("diagnostics")
     if noted:
         diagnostics.extend([str(d) for d in noted])
+    # A preshader (PRES comment) fills constants on the CPU: say which.
+    preshader, notes = describe_preshader(shader, reflection.get("constants", ()), inlined)
+    if preshader is not None:
+        reflection["preshader"] = preshader
+        diagnostics.extend(notes)
     return code, reflection, diagnostics
+
+
+def _inline(program, shader):
+    """Options.inline_preshader: the preshader computed in the shader (an
+    ``Inlined``), or why not (a str); None without a (decodable) preshader."""
+    pre = preshader_of(shader)
+    if pre is None:
+        return None
+    from .ir.preshader_inline import inline_preshader
+
+    return inline_preshader(program, pre)

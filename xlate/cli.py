@@ -27,6 +27,8 @@ Examples:
   xlate info shader.bin --json            version, instruction counts, registers, CTAB
   xlate translate shader.bin -t glsl330   GLSL (or SPIR-V with -t spirv -o out.spv)
   xlate verify shader.bin --seeds 4       run it on llvmpipe against the reference
+  xlate disasm effect.fxo                 an fx_2_0 effect as fxc lists it
+  xlate translate effect.fxo -o out/      every shader of every pass + effect.json
   xlate convert assets/ -o out/ -t glsl330 -t spirv
                                           a whole tree, in parallel, cached
 """
@@ -61,13 +63,99 @@ def _decode(path: str):
         _fail(path, exc)
 
 
+def _effect_or_none(path: str):
+    """The parsed effect when ``path`` holds an fx_2_0 effect, else None
+    (the caller reads it as a shader)."""
+    from .effect import is_effect, parse_effect
+
+    try:
+        data = _read_bytes(path)
+    except OSError as exc:
+        _fail(path, exc)
+    if not is_effect(data):
+        return None
+    try:
+        return parse_effect(data)
+    except XlateError as exc:
+        _fail(path, exc)
+
+
+def _effect_listing(effect) -> str:
+    from .effect import format_effect
+
+    return format_effect(effect)
+
+
+def _effect_info(effect, as_json: bool) -> None:
+    """``xlate info`` for an effect; every effect-sourced name is escaped."""
+    from .effect.info import effect_summary
+
+    facts = effect_summary(effect)
+    if as_json:
+        click.echo(json.dumps(facts, indent=2))
+        return
+    from rich.console import Console
+    from rich.markup import escape
+
+    console = Console()
+    console.print(f"[bold]fx_2_0 effect[/bold], {len(facts['parameters'])} parameters, "
+                  f"{len(facts['techniques'])} techniques, {facts['shader_count']} shaders")
+    for p in facts["parameters"]:
+        shape = p["type"] + (f"[{p['elements']}]" if p["elements"] else "")
+        sem = f" : {escape(p['semantic'])}" if p["semantic"] else ""
+        console.print(f"  {escape(shape)} {escape(p['name'])}{sem}")
+    for t in facts["techniques"]:
+        console.print(f"  technique {escape(t['name'] or '(unnamed)')}")
+        for ps in t["passes"]:
+            shaders = ", ".join(escape(s) for s in ps["shaders"]) or "no shaders"
+            console.print(f"    pass {escape(ps['name'] or '(unnamed)')}: {ps['states']} states; {shaders}")
+
+
+def _translate_effect_files(path: str, target: str, output: str | None, reflect_path: str | None, options: dict) -> None:
+    """``xlate translate EFFECT -o DIR``: every shader of the effect as
+    DIR/<Technique.Pass.stage>.<vert|frag|spv> with its reflection beside it
+    (.json), and the effect's reflection as DIR/effect.json."""
+    from .effect.translate import translate_effect
+
+    if not output:
+        _fail(path, OSError("an effect translates to several files: give -o FOLDER"))
+    try:
+        fx = translate_effect(_read_bytes(path), target, **options)
+    except (XlateError, OSError) as exc:
+        _fail(path, exc)
+    for d in fx.diagnostics:
+        click.echo(f"xlate: {'<stdin>' if path == '-' else path}: warning: {d}", err=True)
+    folder = Path(output)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for shader in fx.shaders:  # names are sanitised stems ([A-Za-z0-9_.-])
+            code = shader.translation.code
+            ext = {"vertex": "vert", "fragment": "frag"}[shader.stage]
+            if isinstance(code, bytes):
+                (folder / f"{shader.name}.{ext}.spv").write_bytes(code)
+            else:
+                (folder / f"{shader.name}.{ext}").write_text(code, encoding="utf-8")
+            (folder / f"{shader.name}.json").write_text(
+                json.dumps(shader.translation.reflection, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        text = json.dumps(fx.reflection, indent=2) + "\n"
+        (folder / "effect.json").write_text(text, encoding="utf-8")
+        if reflect_path == "-":
+            click.echo(text, nl=False)
+        elif reflect_path:
+            Path(reflect_path).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        _fail(path, exc)
+    click.echo(f"xlate: {len(fx.shaders)} shaders and effect.json written to {output}", err=True)
+
+
 @click.group(epilog=EPILOG_EXAMPLES, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="xlate")
 def main() -> None:
     """Translate Direct3D 9 shader bytecode (vs_1_1 ... ps_3_0) to GLSL and SPIR-V.
 
     FILE arguments are raw shader blobs as fxc or D3DXAssembleShader write
-    them (a version token, tokens, END), or '-' for standard input.
+    them (a version token, tokens, END), or '-' for standard input; disasm,
+    info and translate also take fx_2_0 effects (.fxo, .fxb).
     """
 
 
@@ -83,8 +171,11 @@ def disasm(file: str, output: str | None, no_header: bool) -> None:
     from .bytecode.disasm import disassemble
 
     _check_output_folder(output)
-    shader = _decode(file)
-    text = disassemble(shader, header=not no_header)
+    effect = _effect_or_none(file)
+    if effect is not None:
+        text = _effect_listing(effect)
+    else:
+        text = disassemble(_decode(file), header=not no_header)
     if output:
         _write_outputs([(output, text.encode("utf-8"))])
     else:
@@ -117,9 +208,15 @@ def asm_command(file: str, output: str) -> None:
 @click.argument("file")
 @click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
 def info(file: str, as_json: bool) -> None:
-    """Summarise a shader: version, instruction counts by kind, registers, CTAB."""
+    """Summarise a shader: version, instruction counts by kind, registers, CTAB.
+
+    For an fx_2_0 effect: its parameters, techniques, passes and shaders."""
     from .bytecode.stats import shader_info
 
+    effect = _effect_or_none(file)
+    if effect is not None:
+        _effect_info(effect, as_json)
+        return
     facts = shader_info(_decode(file))
     if as_json:
         click.echo(json.dumps(facts.to_json(), indent=2))
@@ -309,8 +406,9 @@ def _write_outputs(files: list[tuple[str, bytes]]) -> None:
 @click.argument("file")
 @click.option("-t", "--target", default="glsl330", show_default=True, type=click.Choice(TARGET_NAMES),
               help="Output language.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False),
-              help="Write the code here (required for spirv unless stdout is a file).")
+@click.option("-o", "--output", type=click.Path(),
+              help="Write the code here (required for spirv unless stdout is a file); for an fx_2_0 effect, "
+                   "the folder that receives one file per shader and effect.json.")
 @click.option("--reflect", "reflect_path", type=click.Path(dir_okay=False, allow_dash=True),
               help="Write the reflection JSON here ('-' for standard output; then give -o for the code).")
 @translation_options
@@ -318,8 +416,11 @@ def translate_command(file, target, output, reflect_path, **params):
     from .api import translate
 
     kwargs = translation_kwargs(params)
-    for path in (output, reflect_path):
-        _check_output_folder(path)
+    _check_output_folder(reflect_path)
+    if _effect_or_none(file) is not None:
+        _translate_effect_files(file, target, output, reflect_path, kwargs)
+        return
+    _check_output_folder(output)
     if reflect_path == "-" and not output:
         click.echo("xlate: --reflect - and the code would both go to standard output: give -o FILE for the code", err=True)
         sys.exit(2)

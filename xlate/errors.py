@@ -82,6 +82,23 @@ class CtabError(BytecodeError):
     """The CTAB constant table inside a comment is malformed."""
 
 
+class EffectError(XlateError):
+    """A malformed fx_2_0 effect container.
+
+    ``offset`` is the byte offset of the field at fault from the start of the
+    effect (-1 when the fault is the effect as a whole); ``reason`` is a plain
+    sentence without the offset.
+    """
+
+    def __init__(self, offset: int, reason: str):
+        self.offset = offset
+        self.reason = reason
+        super().__init__(f"byte offset {offset} (0x{offset:x}): {reason}" if offset >= 0 else reason)
+
+    def __reduce__(self):  # keep errors picklable for process pools
+        return (type(self), (self.offset, self.reason))
+
+
 class AsmError(XlateError):
     """Assembly text that cannot be assembled."""
 
@@ -104,3 +121,9 @@ class StructureError(BytecodeError):
 class UnsupportedError(BytecodeError):
     """Valid bytecode using a feature this version of xlate cannot translate
     yet, or that the requested target cannot express."""
+
+
+class PreshaderError(BytecodeError):
+    """A preshader or effect expression (an FX token stream: ``CTAB``,
+    ``CLIT``, ``FXLC``, ``PRSI``) is malformed.  ``offset`` is the byte
+    offset of the field at fault in the blob that holds the stream."""

@@ -88,6 +88,12 @@ class Options:
     # SM1/2 pair links without patching (DXSO does the same).  False: only
     # the outputs the shader writes.
     fixed_outputs: bool = True
+    # A shader with a preshader (docs/preshader.md): False (the "cpu" mode)
+    # leaves the registers it fills as ordinary constants for the application
+    # to compute; True computes them at the start of the shader from uniforms
+    # named after the preshader's inputs (ir/preshader_inline.py), when that
+    # can be done faithfully (else the cpu mode, with a diagnostic saying why).
+    inline_preshader: bool = False
 
     # --- debugging -------------------------------------------------------------
     # Check every IR invariant after the passes (``ir.validate``: types,

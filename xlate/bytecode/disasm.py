@@ -289,17 +289,45 @@ def _ctab_lines(shader: Shader) -> list[str] | None:
     return list(format_ctab(shader.ctab))
 
 
+PRESHADER_PREFIX = "//" + INDENT  # the preshader block, commented (docs/disassembly.md)
+
+
+def _preshader_lines(shader: Shader) -> list[str]:
+    """fxc's ``preshader`` block after the table of the preshader's inputs,
+    each line commented out so that the listing still reassembles (the
+    preshader runs on the CPU: no shader instruction holds it); one comment
+    line when the PRES comment cannot be decoded."""
+    if not any(c.fourcc == "PRES" for c in shader.comments):
+        return []
+    try:  # local: the preshader package sits beside bytecode/ and imports it
+        from ..preshader import format_preshader, shader_preshader
+    except ImportError:  # a partial checkout: the ``// comment: PRES`` line remains
+        return []
+    from ..errors import PreshaderError
+
+    try:
+        pre = shader_preshader(shader)
+    except PreshaderError as err:
+        return [f"// preshader: cannot be decoded ({err})"]
+    from .ctab import format_ctab
+
+    inputs = format_ctab(pre.ctab) if pre.ctab is not None else []
+    return inputs + [PRESHADER_PREFIX + line for line in format_preshader(pre)] + ["//"]
+
+
 def disassemble(shader: Shader, *, header: bool = True) -> str:
     """The whole shader as an fxc-style listing (newline-terminated).
 
     With ``header`` the constant table is shown first, as fxc's ``//``
-    block.  The first CTAB comment *is* that header, so it is not listed
+    block, after the preshader (if any) as fxc lists it, commented out.  The first CTAB comment *is* that header, so it is not listed
     again where it sits (nor at all with ``header=False``); every other
     comment block gets a ``// comment:`` line where it occurs.  fxc's banner
     and slot-count footer are not reproduced.
     """
     version = shader.version
     lines: list[str] = []
+    if header:  # fxc lists the preshader (with its own inputs' table) first
+        lines.extend(_preshader_lines(shader))
     ctab_lines = _ctab_lines(shader) if header else None
     if ctab_lines:
         lines.extend(ctab_lines)
