@@ -504,14 +504,8 @@ def convert_command(sources, out, targets, jobs, cache_dir, no_cache, scheduler,
     from .convert.summary import print_summary
 
     kwargs = translation_kwargs(params)
-    build_report = None
     if report_path:
         _check_output_folder(report_path)
-        try:
-            from .report import build_report
-        except ImportError:
-            click.echo("xlate: --report needs the xlate.report package, which this installation lacks", err=True)
-            sys.exit(2)
     if scheduler:
         try:
             import distributed  # noqa: F401
@@ -531,7 +525,9 @@ def convert_command(sources, out, targets, jobs, cache_dir, no_cache, scheduler,
     except OSError as exc:
         click.echo(f"xlate: {exc.filename or out}: {exc.strerror or exc}", err=True)
         sys.exit(1)
-    if build_report is not None:
+    if report_path:
+        from .report import build_report
+
         summary = dict(run.counts.to_json(), seconds=round(run.seconds, 2), reasons=run.counts.reason_rows())
         html = build_report(run.report_entries, summary)
         _write_outputs([(report_path, html.encode("utf-8"))])

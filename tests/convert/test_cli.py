@@ -146,17 +146,6 @@ def test_convert_command(tmp_path, vs_blob):
     assert "Exit status" in run("convert", "--help").stdout
 
 
-def test_convert_report_without_the_report_package(tmp_path, vs_blob):
-    try:
-        import xlate.report  # noqa: F401
-        pytest.skip("xlate.report is installed: its own tests cover --report")
-    except ImportError:
-        pass
-    result = run("convert", vs_blob, "-o", tmp_path / "out", "--report", tmp_path / "r.html", "--no-cache")
-    assert result.exit_code == 2
-    _one_line_error(result, "xlate.report")
-
-
 def test_report_hook_collects_entries_in_the_workers(tmp_path, vs_blob, monkeypatch):
     """--report's hook, against xlate.report's interface (report_entry in the
     worker, build_report at the end) with a double standing in for it."""
@@ -206,6 +195,8 @@ def test_report_with_the_report_package(tmp_path, vs_blob):
     (src / "a.bin").write_bytes(vs_blob.read_bytes())
     (src / "b.vsh").write_text(VS_TEXT)
     (src / "c.bin").write_bytes(vs_blob.read_bytes()[:12])
+    effect = corpus.require_corpus("fxc", "fna") / "BasicEffect.fxb"
+    (src / "fx.fxb").symlink_to(effect)
     result = run("convert", src, "-o", tmp_path / "out", "--report", tmp_path / "r.html", "--no-cache", "-j", "1", "-q")
     assert result.exit_code == 1, result.output
     from xlate.report.page import unpack
@@ -214,5 +205,8 @@ def test_report_with_the_report_package(tmp_path, vs_blob):
     assert page.startswith("<!DOCTYPE html>")
     data = unpack(page)
     kinds = {e["p"]: e["k"] for e in data["entries"]}  # the page's short keys
-    assert kinds == {"a.bin": "shader", "b.vsh": "asm", "c.bin": "shader"}
-    assert data["summary"]["files"] == 3 and data["summary"]["targets"]["glsl330"]["failed"] == 1
+    from xlate import translate_effect
+
+    shaders = {f"fx.fxb#{s.name}": "effect-shader" for s in translate_effect(effect.read_bytes()).shaders}
+    assert shaders and kinds == {"a.bin": "shader", "b.vsh": "asm", "c.bin": "shader", **shaders}
+    assert data["summary"]["files"] == 4 and data["summary"]["targets"]["glsl330"]["failed"] == 1

@@ -25,8 +25,10 @@ def safe_stem(name: str) -> str:
     return stem
 
 
-def effect_files(data: bytes, target: str, options: dict) -> tuple[list[CachedFile], list[str]]:
-    """The files and diagnostics of one effect for one target (raises XlateError)."""
+def effect_files(data: bytes, target: str, options: dict) -> tuple[list[CachedFile], list[str], dict]:
+    """The files, diagnostics and shader errors (name -> message: shaders of
+    the effect that could not be translated, and so have no files) of one
+    effect for one target.  Raises XlateError for a malformed effect."""
     from .. import translate_effect
 
     result = translate_effect(data, target, **options)
@@ -43,4 +45,45 @@ def effect_files(data: bytes, target: str, options: dict) -> tuple[list[CachedFi
         files.append(CachedFile(f".{stem}.{target}.json", json_bytes(t.reflection)))
         diagnostics.extend(f"{stem}: {d}" for d in t.diagnostics)
     files.append(CachedFile(f".{target}.json", json_bytes(result.reflection)))
-    return files, diagnostics
+    errors = result.reflection.get("errors") or {} if isinstance(result.reflection, dict) else {}
+    return files, diagnostics, dict(errors)
+
+
+def effect_shader_blobs(data: bytes) -> list[tuple[str, bytes]]:
+    """(name, bytecode) of each distinct shader the effect's passes set, for
+    the report: named ``Technique.Pass.vs`` (``vs0``, ``vs1`` ... for a
+    shader array; a number added to repeats), as ``translate_effect`` names
+    them.  Raises XlateError for a malformed effect."""
+    from ..effect import parse_effect
+    from ..effect.model import StateKind
+    from ..effect.model import safe_stem as effect_stem
+    from ..effect.translate import STAGES
+
+    effect = parse_effect(data)
+    names: dict[bytes, str] = {}
+    used: set[str] = set()
+    for ti, tech in enumerate(effect.techniques):
+        tname = effect_stem(tech.name, f"T{ti}")
+        for pi, pss in enumerate(tech.passes):
+            pname = effect_stem(pss.name, f"P{pi}")
+            for state in pss.states:
+                stage = STAGES.get(state.state_class)
+                if stage is None:
+                    continue
+                tag = stage[1]
+                if state.kind == StateKind.ARRAY_SELECTOR:
+                    found = effect.resolve(state.reference or "")
+                    ids = found[0].object_ids if found is not None and found[0].is_shader else ()
+                    blobs = [(f"{tag}{k}", effect.object_data(oid)) for k, oid in enumerate(ids)]
+                else:
+                    blobs = [(tag, effect.shader_blob(state))]
+                for t, blob in blobs:
+                    if blob and blob not in names:
+                        stem = name = f"{tname}.{pname}.{t}"
+                        k = 1
+                        while name in used:
+                            k += 1
+                            name = f"{stem}{k}"
+                        used.add(name)
+                        names[blob] = name
+    return [(name, blob) for blob, name in names.items()]

@@ -183,7 +183,12 @@ def compute(source: _Source, target: str, options: dict) -> CacheEntry:
         if source.kind is Kind.EFFECT:
             from .effects import effect_files
 
-            files, diagnostics = effect_files(source.data, target, options)
+            files, diagnostics, errors = effect_files(source.data, target, options)
+            if errors:  # some pass shaders have no output: the effect is not converted whole
+                listed = "; ".join(f"{name}: {message}" for name, message in sorted(errors.items()))
+                error = {"type": "EffectShaderError", "offset": None,
+                         "message": f"{len(errors)} of the effect's shaders could not be translated ({listed})"}
+                return CacheEntry(tuple(files), tuple(diagnostics), REFUSED, error, source.model)
         else:
             blob = source.blob()
             t = translate(blob, target, **options)
@@ -218,12 +223,17 @@ def error_dict(exc: XlateError) -> dict:
 
 def report_entries(rel: str, data: bytes, kind: Kind, job: Job) -> list:
     """The --report hook: ``xlate.report.report_entry`` computed in the worker,
-    only when a report is asked for.  An effect's pass shaders are not given:
-    ``translate_effect`` returns their translations, not their bytecode."""
-    if kind is Kind.EFFECT:
-        return []
+    only when a report is asked for; one entry per shader of an effect."""
     from ..report import report_entry as make
 
+    if kind is Kind.EFFECT:
+        from .effects import effect_shader_blobs
+
+        try:
+            shaders = effect_shader_blobs(data)
+        except XlateError:
+            return []  # a malformed effect: the manifest has its error
+        return [make(f"{rel}#{name}", blob, job.targets, job.options, kind="effect-shader") for name, blob in shaders]
     if kind is Kind.ASM:
         return [make(rel, data, job.targets, job.options, kind="asm")]
     return [make(rel, data, job.targets, job.options)]
