@@ -75,19 +75,10 @@ def test_every_shader_found_converted_or_reported_once(tree, first_run):
     assert run.exit_code == 1  # the truncated shader, the broken text, the unreadable links
 
 
-def _translate_effect():
-    import xlate
-
-    return getattr(xlate, "translate_effect", None)
-
-
 def _check_effect(out, rel, data, outcome):
-    """An effect's outputs are translate_effect's, file for file (or, in a build
-    without it, the effect is refused saying so)."""
-    translate_effect = _translate_effect()
-    if translate_effect is None:
-        assert outcome["status"] == "refused" and "translate_effect" in outcome["error"]["message"]
-        return
+    """An effect's outputs are translate_effect's, file for file."""
+    from xlate import translate_effect
+
     try:
         want = translate_effect(data, TARGET)
     except XlateError as exc:
@@ -106,8 +97,6 @@ def _check_effect(out, rel, data, outcome):
 
 def test_corpus_effects(tmp_path):
     """Every effect of the peer corpus (FNA, omegaengine, fxc-wine's) through xlate convert."""
-    if _translate_effect() is None:
-        pytest.skip("this build has no xlate.translate_effect (the effects branch adds it)")
     from .treekit import corpus
 
     root = corpus.require_corpus()
@@ -194,9 +183,10 @@ def test_several_targets_and_sources(tree, tmp_path):
 
 
 def test_effects_go_through_translate_effect(monkeypatch, tmp_path):
-    """The effect path against translate_effect's interface, with a test double
-    (the real xlate.translate_effect is merged from the effects branch; then this
-    uses the corpus effects instead)."""
+    """What the corpus effects do not show: a malformed effect, a pass shader that
+    could not be translated, and names that are not file names, through a
+    stand-in for translate_effect with its interface (test_corpus_effects runs
+    the real one)."""
     import dataclasses
 
     import xlate
@@ -224,6 +214,9 @@ def test_effects_go_through_translate_effect(monkeypatch, tmp_path):
     def translate_effect(data, target, **options):
         if data[4:8] == b"BAD!":
             raise xlate.BytecodeError(4, "the effect's header is damaged")
+        if data[4:8] == b"HALF":
+            return Effect(target, (Shader("T.P0.vs", "T", "P0", "vertex", vs),),
+                          {"errors": {"T.P0.ps": "byte offset 8 (0x8): truncated"}}, [])
         return Effect(target, (Shader("Render.P0.vs", "Render", "P0", "vertex", vs),
                                Shader("../evil/name", "Render", "P1", "vertex", vs)),
                       {"techniques": ["Render"]}, ["an effect note"])
@@ -233,6 +226,7 @@ def test_effects_go_through_translate_effect(monkeypatch, tmp_path):
     src.mkdir()
     (src / "good.fxb").write_bytes(b"\x01\x09\xff\xfe" + b"\0" * 16)
     (src / "bad.fxo").write_bytes(b"\x01\x09\xff\xfe" + b"BAD!" + b"\0" * 8)
+    (src / "half.fx").write_bytes(b"\x01\x09\xff\xfe" + b"HALF" + b"\0" * 8)
     run = convert([str(src)], tmp_path / "out", ["glsl330"], jobs=1, use_cache=False, progress="off")
     good, bad = ({e["path"]: e for e in run.entries}[k] for k in ("good.fxb", "bad.fxo"))
     files = sorted(f["path"] for f in good["outputs"]["glsl330"]["files"])
@@ -242,6 +236,10 @@ def test_effects_go_through_translate_effect(monkeypatch, tmp_path):
     assert (tmp_path / "out" / "good.fxb.Render.P0.vs.glsl330.vert").read_text() == vs.code
     assert json.loads((tmp_path / "out" / "good.fxb.glsl330.json").read_text()) == {"techniques": ["Render"]}
     assert good["outputs"]["glsl330"]["diagnostics"][0] == "good.fxb: an effect note"
+    half = {e["path"]: e for e in run.entries}["half.fx"]["outputs"]["glsl330"]
+    assert half["status"] == "refused" and "T.P0.ps: byte offset 8" in half["error"]["message"]
+    assert [f["path"] for f in half["files"]] == ["half.fx.T.P0.vs.glsl330.vert", "half.fx.T.P0.vs.glsl330.json",
+                                                  "half.fx.glsl330.json"]
     assert bad["outputs"]["glsl330"]["status"] == "failed"
     assert bad["outputs"]["glsl330"]["error"] == {"file": "bad.fxo", "type": "BytecodeError", "offset": 4,
                                                   "message": "the effect's header is damaged"}

@@ -203,10 +203,6 @@ def compute(source: _Source, target: str, options: dict) -> CacheEntry:
         return CacheEntry((), (), REFUSED, error_dict(exc), source.model)
     except XlateError as exc:
         return CacheEntry((), (), FAILED, error_dict(exc), source.model)
-    except ImportError:  # an effect without xlate.translate_effect in this build
-        return CacheEntry((), (), REFUSED, {"type": "UnsupportedError", "offset": None,
-                                            "message": "effects cannot be translated by this build (no xlate.translate_effect)"},
-                          source.model)
     except Exception as exc:  # a bug in xlate: report it with the file, keep going
         return CacheEntry((), (), FAILED, {"type": "InternalError", "offset": None,
                                            "message": f"{type(exc).__name__}: {exc} (a bug in xlate; please report it)"}, source.model)
