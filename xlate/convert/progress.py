@@ -26,7 +26,7 @@ class Progress:
             from rich.progress import Progress as RichProgress
 
             self._bar = RichProgress(
-                TextColumn("[bold]convert"), BarColumn(), MofNCompleteColumn(), TextColumn("files"),
+                TextColumn("[bold]convert"), BarColumn(), MofNCompleteColumn(), TextColumn("files,"),
                 TextColumn("{task.fields[shaders]} shaders, {task.fields[errors]} errors, {task.fields[rate]}"),
                 TimeRemainingColumn(), console=Console(file=self.stream), transient=False)
             self._task = self._bar.add_task("convert", total=total, shaders=0, errors=0, rate="")
