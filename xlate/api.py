@@ -31,6 +31,16 @@ DEFAULT_OPTIONS = MappingProxyType({name: resolve_options(target, Options()) for
 
 @dataclass(frozen=True)
 class Translation:
+    """The result of ``translate``.
+
+    ``code``: the GLSL source (``str``), or the SPIR-V module (``bytes``) for
+    target ``spirv``.  ``reflection``: a JSON-serialisable dict saying what to
+    bind (constants, samplers, varyings, the viewport uniform, DEF values;
+    docs/reflection.md).  ``target``: the target's name.  ``diagnostics``:
+    warnings as plain sentences, the decoder's included: each one names
+    something the output does not honour exactly, so show them to the user.
+    """
+
     code: str | bytes
     reflection: dict
     target: str
@@ -38,6 +48,20 @@ class Translation:
 
 
 def translate(data: bytes, target: str = "glsl330", **options) -> Translation:
+    """Translate one D3D9 shader blob (vs_1_1 ... ps_3_0 token stream) to ``target``.
+
+    ``target``: ``glsl120``, ``glsl330``, ``glsl450``, ``essl100``,
+    ``essl300``, ``vulkan`` or ``spirv``.  ``options``: the fields of
+    ``xlate.options.Options`` as keywords, in plain values (docs/api.md):
+    ``annotate``, ``legacy_multiply``, ``infinities`` ("clamp"/"ieee"),
+    ``clip_z``, ``half_pixel``, ``half_pixel_exact``, ``flip_y`` (None lets
+    the target decide), ``fixed_outputs``, ``sampler_types`` ({3: "cube"}),
+    ``texture_projection`` ({0: 4}) and ``validate``.
+
+    Raises ``XlateError`` for bad input (``BytecodeError`` with the byte
+    offset; ``UnsupportedError`` for what this target cannot express),
+    ``ValueError``/``TypeError`` for a bad target or option.
+    """
     tgt = get_target(target)
     opts = resolve_options(tgt, Options.from_kwargs(**options)) if options else DEFAULT_OPTIONS[tgt.name]
     # The IR is a large graph of small acyclic objects: the cyclic garbage

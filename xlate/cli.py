@@ -9,6 +9,7 @@ for bad input.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -28,6 +29,8 @@ Examples:
   xlate verify shader.bin --seeds 4       run it on llvmpipe against the reference
   xlate disasm effect.fxo                 an fx_2_0 effect as fxc lists it
   xlate translate effect.fxo -o out/      every shader of every pass + effect.json
+  xlate convert assets/ -o out/ -t glsl330 -t spirv
+                                          a whole tree, in parallel, cached
 """
 
 
@@ -121,7 +124,7 @@ def _translate_effect_files(path: str, target: str, output: str | None, reflect_
     except (XlateError, OSError) as exc:
         _fail(path, exc)
     for d in fx.diagnostics:
-        click.echo(f"xlate: warning: {d}", err=True)
+        click.echo(f"xlate: {'<stdin>' if path == '-' else path}: warning: {d}", err=True)
     folder = Path(output)
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -167,13 +170,14 @@ def disasm(file: str, output: str | None, no_header: bool) -> None:
     """
     from .bytecode.disasm import disassemble
 
+    _check_output_folder(output)
     effect = _effect_or_none(file)
     if effect is not None:
         text = _effect_listing(effect)
     else:
         text = disassemble(_decode(file), header=not no_header)
     if output:
-        Path(output).write_text(text, encoding="utf-8")
+        _write_outputs([(output, text.encode("utf-8"))])
     else:
         click.echo(text, nl=not text.endswith("\n"))
 
@@ -190,13 +194,14 @@ def asm_command(file: str, output: str) -> None:
     """
     from .bytecode.asm import assemble_bytes
 
+    _check_output_folder(output)
     try:
         data = assemble_bytes(_read_text(file), source="<stdin>" if file == "-" else file)
     except (XlateError, OSError) as exc:
         # AsmError already names the file, line and column.
         click.echo(f"xlate: {exc}", err=True)
         sys.exit(1)
-    Path(output).write_bytes(data)
+    _write_outputs([(output, data)])
 
 
 @main.command()
@@ -244,17 +249,9 @@ def _print_info(facts) -> None:
         console.print(f"  CTAB: {facts.ctab['creator']}, {facts.ctab['target']}, no constants")
 
 
-def _translate_help() -> str:
-    from .backends.targets import DESCRIPTIONS
+TARGET_NAMES = ("glsl120", "glsl330", "glsl450", "essl100", "essl300", "vulkan", "spirv")
 
-    lines = "\n".join(f"  {name:<8} {text}" for name, text in DESCRIPTIONS.items())
-    return f"""Translate a shader blob to GLSL or SPIR-V.
-
-\b
-Targets (-t):
-{lines}
-
-\b
+OPTIONS_HELP = """\b
 Stage-interface options (defaults are what a D3D9-on-GL/Vulkan layer needs;
 'auto' lets the target decide):
   --clip-z auto|on|off       z' = 2z - w on the VS position (D3D 0..w to GL
@@ -276,75 +273,271 @@ Stage-interface options (defaults are what a D3D9-on-GL/Vulkan layer needs;
                              clamp: +-FLT_MAX as documented (ATI); ieee: +-inf
                              as NVIDIA drivers return.
 
+\b
+Draw-time state a ps_1_x shader depends on (repeat the option per stage):
+  --sampler-type STAGE=TYPE  the type of an undeclared sampler: 1d, 2d, cube
+                             or volume (default 2d), e.g. --sampler-type 3=cube
+  --texture-projection STAGE=COUNT
+                             ps_1_0-1_3: the stage is projected
+                             (D3DTTFF_PROJECTED) with D3DTTFF_COUNTn = COUNT
+                             (2, 3 or 4; 4 when a vertex shader is bound)
+  --validate                 check the IR's invariants after the passes
+                             (debugging xlate; no effect on the output)"""
+
+
+def _translate_help() -> str:
+    from .backends.targets import DESCRIPTIONS
+
+    lines = "\n".join(f"  {name:<8} {text}" for name, text in DESCRIPTIONS.items())
+    return f"""Translate a shader blob (or assembly text, assembled first) to GLSL or SPIR-V.
+
+\b
+Targets (-t):
+{lines}
+
+{OPTIONS_HELP}
+
 The reflection (--reflect) says what to bind: constants, samplers, varyings,
-the viewport uniform, DEF values (docs/reflection.md)."""
+the viewport uniform, DEF values (docs/reflection.md).  Every warning names
+the file.  Python API and more: docs/api.md."""
 
 
 def _tri(value: str) -> bool | None:
     return {"auto": None, "on": True, "off": False}[value]
 
 
+def _stage_values(option: str):
+    """A click callback: repeated STAGE=VALUE into a {stage: value} dict (checked by Options)."""
+
+    def parse(ctx, param, values):
+        result = {}
+        for item in values:
+            stage, sep, value = item.partition("=")
+            if not sep or not stage.strip() or not value.strip():
+                raise click.BadParameter(f"{item!r}: expected STAGE=VALUE, e.g. 3={'cube' if option == 'sampler_types' else '4'}")
+            result[stage.strip()] = value.strip()
+        return result
+
+    return parse
+
+
+# The translation options, shared by every command that translates (one list,
+# so 'translate' and 'convert' cannot drift apart).
+_TRANSLATION_OPTIONS = [
+    click.option("--annotate", is_flag=True, help="Put each D3D instruction as a comment above its code."),
+    click.option("--clip-z", "clip_z", type=click.Choice(["auto", "on", "off"]), default="auto", show_default=True),
+    click.option("--half-pixel/--no-half-pixel", default=True, show_default=True,
+                 help="Move positions to D3D9's integer pixel centres (by 63/128 pixel; see --half-pixel-exact)."),
+    click.option("--half-pixel-exact", is_flag=True,
+                 help="Move by exactly 1/2 pixel: exact interpolation, but the driver's tie rule decides edges through pixel centres."),
+    click.option("--flip-y", "flip_y", type=click.Choice(["auto", "on", "off"]), default="auto", show_default=True),
+    click.option("--fixed-outputs/--no-fixed-outputs", default=True, show_default=True),
+    click.option("--legacy-multiply/--no-legacy-multiply", default=True, show_default=True),
+    click.option("--infinities", type=click.Choice(INFINITIES), default="clamp", show_default=True),
+    click.option("--sampler-type", "sampler_types", multiple=True, metavar="STAGE=TYPE",
+                 callback=_stage_values("sampler_types"), help="Type of an undeclared sampler (1d, 2d, cube, volume)."),
+    click.option("--texture-projection", "texture_projection", multiple=True, metavar="STAGE=COUNT",
+                 callback=_stage_values("texture_projection"), help="ps_1_0-1_3: project this stage by D3DTTFF_COUNTn."),
+    click.option("--validate", is_flag=True, help="Check the IR's invariants after the passes (debugging)."),
+]
+_OPTION_NAMES = ("annotate", "clip_z", "half_pixel", "half_pixel_exact", "flip_y", "fixed_outputs",
+                 "legacy_multiply", "infinities", "sampler_types", "texture_projection", "validate")
+
+
+def translation_options(command):
+    """Add the translation options to a click command."""
+    for option in reversed(_TRANSLATION_OPTIONS):
+        command = option(command)
+    return command
+
+
+def translation_kwargs(params: dict) -> dict:
+    """Take the translation options out of a command's parameters, as ``translate``'s
+    keywords.  Only what differs from the default is passed on, so the common
+    call takes the API's fast path; a bad value exits with a one-line error."""
+    from .options import Options
+
+    kwargs = {name: params.pop(name) for name in _OPTION_NAMES}
+    kwargs["clip_z"] = _tri(kwargs["clip_z"])
+    kwargs["flip_y"] = _tri(kwargs["flip_y"])
+    defaults = Options()
+    plain = {}
+    for name, value in kwargs.items():
+        if name in ("sampler_types", "texture_projection"):
+            if value:
+                plain[name] = value
+        elif value != getattr(defaults, name):
+            plain[name] = value
+    try:
+        Options.from_kwargs(**plain)
+    except (TypeError, ValueError) as exc:
+        click.echo(f"xlate: {exc}", err=True)
+        sys.exit(2)
+    return plain
+
+
+def _check_output_folder(path: str | None) -> None:
+    """Exit with one line, before anything is written, when ``path``'s folder is missing."""
+    if not path or path == "-":
+        return
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        click.echo(f"xlate: {path}: the folder {os.path.dirname(path) or '.'} does not exist", err=True)
+        sys.exit(1)
+    if os.path.isdir(path):
+        click.echo(f"xlate: {path}: is a folder, not a file", err=True)
+        sys.exit(1)
+
+
+def _write_outputs(files: list[tuple[str, bytes]]) -> None:
+    """Write each (path, bytes) atomically; on failure exit with one line (files
+    already written stay complete, none is left half-written)."""
+    from .convert.writer import atomic_write
+
+    for path, data in files:
+        try:
+            atomic_write(path, data)
+        except OSError as exc:
+            click.echo(f"xlate: {path}: {exc.strerror or exc}", err=True)
+            sys.exit(1)
+
+
 @main.command(name="translate", help=_translate_help())
 @click.argument("file")
-@click.option("-t", "--target", default="glsl330", show_default=True,
-              type=click.Choice(["glsl120", "glsl330", "glsl450", "essl100", "essl300", "vulkan", "spirv"]),
+@click.option("-t", "--target", default="glsl330", show_default=True, type=click.Choice(TARGET_NAMES),
               help="Output language.")
-@click.option("-o", "--output", type=click.Path(writable=True),
+@click.option("-o", "--output", type=click.Path(),
               help="Write the code here (required for spirv unless stdout is a file); for an fx_2_0 effect, "
                    "the folder that receives one file per shader and effect.json.")
-@click.option("--reflect", "reflect_path", type=click.Path(dir_okay=False, writable=True),
-              help="Write the reflection JSON here ('-' for standard output).")
-@click.option("--annotate", is_flag=True, help="Put each D3D instruction as a comment above its code.")
-@click.option("--clip-z", "clip_z", type=click.Choice(["auto", "on", "off"]), default="auto", show_default=True)
-@click.option("--half-pixel/--no-half-pixel", default=True, show_default=True,
-              help="Move positions to D3D9's integer pixel centres (by 63/128 pixel; see --half-pixel-exact).")
-@click.option("--half-pixel-exact", is_flag=True,
-              help="Move by exactly 1/2 pixel: exact interpolation, but the driver's tie rule decides edges through pixel centres.")
-@click.option("--flip-y", "flip_y", type=click.Choice(["auto", "on", "off"]), default="auto", show_default=True)
-@click.option("--fixed-outputs/--no-fixed-outputs", default=True, show_default=True)
-@click.option("--legacy-multiply/--no-legacy-multiply", default=True, show_default=True)
-@click.option("--infinities", type=click.Choice(INFINITIES), default="clamp", show_default=True)
-def translate_command(file, target, output, reflect_path, annotate, clip_z, half_pixel, half_pixel_exact, flip_y,
-                      fixed_outputs, legacy_multiply, infinities):
+@click.option("--reflect", "reflect_path", type=click.Path(dir_okay=False, allow_dash=True),
+              help="Write the reflection JSON here ('-' for standard output; then give -o for the code).")
+@translation_options
+def translate_command(file, target, output, reflect_path, **params):
     from .api import translate
 
+    kwargs = translation_kwargs(params)
+    _check_output_folder(reflect_path)
     if _effect_or_none(file) is not None:
-        _translate_effect_files(file, target, output, reflect_path, dict(
-            annotate=annotate, clip_z=_tri(clip_z), half_pixel=half_pixel, half_pixel_exact=half_pixel_exact,
-            flip_y=_tri(flip_y), fixed_outputs=fixed_outputs, legacy_multiply=legacy_multiply, infinities=infinities))
+        _translate_effect_files(file, target, output, reflect_path, kwargs)
         return
-    if output and Path(output).is_dir():
-        _fail(file, OSError(f"{output} is a folder: -o takes a file for a shader (a folder only for an effect)"))
+    _check_output_folder(output)
+    if reflect_path == "-" and not output:
+        click.echo("xlate: --reflect - and the code would both go to standard output: give -o FILE for the code", err=True)
+        sys.exit(2)
+    data = _read_shader(file, note=True)
     try:
-        result = translate(_read_bytes(file), target, annotate=annotate, clip_z=_tri(clip_z),
-                           half_pixel=half_pixel, half_pixel_exact=half_pixel_exact, flip_y=_tri(flip_y), fixed_outputs=fixed_outputs,
-                           legacy_multiply=legacy_multiply, infinities=infinities)
-    except (XlateError, OSError) as exc:
+        result = translate(data, target, **kwargs)
+    except XlateError as exc:
         _fail(file, exc)
+    label = "<stdin>" if file == "-" else file
     for d in result.diagnostics:
-        click.echo(f"xlate: warning: {d}", err=True)
-    if isinstance(result.code, bytes):
-        if output:
-            Path(output).write_bytes(result.code)
-        elif sys.stdout.isatty():
-            click.echo("xlate: SPIR-V is binary: give -o FILE", err=True)
-            sys.exit(1)
-        else:
+        click.echo(f"xlate: {label}: warning: {d}", err=True)
+    code = result.code if isinstance(result.code, bytes) else result.code.encode("utf-8")
+    files = []
+    if output:
+        files.append((output, code))
+    elif isinstance(result.code, bytes) and sys.stdout.isatty():
+        click.echo("xlate: SPIR-V is binary: give -o FILE", err=True)
+        sys.exit(1)
+    reflection = (json.dumps(result.reflection, indent=2, sort_keys=True) + "\n") if reflect_path else None
+    if reflect_path and reflect_path != "-":
+        files.append((reflect_path, reflection.encode("utf-8")))
+    _write_outputs(files)
+    if not output:
+        if isinstance(result.code, bytes):
             sys.stdout.buffer.write(result.code)
-    elif output:
-        Path(output).write_text(result.code, encoding="utf-8")
-    else:
-        click.echo(result.code, nl=False)
-    if reflect_path:
-        text = json.dumps(result.reflection, indent=2, sort_keys=True) + "\n"
-        if reflect_path == "-":
-            click.echo(text, nl=False, err=not output)
         else:
-            Path(reflect_path).write_text(text, encoding="utf-8")
+            click.echo(result.code, nl=False)
+    if reflect_path == "-":
+        click.echo(reflection, nl=False)
 
 
-def _read_shader(path: str) -> bytes:
-    """A shader blob, or assembly text (assembled first)."""
+CONVERT_HELP = f"""Convert every D3D9 shader, fx_2_0 effect and assembly file under SRC.
+
+Files are recognised by content, not name: a blob whose first DWORD is a
+vs/ps version token, an effect (first DWORD 0xFEFF0901), or text whose
+first statement is a version (vs_3_0, ps.1.4 ...), which is assembled.
+OUT mirrors SRC's layout: for a.bin and target glsl330, OUT/a.bin.glsl330.vert
+(.frag for pixel shaders, .spv for spirv) and its reflection
+OUT/a.bin.glsl330.json; an effect gives one pair per pass shader
+(a.fxb.<technique>.<pass>.<vs|ps>.glsl330.vert ...) and a.fxb.glsl330.json.
+With several SRCs, each goes under OUT/<its name>.
+
+OUT/manifest.json lists every shader and effect found and every file that
+looked like one but failed (path, sha256, kind, model, outputs, diagnostics,
+errors with byte offsets).  One bad file never stops the run.  Writes are
+atomic; after an interruption, run the same command again to finish.
+Results are cached by content (input, target, options, xlate version) in
+--cache-dir; an unchanged tree is rerun in a fraction of the time.
+
+\b
+Exit status:
+  0    every file found was converted for every target
+  1    some file was refused, failed or could not be read (the others
+       were converted; see the summary and manifest.json)
+  2    bad arguments (unknown option, missing SRC)
+  130  interrupted (what was written is complete; rerun to finish)
+
+{OPTIONS_HELP}"""
+
+
+@main.command(name="convert", help=CONVERT_HELP)
+@click.argument("sources", metavar="SRC...", nargs=-1, required=True)
+@click.option("-o", "--output", "out", required=True, type=click.Path(file_okay=False), help="The output folder (created).")
+@click.option("-t", "--target", "targets", multiple=True, type=click.Choice(TARGET_NAMES),
+              help="A target to write (repeat for several; default glsl330).")
+@click.option("-j", "--jobs", type=click.IntRange(1, 1024), default=None,
+              help="Worker processes (default: one per CPU; 1: in this process).")
+@click.option("--cache-dir", type=click.Path(file_okay=False), default=None,
+              help="Where cached results live (default $XDG_CACHE_HOME/xlate, else ~/.cache/xlate).")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the cache.")
+@click.option("--scheduler", metavar="ADDRESS", default=None,
+              help="Convert on this Dask distributed scheduler (tcp://host:8786) instead of local processes.")
+@click.option("--report", "report_path", type=click.Path(dir_okay=False), default=None,
+              help="Also write a self-contained HTML report here.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress and no summary (errors still go to manifest.json).")
+@translation_options
+def convert_command(sources, out, targets, jobs, cache_dir, no_cache, scheduler, report_path, quiet, **params):
+    from rich.console import Console
+
+    from .convert import SourceError, convert
+    from .convert.summary import print_summary
+
+    kwargs = translation_kwargs(params)
+    if report_path:
+        _check_output_folder(report_path)
+    if scheduler:
+        try:
+            import distributed  # noqa: F401
+        except ImportError:
+            click.echo("xlate: --scheduler needs Dask: pip install 'xlate[dask]'", err=True)
+            sys.exit(2)
+    try:
+        run = convert(list(sources), out, targets or ("glsl330",), options=kwargs, jobs=jobs, cache_dir=cache_dir,
+                      use_cache=not no_cache, scheduler=scheduler, report=bool(report_path),
+                      progress="off" if quiet else "auto")
+    except SourceError as exc:
+        click.echo(f"xlate: {exc}", err=True)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        click.echo("xlate: interrupted; what was written is complete: run the same command again to finish", err=True)
+        sys.exit(130)
+    except OSError as exc:
+        click.echo(f"xlate: {exc.filename or out}: {exc.strerror or exc}", err=True)
+        sys.exit(1)
+    if report_path:
+        from .report import build_report
+
+        summary = dict(run.counts.to_json(), seconds=round(run.seconds, 2), reasons=run.counts.reason_rows())
+        html = build_report(run.report_entries, summary)
+        _write_outputs([(report_path, html.encode("utf-8"))])
+    if not quiet:
+        print_summary(run.counts, Console(), run.seconds)
+    sys.exit(run.exit_code)
+
+
+def _read_shader(path: str, note: bool = False) -> bytes:
+    """A shader blob, or assembly text (assembled first; with ``note``, saying so)."""
     from .bytecode import decode
 
     try:
@@ -364,10 +557,14 @@ def _read_shader(path: str) -> bytes:
         from .bytecode.asm import assemble_bytes
 
         try:
-            return assemble_bytes(text, source="<stdin>" if path == "-" else path)
+            blob = assemble_bytes(text, source="<stdin>" if path == "-" else path)
         except XlateError as asm_exc:
             click.echo(f"xlate: {asm_exc}", err=True)  # names the file, line and column
             sys.exit(1)
+        if note:
+            label = "<stdin>" if path == "-" else path
+            click.echo(f"xlate: {label}: note: assembly text, assembled first (as 'xlate asm' would)", err=True)
+        return blob
 
 
 @main.command(name="verify")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
 
-from .bytecode.tables import SamplerType
+from .bytecode.tables import SAMPLER_TYPE_BY_ASM, SamplerType
 
 
 INFINITIES = ("clamp", "ieee")
@@ -16,6 +16,21 @@ INFINITIES = ("clamp", "ieee")
 
 @dataclass(frozen=True)
 class Options:
+    """Every translation option (``translate``'s keywords; the comment above
+    each field says what it changes and why).
+
+    legacy_multiply: D3D9's "anything x 0 = 0" products (default True).
+    infinities: "clamp" (+-FLT_MAX, documented) or "ieee" (+-inf) for rcp/rsq/log.
+    annotate: each D3D instruction as a comment above its code.
+    sampler_types: types of undeclared samplers (ps_1_x): {stage: "cube"}.
+    texture_projection: ps_1_0-1_3 projected stages: {stage: D3DTTFF_COUNTn}.
+    clip_z: remap clip z from D3D's 0..w to GL's -w..w (None: by target).
+    half_pixel / half_pixel_exact: move positions to D3D9's pixel centres.
+    flip_y: negate the position's y so images lie as D3D's (None: by target).
+    fixed_outputs: vs_1_x/2_x declare every output an SM1/2 pixel shader reads.
+    validate: check every IR invariant after the passes (debugging).
+    """
+
     # "Anything x 0 = 0" (D3D9 legacy multiply) for mul, mad, dp2add/dp3/dp4
     # and the matrix ops.  Costs a compare and select per product; turn it
     # off when the shaders are known not to rely on 0 * inf = 0.
@@ -101,10 +116,23 @@ class Options:
 
     @classmethod
     def from_kwargs(cls, **kwargs) -> "Options":
+        """Options from ``translate``'s keyword arguments, in plain Python values.
+
+        ``sampler_types`` takes a mapping from sampler number to type name
+        (``{3: "cube"}`` or ``{"3": "cube"}``; types ``1d``, ``2d``, ``cube``,
+        ``volume``), ``texture_projection`` a mapping from texture stage to
+        its D3DTTFF_COUNTn (``{0: 4}``); both also take ``(stage, value)``
+        pairs and the internal forms.  Unknown names raise ``TypeError``, bad
+        values ``ValueError`` naming the option.
+        """
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(kwargs) - known)
         if unknown:
             raise TypeError(f"unknown translation option(s): {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+        if "sampler_types" in kwargs:
+            kwargs["sampler_types"] = _stage_pairs("sampler_types", kwargs["sampler_types"], 15, _sampler_type)
+        if "texture_projection" in kwargs:
+            kwargs["texture_projection"] = _stage_pairs("texture_projection", kwargs["texture_projection"], 7, _projection_count)
         return cls(**kwargs)
 
     def sampler_type(self, stage: int) -> SamplerType:
@@ -121,3 +149,57 @@ class Options:
                     raise ValueError(f"texture_projection: stage {stage} count must be 2, 3 or 4, not {count}")
                 return count - 1
         return None
+
+
+def _stage_number(option: str, value, highest: int) -> int:
+    try:
+        stage = int(value)
+        if isinstance(value, bool) or (isinstance(value, float) and value != stage):
+            raise ValueError
+    except (TypeError, ValueError):
+        raise ValueError(f"{option}: {value!r} is not a stage number (0-{highest})") from None
+    if not 0 <= stage <= highest:
+        raise ValueError(f"{option}: stage {stage} is out of range (0-{highest})")
+    return stage
+
+
+def _sampler_type(value) -> SamplerType:
+    if isinstance(value, SamplerType) and value is not SamplerType.UNKNOWN:
+        return value
+    if isinstance(value, str):
+        found = SAMPLER_TYPE_BY_ASM.get(value.strip().lower())
+        if found is not None and found is not SamplerType.UNKNOWN:
+            return found
+    raise ValueError(f"sampler_types: {value!r} is not a sampler type (1d, 2d, cube or volume)")
+
+
+def _projection_count(value) -> int:
+    try:
+        count = int(value)
+    except (TypeError, ValueError):
+        count = None
+    if isinstance(value, bool) or count not in (2, 3, 4):
+        raise ValueError(f"texture_projection: {value!r} is not a D3DTTFF_COUNTn count (2, 3 or 4)")
+    return count
+
+
+def _stage_pairs(option: str, value, highest: int, convert) -> tuple:
+    """A mapping or (stage, value) pairs as a sorted tuple of pairs."""
+    if isinstance(value, dict):
+        items = list(value.items())
+    elif isinstance(value, (str, bytes)):
+        raise ValueError(f"{option}: give a mapping such as {{0: ...}}, not a string")
+    else:
+        try:
+            items = [tuple(p) for p in value]
+        except TypeError:
+            raise ValueError(f"{option}: give a mapping from stage to value, not {type(value).__name__}") from None
+        if any(len(p) != 2 for p in items):
+            raise ValueError(f"{option}: each entry must be a (stage, value) pair")
+    result: dict[int, object] = {}
+    for stage, v in items:
+        n = _stage_number(option, stage, highest)
+        if n in result:
+            raise ValueError(f"{option}: stage {n} is given twice")
+        result[n] = convert(v)
+    return tuple(sorted(result.items()))
