@@ -393,7 +393,7 @@ def sweep(program: Program, fn: Function) -> tuple[list[Op], bool, Iterable[Vari
         found = _live_components(accesses, used, at_exit, markers)
         if found is None:
             return None
-        live, dead = found
+        live, dead, heads = found
         if not dead:
             keep.reverse()
             # (with markers what is live is reset at jumps and variables
@@ -401,8 +401,8 @@ def sweep(program: Program, fn: Function) -> tuple[list[Op], bool, Iterable[Vari
             return keep, load_removed, {op.var for op in accesses} if markers else live.keys()
         if not markers:
             return sweep_with_stores(program, fn)
-        dead = set(dead)
-        body = [op for op in reversed(keep) if op not in dead]
+        body, gone = _sweep_with_heads(keep, at_exit, _loop_heads(accesses, heads))
+        load_removed = load_removed or gone
 
 
 def _unused_values(body: list[Op]):
@@ -491,7 +491,7 @@ def _live_components(accesses: list[Op], used: dict[Op, int], at_exit: int, mark
                 now = live.get(var, at_exit) & components
                 if not written & now:
                     if not markers:  # no loop to walk again: one is enough (``sweep`` goes on without this)
-                        return live, [op]
+                        return live, [op], heads
                     dead.append(op)
                 now &= ~written  # a plain variable without an index: certainly overwritten
                 if now or keep_empty:
@@ -524,7 +524,116 @@ def _live_components(accesses: list[Op], used: dict[Op, int], at_exit: int, mark
             else:  # RETURN
                 live = {}
         if not grew:
-            return live, dead
+            return live, dead, heads
+
+
+def _loop_heads(accesses: list[Op], heads: dict[Op, dict]) -> dict[Op, tuple[dict, set]]:
+    """ENDLOOP -> (what ``_live_components`` found live at its LOOP, the
+    private variables its body touches), from ``accesses`` (last first)."""
+    out: dict[Op, tuple[dict, set]] = {}
+    stack: list[set] = []
+    for op in accesses:
+        code = op.code
+        if code is _LOAD or code is _STORE:
+            if stack:
+                stack[-1].add(op.var)
+        elif code is _ENDLOOP:
+            touched: set = set()
+            out[op] = (heads[op], touched)
+            stack.append(touched)
+        elif code is _LOOP:
+            inner = stack.pop()
+            if stack:
+                stack[-1] |= inner
+    return out
+
+
+def _sweep_with_heads(ops: list[Op], at_exit: int, heads: dict[Op, tuple[dict, set]]) -> tuple[list[Op], bool]:
+    """``ops`` (a body with markers, last first, as ``_unused_values`` keeps
+    it) without the dead STOREs and the values that only they used, found in
+    one backward walk over every op, and whether a LOAD went.
+
+    Like ``sweep_with_stores`` in straight-line code, a STORE is decided
+    when the walk reaches it, from what the ops after it left live, and its
+    value is used only when it stays: a whole chain of STOREs that each
+    only fed the next dead one goes in this walk (rounds of ``sweep`` would
+    take one each: a cost quadratic in the number of blocks, e.g. the
+    ``aL`` each ``loop`` saves and restores).  What a back edge brings to the
+    end of a loop's body is ``heads`` (``_live_components``'s, for the body
+    before this walk): removals only shrink what is live, so every STORE
+    removed here writes nothing live in what is left, and removing them
+    in any order ends where rounds end.  The walk is not repeated to shrink
+    ``heads``: ``sweep``'s next round finds what a smaller head frees."""
+    used: dict[Op, int] = {}
+    get = used.get
+    keep: list[Op] = []
+    load_removed = False
+    keep_empty = at_exit != 0
+    live: dict[Variable, int] = {}
+    joins: list[list] = []
+    loops: list[dict] = []  # per loop being walked: live after it (where BREAK goes)
+    LOAD, STORE, SWIZZLE = _LOAD, _STORE, Code.SWIZZLE
+    for op in ops:
+        code = op.code
+        if op.type is not None:
+            if op not in used:  # nobody uses it (any more)
+                if code is LOAD:
+                    load_removed = True
+                continue
+            if code is LOAD and op.var.storage in PRIVATE:
+                var = op.var
+                live[var] = live.get(var, at_exit) | used[op]
+        elif code is STORE:
+            var = op.var
+            if var.storage in PRIVATE:
+                components = (1 << var.type.width) - 1
+                written = (op.imm[0] if op.imm else 0xF) & components
+                now = live.get(var, at_exit) & components
+                if not written & now:
+                    continue  # dead
+                now &= ~written
+                if now or keep_empty:
+                    live[var] = now
+                else:
+                    live.pop(var, None)
+        elif code is _ENDIF:
+            joins.append([dict(live), None])
+        elif code is _ELSE:
+            join = joins[-1]
+            join[1], live = live, join[0]
+        elif code is _IF:
+            after, other = joins.pop()
+            if other is None:
+                other = after
+            for var in live.keys() | other.keys():
+                live[var] = live.get(var, at_exit) | other.get(var, at_exit)
+        elif code is _ENDLOOP:
+            loops.append(live)
+            head, touched = heads[op]
+            after = live
+            live = {}
+            for var, now in head.items():
+                if var not in touched and not at_exit:  # live at the LOOP only as far as after it
+                    now &= after.get(var, at_exit)
+                if now or keep_empty:
+                    live[var] = now
+        elif code is _LOOP:
+            loops.pop()
+        elif code is _BREAK:
+            live = dict(loops[-1])
+        elif code in _MARKERS:  # RETURN
+            live = {}
+        keep.append(op)
+        args = op.args
+        if args:
+            if code is SWIZZLE:
+                a = args[0]
+                used[a] = get(a, 0) | PICKED[op.imm]
+            else:
+                for a in args:
+                    used[a] = 0xF
+    keep.reverse()
+    return keep, load_removed
 
 
 # How ``sweep_with_stores`` follows a variable's slots (``_follow``): not at
