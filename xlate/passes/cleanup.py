@@ -15,6 +15,9 @@ In order, per function:
 3. Until nothing changes: values nobody uses are removed (their ops have no
    effects), and STOREs to private variables none of whose written
    components can be read afterwards are removed, which frees more values.
+   (Removing such a STORE never makes anything else live, so the order of
+   the removals does not change where they end: a walk may remove a whole
+   chain at once.)
    Functions without CALLs, private arrays and loops in a subroutine (all
    but a handful) get there in a backward walk over the body and walks over
    its private register accesses alone (``sweep``); the others alternate ``remove_unused_values`` and
@@ -376,10 +379,13 @@ def sweep(program: Program, fn: Function) -> tuple[list[Op], bool, Iterable[Vari
     the live components and the dead STOREs (``_live_components``).  That
     is one round of the ``remove_unused_values`` / ``remove_dead_stores``
     loop at a fraction of the cost (no CFG, no ``RegisterAnalysis``; the
-    same equations), and it is repeated the same way while it finds dead
-    stores.  Straight-line code with a dead store goes to
-    ``sweep_with_stores`` instead, which finds the whole chain a dead store
-    frees in one walk (rounds could add up to a cost quadratic in the size).
+    same equations).  When it finds dead stores, one walk over every op
+    (``_sweep_with_heads``) removes them and the whole chain of STOREs they
+    free, and the round is repeated on what is left, until it finds none
+    (rounds removing one link each would add up to a cost quadratic in the
+    size: each ``loop`` saves and restores ``aL``, a chain through every
+    loop of the shader).  Straight-line code with a dead store goes to
+    ``sweep_with_stores`` instead.
     """
     at_exit = 0 if fn.name == "main" else 0xF
     body = fn.body
@@ -450,11 +456,12 @@ def _live_components(accesses: list[Op], used: dict[Op, int], at_exit: int, mark
     """Walking ``accesses`` (private LOADs and STOREs and control markers,
     last first) like ``RegisterAnalysis`` walks blocks, with a mask of live
     components per variable: (variable -> its components live at the start,
-    the STOREs that write none that is live after them), or None at an
-    access to an array, or an indexed one (these masks do not follow them),
-    and at a loop in a subroutine.  ``at_exit``: the components live at the
-    end (none in main, all in a subroutine: the caller may read them); a
-    variable not in a dict has those.
+    the STOREs that write none that is live after them, ENDLOOP -> what is
+    live at its LOOP), or None at an access to an array, or an indexed one
+    (these masks do not follow them), and at a loop in a subroutine.
+    ``at_exit``: the components live at the end (none in main, all in a
+    subroutine: the caller may read them); a variable not in a dict has
+    those.
 
     A loop is walked again until what is live at its start stops growing
     (from nothing, as a dataflow fixpoint is found); only the dead STOREs of
