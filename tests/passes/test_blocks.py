@@ -51,8 +51,8 @@ def test_a_large_control_heavy_shader_translates_to_valid_glsl():
         text, count = block_shader(pattern, 400)
         assert count > 1500
         t = translate(assemble_bytes(text), "glsl330", validate=True)
-        assert t.reflection["stage"] == "fragment"
-        if pattern == "loop":  # (nested, an inner loop's save of the outer aL is needed)
+        assert t.reflection["stage"] == ("vertex" if pattern == "loop-vs" else "fragment")
+        if pattern.startswith("loop"):  # (nested, an inner loop's save of the outer aL is needed)
             assert "saved" not in t.code
         items.append((t.code, t.reflection["stage"]))
     verdicts = validate_glsl(items)
@@ -61,8 +61,9 @@ def test_a_large_control_heavy_shader_translates_to_valid_glsl():
 
 @pytest.mark.parametrize("pattern", PATTERNS)
 def test_cleanup_of_block_shaders_agrees_with_the_register_analysis(pattern):
-    """``remove_dead_code`` (sweep, its chain walk) keeps exactly the ops that
-    alternating ``remove_unused_values`` and ``remove_dead_stores`` keeps."""
+    """``remove_dead_code`` (``sweep`` and its chain walk; ``sweep_slots``
+    for loop-vs's array) keeps exactly the ops that alternating
+    ``remove_unused_values`` and ``remove_dead_stores`` keeps."""
     fast = _program_before_cleanup(pattern, 30)
     reference = copy.deepcopy(fast)
     results = []
@@ -73,6 +74,6 @@ def test_cleanup_of_block_shaders_agrees_with_the_register_analysis(pattern):
         results.append([place[id(op)] for op in fn.body])
     assert results[0] == results[1]
     # the chain is there to remove: a restored aL that nothing reads
-    if pattern == "loop":
+    if pattern.startswith("loop"):
         stores = [op for op in reference.functions["main"].body if op.code is Code.STORE]
         assert not any("saved" in op.var.name for op in stores)

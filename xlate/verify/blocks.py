@@ -13,12 +13,17 @@ Patterns (``PATTERNS``):
 - ``rep``: sequential ``rep i#`` blocks, each holding an ``if`` with a ``break_gt``;
 - ``nested-if``: groups of ``if`` / ``else`` nested 24 deep (D3D9's limit);
 - ``nested-loop``: groups of ``loop`` / ``rep`` nested 4 deep (D3D9's
-  limit), with ``if`` / ``else`` blocks inside each level.
+  limit), with ``if`` / ``else`` blocks inside each level;
+- ``loop-call``: ``loop`` blocks after a ``call`` of a subroutine with a
+  ``rep`` of its own (a CALL reads every register);
+- ``loop-vs``: the same blocks in a vs_3_0 shader that ends writing
+  ``o[aL]`` (outputs written through an index are a private array until
+  the end: ``cleanup`` follows them with ``analysis.LiveSlots``).
 """
 
 from __future__ import annotations
 
-PATTERNS = ("if", "loop", "rep", "nested-if", "nested-loop")
+PATTERNS = ("if", "loop", "rep", "nested-if", "nested-loop", "loop-call", "loop-vs")
 
 IF_DEPTH = 24  # ps_3_0's limit on nested if blocks
 LOOP_DEPTH = 4  # ps_3_0's limit on nested loop / rep blocks
@@ -32,6 +37,20 @@ _HEADER = [
     "ps_3_0",
     "dcl_texcoord0 v0",
     "dcl_texcoord1 v1",
+    "defi i0, 3, 0, 1, 0",
+    "defi i1, 2, 1, 1, 0",
+    "def c200, 0.5, 0.25, 2, 1",
+]
+
+
+_HEADER_VS = [
+    "vs_3_0",
+    "dcl_texcoord0 v0",
+    "dcl_texcoord1 v1",
+    "dcl_position o0",
+    "dcl_texcoord0 o1",
+    "dcl_texcoord1 o2",
+    "dcl_texcoord2 o3",
     "defi i0, 3, 0, 1, 0",
     "defi i1, 2, 1, 1, 0",
     "def c200, 0.5, 0.25, 2, 1",
@@ -120,7 +139,8 @@ def block_shader(pattern: str, blocks: int) -> tuple[str, int]:
     control blocks of ``pattern`` (one of ``PATTERNS``)."""
     if pattern not in PATTERNS:
         raise ValueError(f"unknown block pattern {pattern!r}")
-    body: list[str] = []
+    header = _HEADER_VS if pattern == "loop-vs" else _HEADER
+    body: list[str] = ["call l0"] if pattern == "loop-call" else []
     for r in range(_TEMPS):  # every temp defined first
         body.append(f"mul r{r}, v{r % 2}, c{190 + r % 10}")
     if pattern == "nested-if":
@@ -128,13 +148,19 @@ def block_shader(pattern: str, blocks: int) -> tuple[str, int]:
     elif pattern == "nested-loop":
         body += _nested_loops(0, blocks)
     else:
-        make = {"if": _if_block, "loop": _loop_block, "rep": _rep_block}[pattern]
+        make = {"if": _if_block, "rep": _rep_block}.get(pattern, _loop_block)
         for i in range(blocks):
             body += make(i)
     # the long-lived temps are read only here
     body.append("mov r0, r0")
     for r in range(1, _TEMPS):
         body.append(f"add r0, r0, r{r}")
-    body.append("mov oC0, r0")
-    lines = _HEADER + body
-    return "\n".join(lines) + "\n", len(lines) - 3  # the version and dcls are not instructions
+    if pattern == "loop-vs":
+        body += ["mov o0, r0", "loop aL, i0", "mov o[aL + 1], r1", "endloop"]
+    else:
+        body.append("mov oC0, r0")
+    if pattern == "loop-call":
+        body += ["ret", "label l0", "rep i1", "add r1, r1, c200", "endrep", "ret"]
+    lines = header + body
+    dcls = sum(line.startswith("dcl_") for line in header)
+    return "\n".join(lines) + "\n", len(lines) - 1 - dcls  # the version and dcls are not instructions
