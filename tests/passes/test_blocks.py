@@ -52,7 +52,9 @@ def test_a_large_control_heavy_shader_translates_to_valid_glsl():
         assert count > 1500
         t = translate(assemble_bytes(text), "glsl330", validate=True)
         assert t.reflection["stage"] == ("vertex" if pattern == "loop-vs" else "fragment")
-        if pattern.startswith("loop"):  # (nested, an inner loop's save of the outer aL is needed)
+        if pattern.startswith("loop") and pattern != "loop-call-late":
+            # (nested, an inner loop's save of the outer aL is needed; a
+            # CALL at the end reads the last one restored)
             assert "saved" not in t.code
         items.append((t.code, t.reflection["stage"]))
     verdicts = validate_glsl(items)
@@ -74,6 +76,6 @@ def test_cleanup_of_block_shaders_agrees_with_the_register_analysis(pattern):
         results.append([place[id(op)] for op in fn.body])
     assert results[0] == results[1]
     # the chain is there to remove: a restored aL that nothing reads
-    if pattern.startswith("loop"):
+    if pattern.startswith("loop") and pattern != "loop-call-late":
         stores = [op for op in reference.functions["main"].body if op.code is Code.STORE]
         assert not any("saved" in op.var.name for op in stores)

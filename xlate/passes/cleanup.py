@@ -376,9 +376,11 @@ def sweep(program: Program, fn: Function) -> tuple[list[Op], bool, Iterable[Vari
         values = _unused_values(body)
         if values is None:
             return None
-        keep, used, accesses, gone, markers = values
+        keep, used, accesses, gone, markers, calls = values
         load_removed = load_removed or gone
-        found = _live_components(accesses, used, at_exit, markers)
+        # (only where something may be live by default: see _earliest)
+        drop = _earliest(accesses) if markers and (at_exit or calls) else None
+        found = _live_components(accesses, used, at_exit, markers, drop)
         if found is None:
             return None
         live, dead, heads = found
@@ -389,7 +391,7 @@ def sweep(program: Program, fn: Function) -> tuple[list[Op], bool, Iterable[Vari
             return keep, load_removed, {op.var for op in accesses} if markers else live.keys()
         if not markers:
             return sweep_with_stores(program, fn)
-        body, gone = _sweep_with_heads(keep, at_exit, _loop_heads(accesses, heads))
+        body, gone = _sweep_with_heads(keep, at_exit, _loop_heads(accesses, heads), drop)
         load_removed = load_removed or gone
 
 
@@ -403,7 +405,7 @@ def _unused_values(body: list[Op]):
     get = used.get
     keep: list[Op] = []
     accesses: list[Op] = []
-    load_removed = markers = False
+    load_removed = markers = calls = False
     LOAD, STORE, SWIZZLE = Code.LOAD, Code.STORE, Code.SWIZZLE
     for op in reversed(body):
         code = op.code
@@ -420,6 +422,8 @@ def _unused_values(body: list[Op]):
         elif code in _MARKERS:
             accesses.append(op)
             markers = True
+            if code is _CALL:
+                calls = True
         elif code in _NOT_SWEPT:
             return None
         keep.append(op)
@@ -431,10 +435,29 @@ def _unused_values(body: list[Op]):
             else:
                 for a in args:
                     used[a] = 0xF
-    return keep, used, accesses, load_removed, markers
+    return keep, used, accesses, load_removed, markers, calls
 
 
-def _live_components(accesses: list[Op], used: dict[Op, int], at_exit: int, markers: bool):
+def _earliest(accesses: list[Op]) -> set[Op]:
+    """The first LOAD or STORE of each variable in ``accesses`` (walked last
+    first: the last one met).
+
+    After a CALL (or in a subroutine) everything is live by default, so a
+    variable a STORE kills stays in the walks' dicts with nothing live: in a
+    long function every one would, and each marker would copy them all.
+    Past a variable's first access (outside every loop, which is walked
+    again), nothing asks about it any more, and the walks drop it."""
+    seen: set = set()
+    first: set[Op] = set()
+    for op in reversed(accesses):
+        if (op.code is _LOAD or op.code is _STORE) and op.var not in seen:
+            seen.add(op.var)
+            first.add(op)
+    return first
+
+
+def _live_components(accesses: list[Op], used: dict[Op, int], at_exit: int, markers: bool,
+                     drop: set[Op] | None = None):
     """Walking ``accesses`` (private LOADs and STOREs and control markers,
     last first) like ``RegisterAnalysis`` walks blocks, with a mask of live
     components per variable: (variable -> its components live at the start,
@@ -443,7 +466,7 @@ def _live_components(accesses: list[Op], used: dict[Op, int], at_exit: int, mark
     (these masks do not follow them), and at a loop in a subroutine.
     ``at_exit``: the components live at the end (none in main, all in a
     subroutine: the caller may read them); a variable not in a dict has
-    those.
+    those.  ``drop``: ``_earliest``'s, or None.
 
     A loop is walked again until what is live at its start stops growing
     (from nothing, as a dataflow fixpoint is found); only the dead STOREs of
@@ -472,6 +495,8 @@ def _live_components(accesses: list[Op], used: dict[Op, int], at_exit: int, mark
                 if op.args or var.length is not None:
                     return None
                 live[var] = live.get(var, default) | used[op]
+                if drop is not None and not loops and op in drop:
+                    del live[var]
             elif code is _STORE:
                 var = op.var
                 if len(op.args) != 1 or var.length is not None:
@@ -485,7 +510,7 @@ def _live_components(accesses: list[Op], used: dict[Op, int], at_exit: int, mark
                         return live, [op], heads
                     dead.append(op)
                 now &= ~written  # a plain variable without an index: certainly overwritten
-                if now or default or straight:
+                if (now or default or straight) and (drop is None or loops or op not in drop):
                     live[var] = now
                 else:
                     live.pop(var, None)
@@ -562,7 +587,7 @@ def _loop_heads(accesses: list[Op], heads: dict[Op, tuple]) -> dict[Op, tuple]:
     return out
 
 
-def _sweep_with_heads(ops: list[Op], at_exit: int, heads: dict[Op, tuple]) -> tuple[list[Op], bool]:
+def _sweep_with_heads(ops: list[Op], at_exit: int, heads: dict[Op, tuple], drop: set[Op] | None = None) -> tuple[list[Op], bool]:
     """``ops`` (a body with markers, last first, as ``_unused_values`` keeps
     it) without the dead STOREs and the values that only they used, found in
     one backward walk over every op, and whether a LOAD went.
@@ -579,7 +604,8 @@ def _sweep_with_heads(ops: list[Op], at_exit: int, heads: dict[Op, tuple]) -> tu
     more): removals only shrink what is live, so every STORE removed here
     writes nothing live in what is left, and removing them in any order
     ends where rounds end.  The walk is not repeated to shrink ``heads``:
-    ``sweep``'s next round finds what a smaller head frees."""
+    ``sweep``'s next round finds what a smaller head frees.  ``drop``: as
+    for ``_live_components``."""
     used: dict[Op, int] = {}
     get = used.get
     keep: list[Op] = []
@@ -599,6 +625,8 @@ def _sweep_with_heads(ops: list[Op], at_exit: int, heads: dict[Op, tuple]) -> tu
             if code is LOAD and op.var.storage in PRIVATE:
                 var = op.var
                 live[var] = live.get(var, default) | used[op]
+                if drop is not None and not loops and op in drop:
+                    del live[var]
         elif code is STORE:
             var = op.var
             if var.storage in PRIVATE:
@@ -608,7 +636,7 @@ def _sweep_with_heads(ops: list[Op], at_exit: int, heads: dict[Op, tuple]) -> tu
                 if not written & now:
                     continue  # dead
                 now &= ~written
-                if now or default:
+                if (now or default) and (drop is None or loops or op not in drop):
                     live[var] = now
                 else:
                     live.pop(var, None)

@@ -15,7 +15,8 @@ Patterns (``PATTERNS``):
 - ``nested-loop``: groups of ``loop`` / ``rep`` nested 4 deep (D3D9's
   limit), with ``if`` / ``else`` blocks inside each level;
 - ``loop-call``: ``loop`` blocks after a ``call`` of a subroutine with a
-  ``rep`` of its own (a CALL reads every register);
+  ``rep`` of its own (a CALL reads every register); ``loop-call-late``:
+  the call after the blocks;
 - ``loop-vs``: the same blocks in a vs_3_0 shader that ends writing
   ``o[aL]`` (outputs written through an index are a private array until
   the end: ``cleanup`` follows them with ``analysis.LiveSlots``).
@@ -23,7 +24,7 @@ Patterns (``PATTERNS``):
 
 from __future__ import annotations
 
-PATTERNS = ("if", "loop", "rep", "nested-if", "nested-loop", "loop-call", "loop-vs")
+PATTERNS = ("if", "loop", "rep", "nested-if", "nested-loop", "loop-call", "loop-call-late", "loop-vs")
 
 IF_DEPTH = 24  # ps_3_0's limit on nested if blocks
 LOOP_DEPTH = 4  # ps_3_0's limit on nested loop / rep blocks
@@ -155,11 +156,13 @@ def block_shader(pattern: str, blocks: int) -> tuple[str, int]:
     body.append("mov r0, r0")
     for r in range(1, _TEMPS):
         body.append(f"add r0, r0, r{r}")
+    if pattern == "loop-call-late":
+        body.append("call l0")
     if pattern == "loop-vs":
         body += ["mov o0, r0", "loop aL, i0", "mov o[aL + 1], r1", "endloop"]
     else:
         body.append("mov oC0, r0")
-    if pattern == "loop-call":
+    if pattern.startswith("loop-call"):
         body += ["ret", "label l0", "rep i1", "add r1, r1, c200", "endrep", "ret"]
     lines = header + body
     dcls = sum(line.startswith("dcl_") for line in header)
