@@ -203,8 +203,10 @@ def test_indexed_private_arrays_are_followed_element_by_element():
 def _random_program(seed: int, function: str) -> "IRBuilder":
     """Stores to three temps and a scalar under random masks, reads of them
     through random swizzles or whole, values nobody uses, nested
-    IF/ELSE/ENDIF and LOOP/ENDLOOP, BREAK and RETURN, in ``function`` (main,
-    or a subroutine that main calls).  (A scalar takes x under any mask with
+    IF/ELSE/ENDIF and LOOP/ENDLOOP, BREAK, RETURN and CALLs of a subroutine,
+    with odd seeds stores to and loads of a private array (static and
+    dynamic indices), in ``function`` (main, or a subroutine that main
+    calls).  (A scalar takes x under any mask with
     x: the others must not count.)"""
     rng = np.random.default_rng(seed)
     b = IRBuilder("ps_3_0")
@@ -220,8 +222,11 @@ def _random_program(seed: int, function: str) -> "IRBuilder":
         return b.cmp(Code.FLT, b.swizzle(b.load(v), int(rng.integers(0, 4))), b.const(0.0))
 
     blocks: list[list] = []  # open blocks, innermost last: ["if", ELSE seen] / ["loop"]
+    callee = False
+    arrays = seed % 2 == 1  # (``sweep`` leaves a function with an array to ``sweep_slots``)
+    arr, i = b.var("a", Storage.LOCAL, F4, length=3), b.var("i", Storage.INPUT, I1)
     for _ in range(int(rng.integers(4, 40))):
-        choice = rng.integers(0, 13)
+        choice = rng.integers(0, 16)
         if choice <= 1:
             mask = int(rng.integers(1, 16))
             width = bin(mask).count("1")
@@ -262,12 +267,25 @@ def _random_program(seed: int, function: str) -> "IRBuilder":
             b.if_(condition())
             b.ret()
             b.endif()
+        elif choice == 13 and rng.integers(0, 2) == 0:
+            b.call("l2")  # reads every temp, may write any
+            callee = True
+        elif choice == 14 and arrays:
+            index = b.load(i) if rng.integers(0, 3) == 0 else None
+            value = b.swizzle(b.load(temps[rng.integers(0, 3)]), *rng.integers(0, 4, 4).tolist())
+            b.store(arr, value, mask=int(rng.integers(1, 16)), element=int(rng.integers(0, 3)), index=index)
+        elif choice == 15 and arrays:
+            index = b.load(i) if rng.integers(0, 2) == 0 else None
+            b.store(out, b.swizzle(b.load(arr, element=int(rng.integers(0, 3)), index=index), 2, 1, 0, 3))
     for block in reversed(blocks):
         if block[0] == "loop":
             b.brk()
             b.endloop()
         else:
             b.endif()
+    if callee:
+        b.function("l2")
+        b.store(temps[0], b.load(temps[1]), mask=int(rng.integers(1, 16)))
     return b
 
 
@@ -288,6 +306,28 @@ def test_the_sweep_agrees_with_the_register_analysis(seed, function):
         dead_code(program, fn)
         results.append([place[id(op)] for op in fn.body])
     assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("function", ["main", "l1"])
+@pytest.mark.parametrize("seed", range(100))
+def test_the_slot_sweep_agrees_with_the_register_analysis(seed, function):
+    """``sweep_slots`` (what ``sweep`` leaves: arrays, loops in a subroutine)
+    on every random program: it keeps what the rounds keep."""
+    fast = _random_program(seed, function).program
+    reference = copy.deepcopy(fast)
+    results = []
+    for program, dead_code in ((fast, _dead_code_by_slots), (reference, _dead_code_by_register_analysis)):
+        fn = program.functions[function]
+        place = {id(op): i for i, op in enumerate(fn.body)}
+        dead_code(program, fn)
+        results.append([place[id(op)] for op in fn.body])
+    assert results[0] == results[1]
+
+
+def _dead_code_by_slots(program, fn):
+    from xlate.passes.sweep_slots import sweep_slots
+
+    fn.body = sweep_slots(program, fn)[0]
 
 
 def _dead_code_by_register_analysis(program, fn):

@@ -15,12 +15,17 @@ In order, per function:
 3. Until nothing changes: values nobody uses are removed (their ops have no
    effects), and STOREs to private variables none of whose written
    components can be read afterwards are removed, which frees more values.
-   Functions without CALLs, private arrays and loops in a subroutine (all
-   but a handful) get there in a backward walk over the body and walks over
-   its private register accesses alone (``sweep``); the others alternate ``remove_unused_values`` and
-   ``remove_dead_stores`` (``analysis.RegisterAnalysis``: sees loops' back
-   edges, CALLs read everything, subroutines leave everything live for the
-   caller; ``sweep`` solves the same equations).
+   (Removing such a STORE never makes anything else live, so the order of
+   the removals does not change where they end: a walk may remove a whole
+   chain at once.)
+   Functions without private arrays and loops in a subroutine (all but a
+   handful) get there in a backward walk over the body and walks over its
+   private register accesses alone (``sweep``); the others in walks with
+   ``analysis.LiveSlots``'s bits (``sweep_slots``).  Both end where
+   alternating ``remove_unused_values`` and ``remove_dead_stores`` ends
+   (``analysis.RegisterAnalysis``: sees loops' back edges, CALLs read
+   everything, subroutines leave everything live for the caller), which
+   the tests check.
 Finally private variables nothing touches any more are dropped, and the
 constant files are re-trimmed (``constants.shrink_arrays``) when the
 constants pass has run and a LOAD may have gone or changed here.
@@ -37,6 +42,7 @@ from ..ir.program import Function, Program, Variable
 from ..options import Options
 from .analysis import PICKED, PRIVATE, LiveSlots, RegisterAnalysis
 from .constants import shrink_arrays
+from .sweep_slots import sweep_slots
 
 
 def run(program: Program, options: Options) -> None:
@@ -322,42 +328,19 @@ def remove_dead_code(program: Program, fn: Function) -> tuple[bool, Iterable[Var
     if swept is not None:
         fn.body, load_removed, touched = swept
         return load_removed, touched
-    removed = remove_unused_values(fn)
-    while True:
-        dead = remove_dead_stores(program, fn)
-        if not dead:
-            break
-        # Removing a dead store changes no liveness (none of what it writes
-        # is live after it), so only a private read that goes or narrows can
-        # make another store dead: such a LOAD removed, or a use of one.
-        # When neither happened the next analysis would find nothing, so it
-        # is not built (a function with a CALL pays for one analysis, not two).
-        freed = remove_unused_values(fn)
-        removed += dead + freed
-        if not _reads_fewer(freed):
-            break
-    LOAD = Code.LOAD
-    return any(op.code is LOAD for op in removed), {op.var for op in fn.body}
-
-
-def _reads_fewer(removed: list[Op]) -> bool:
-    """Whether removing these values may shrink what the function reads of
-    its private variables (the only ones whose stores can be dead)."""
-    return any(_private_load(op) or any(_private_load(a) for a in op.args) for op in removed)
-
-
-def _private_load(op: Op) -> bool:
-    return op.code is Code.LOAD and op.var.storage in PRIVATE
+    fn.body, load_removed = sweep_slots(program, fn)
+    return load_removed, {op.var for op in fn.body}
 
 
 # (module constants: ``Code.X`` is an enum class attribute lookup, slow in a hot function)
 _LOAD, _STORE, _IF, _ELSE, _ENDIF, _LOOP, _ENDLOOP, _BREAK = (
     Code.LOAD, Code.STORE, Code.IF, Code.ELSE, Code.ENDIF, Code.LOOP, Code.ENDLOOP, Code.BREAK)
-# The control markers ``_live_components`` follows.
-_MARKERS = frozenset(CONTROL - {Code.CALL})
-# Ops ``sweep`` leaves to ``RegisterAnalysis``: a CALL reads and writes every
-# private register, a D3D_STORE is not lowered yet.
-_NOT_SWEPT = frozenset({Code.CALL, Code.D3D_STORE})
+# The control markers ``_live_components`` follows (a CALL reads every
+# private register and may write any: no STORE before it is dead).
+_MARKERS = frozenset(CONTROL)
+_CALL = Code.CALL
+# Ops ``sweep`` leaves to ``RegisterAnalysis``: a D3D_STORE is not lowered yet.
+_NOT_SWEPT = frozenset({Code.D3D_STORE})
 # Ops that end a straight line (what ``sweep_with_stores`` takes).
 _NOT_STRAIGHT = frozenset(CONTROL | {Code.D3D_STORE})
 
@@ -367,7 +350,9 @@ def sweep(program: Program, fn: Function) -> tuple[list[Op], bool, Iterable[Vari
     was removed, and the variables the ops kept touch (every private one at
     least); None when the body has an op of ``_NOT_SWEPT``, an access to a
     private array or an indexed one, or is a subroutine with a loop (left to
-    ``RegisterAnalysis``).
+    ``RegisterAnalysis``).  A CALL reads every private variable and may
+    write any (what is live before it is "everything": the walks keep a
+    default for the variables not in their dicts).
 
     Real shaders almost never store to a register nobody reads, so this
     first assumes every STORE stays: one backward walk drops the values
@@ -376,10 +361,13 @@ def sweep(program: Program, fn: Function) -> tuple[list[Op], bool, Iterable[Vari
     the live components and the dead STOREs (``_live_components``).  That
     is one round of the ``remove_unused_values`` / ``remove_dead_stores``
     loop at a fraction of the cost (no CFG, no ``RegisterAnalysis``; the
-    same equations), and it is repeated the same way while it finds dead
-    stores.  Straight-line code with a dead store goes to
-    ``sweep_with_stores`` instead, which finds the whole chain a dead store
-    frees in one walk (rounds could add up to a cost quadratic in the size).
+    same equations).  When it finds dead stores, one walk over every op
+    (``_sweep_with_heads``) removes them and the whole chain of STOREs they
+    free, and the round is repeated on what is left, until it finds none
+    (rounds removing one link each would add up to a cost quadratic in the
+    size: each ``loop`` saves and restores ``aL``, a chain through every
+    loop of the shader).  Straight-line code with a dead store goes to
+    ``sweep_with_stores`` instead.
     """
     at_exit = 0 if fn.name == "main" else 0xF
     body = fn.body
@@ -388,12 +376,14 @@ def sweep(program: Program, fn: Function) -> tuple[list[Op], bool, Iterable[Vari
         values = _unused_values(body)
         if values is None:
             return None
-        keep, used, accesses, gone, markers = values
+        keep, used, accesses, gone, markers, calls = values
         load_removed = load_removed or gone
-        found = _live_components(accesses, used, at_exit, markers)
+        # (only where something may be live by default: see _earliest)
+        drop = _earliest(accesses) if markers and (at_exit or calls) else None
+        found = _live_components(accesses, used, at_exit, markers, drop)
         if found is None:
             return None
-        live, dead = found
+        live, dead, heads = found
         if not dead:
             keep.reverse()
             # (with markers what is live is reset at jumps and variables
@@ -401,8 +391,8 @@ def sweep(program: Program, fn: Function) -> tuple[list[Op], bool, Iterable[Vari
             return keep, load_removed, {op.var for op in accesses} if markers else live.keys()
         if not markers:
             return sweep_with_stores(program, fn)
-        dead = set(dead)
-        body = [op for op in reversed(keep) if op not in dead]
+        body, gone = _sweep_with_heads(keep, at_exit, _loop_heads(accesses, heads), drop)
+        load_removed = load_removed or gone
 
 
 def _unused_values(body: list[Op]):
@@ -415,7 +405,7 @@ def _unused_values(body: list[Op]):
     get = used.get
     keep: list[Op] = []
     accesses: list[Op] = []
-    load_removed = markers = False
+    load_removed = markers = calls = False
     LOAD, STORE, SWIZZLE = Code.LOAD, Code.STORE, Code.SWIZZLE
     for op in reversed(body):
         code = op.code
@@ -432,6 +422,8 @@ def _unused_values(body: list[Op]):
         elif code in _MARKERS:
             accesses.append(op)
             markers = True
+            if code is _CALL:
+                calls = True
         elif code in _NOT_SWEPT:
             return None
         keep.append(op)
@@ -443,18 +435,38 @@ def _unused_values(body: list[Op]):
             else:
                 for a in args:
                     used[a] = 0xF
-    return keep, used, accesses, load_removed, markers
+    return keep, used, accesses, load_removed, markers, calls
 
 
-def _live_components(accesses: list[Op], used: dict[Op, int], at_exit: int, markers: bool):
+def _earliest(accesses: list[Op]) -> set[Op]:
+    """The first LOAD or STORE of each variable in ``accesses`` (walked last
+    first: the last one met).
+
+    After a CALL (or in a subroutine) everything is live by default, so a
+    variable a STORE kills stays in the walks' dicts with nothing live: in a
+    long function every one would, and each marker would copy them all.
+    Past a variable's first access (outside every loop, which is walked
+    again), nothing asks about it any more, and the walks drop it."""
+    seen: set = set()
+    first: set[Op] = set()
+    for op in reversed(accesses):
+        if (op.code is _LOAD or op.code is _STORE) and op.var not in seen:
+            seen.add(op.var)
+            first.add(op)
+    return first
+
+
+def _live_components(accesses: list[Op], used: dict[Op, int], at_exit: int, markers: bool,
+                     drop: set[Op] | None = None):
     """Walking ``accesses`` (private LOADs and STOREs and control markers,
     last first) like ``RegisterAnalysis`` walks blocks, with a mask of live
     components per variable: (variable -> its components live at the start,
-    the STOREs that write none that is live after them), or None at an
-    access to an array, or an indexed one (these masks do not follow them),
-    and at a loop in a subroutine.  ``at_exit``: the components live at the
-    end (none in main, all in a subroutine: the caller may read them); a
-    variable not in a dict has those.
+    the STOREs that write none that is live after them, ENDLOOP -> what is
+    live at its LOOP), or None at an access to an array, or an indexed one
+    (these masks do not follow them), and at a loop in a subroutine.
+    ``at_exit``: the components live at the end (none in main, all in a
+    subroutine: the caller may read them); a variable not in a dict has
+    those.  ``drop``: ``_earliest``'s, or None.
 
     A loop is walked again until what is live at its start stops growing
     (from nothing, as a dataflow fixpoint is found); only the dead STOREs of
@@ -464,15 +476,17 @@ def _live_components(accesses: list[Op], used: dict[Op, int], at_exit: int, mark
     counter each, in loop-heavy code), which would make the walk quadratic.
     (In a subroutine "nothing live" is no default, so loops are left to
     ``RegisterAnalysis``.)"""
-    keep_empty = at_exit or not markers
-    heads: dict[Op, dict] = {}  # ENDLOOP -> what is live at its LOOP, as far as known
+    straight = not markers
+    heads: dict[Op, tuple] = {}  # ENDLOOP -> what is live at its LOOP (dict, default), as far as known
     while True:
         live: dict[Variable, int] = {}
+        default = at_exit  # what a variable not in ``live`` has live (all after a CALL)
         dead: list[Op] = []
-        # per IF being walked (innermost last): [live after its ENDIF, live
-        # at the start of its ELSE part (None until the walk gets there)]
+        # per IF being walked (innermost last): [live after its ENDIF, its
+        # default, live at the start of its ELSE part and its default (None
+        # until the walk gets there)]
         joins: list[list] = []
-        loops: list[tuple] = []  # per loop being walked: (its ENDLOOP, live after it: where BREAK goes)
+        loops: list[tuple] = []  # per loop being walked: (its ENDLOOP, live after it and its default: where BREAK goes)
         grew = False
         for op in accesses:
             code = op.code
@@ -480,7 +494,9 @@ def _live_components(accesses: list[Op], used: dict[Op, int], at_exit: int, mark
                 var = op.var
                 if op.args or var.length is not None:
                     return None
-                live[var] = live.get(var, at_exit) | used[op]
+                live[var] = live.get(var, default) | used[op]
+                if drop is not None and not loops and op in drop:
+                    del live[var]
             elif code is _STORE:
                 var = op.var
                 if len(op.args) != 1 or var.length is not None:
@@ -488,43 +504,184 @@ def _live_components(accesses: list[Op], used: dict[Op, int], at_exit: int, mark
                 components = (1 << var.type.width) - 1
                 written = (op.imm[0] if op.imm else 0xF) & components
                 # (a LOAD marks the four components of a scalar read whole: only its own count)
-                now = live.get(var, at_exit) & components
+                now = live.get(var, default) & components
                 if not written & now:
-                    if not markers:  # no loop to walk again: one is enough (``sweep`` goes on without this)
-                        return live, [op]
+                    if straight:  # no loop to walk again: one is enough (``sweep`` goes on without this)
+                        return live, [op], heads
                     dead.append(op)
                 now &= ~written  # a plain variable without an index: certainly overwritten
-                if now or keep_empty:
+                if (now or default or straight) and (drop is None or loops or op not in drop):
                     live[var] = now
                 else:
                     live.pop(var, None)
             elif code is _ENDIF:
-                joins.append([dict(live), None])
+                joins.append([dict(live), default, None, 0])
             elif code is _ELSE:  # the THEN part ends where the IF ends
                 join = joins[-1]
-                join[1], live = live, join[0]
+                join[2], join[3], live, default = live, default, join[0], join[1]
             elif code is _IF:  # either part may run (with no ELSE, the other way skips to the ENDIF)
-                after, other = joins.pop()
+                after, after_default, other, other_default = joins.pop()
                 if other is None:
-                    other = after
+                    other, other_default = after, after_default
                 for var in live.keys() | other.keys():
-                    live[var] = live.get(var, at_exit) | other.get(var, at_exit)
+                    live[var] = live.get(var, default) | other.get(var, other_default)
+                default |= other_default
             elif code is _ENDLOOP:  # the end of the body goes back to the LOOP
                 if at_exit:
                     return None
-                loops.append((op, live))
-                live = dict(heads.setdefault(op, {}))
+                loops.append((op, live, default))
+                head, default = heads.setdefault(op, ({}, 0))
+                live = dict(head)
             elif code is _LOOP:
-                end, _ = loops.pop()
-                if live != heads[end]:
-                    heads[end] = dict(live)
+                end = loops.pop()[0]
+                head, head_default = heads[end]
+                # (with nothing live as the default a dict has one spelling;
+                # after a CALL a variable may be in it or not for the same)
+                if default != head_default or (live != head and (not default or not _same(live, head, default))):
+                    heads[end] = (dict(live), default)
                     grew = True
             elif code is _BREAK:
-                live = dict(loops[-1][1])
+                _, after, default = loops[-1]
+                live = dict(after)
+            elif code is _CALL:  # the callee may read every private variable
+                live = {}
+                default = 0xF
             else:  # RETURN
                 live = {}
+                default = at_exit
         if not grew:
-            return live, dead
+            return live, dead, heads
+
+
+def _same(a: dict[Variable, int], b: dict[Variable, int], default: int) -> bool:
+    """Whether ``a`` and ``b`` give every variable the same live components."""
+    return all(a.get(var, default) == b.get(var, default) for var in a.keys() | b.keys())
+
+
+def _loop_heads(accesses: list[Op], heads: dict[Op, tuple]) -> dict[Op, tuple]:
+    """ENDLOOP -> (what ``_live_components`` found live at its LOOP, its
+    default, the private variables its body touches, or None when it has a
+    CALL, which may touch every one), from ``accesses`` (last first)."""
+    out: dict[Op, tuple] = {}
+    stack: list[list] = []  # per loop being walked: [its ENDLOOP, the variables touched so far or None]
+    for op in accesses:
+        code = op.code
+        if code is _LOAD or code is _STORE:
+            if stack:
+                touched = stack[-1][1]
+                if touched is not None:
+                    touched.add(op.var)
+        elif code is _ENDLOOP:
+            stack.append([op, set()])
+        elif code is _LOOP:
+            end, touched = stack.pop()
+            out[end] = (*heads[end], touched)
+            if stack and stack[-1][1] is not None:
+                if touched is None:
+                    stack[-1][1] = None
+                else:
+                    stack[-1][1] |= touched
+        elif code is _CALL:
+            for frame in stack:
+                frame[1] = None
+    return out
+
+
+def _sweep_with_heads(ops: list[Op], at_exit: int, heads: dict[Op, tuple], drop: set[Op] | None = None) -> tuple[list[Op], bool]:
+    """``ops`` (a body with markers, last first, as ``_unused_values`` keeps
+    it) without the dead STOREs and the values that only they used, found in
+    one backward walk over every op, and whether a LOAD went.
+
+    Like ``sweep_with_stores`` in straight-line code, a STORE is decided
+    when the walk reaches it, from what the ops after it left live, and its
+    value is used only when it stays: a whole chain of STOREs that each
+    only fed the next dead one goes in this walk (rounds of ``sweep`` would
+    take one each: a cost quadratic in the number of blocks, e.g. the
+    ``aL`` each ``loop`` saves and restores).  What a back edge brings to the
+    end of a loop's body is ``heads`` (``_loop_heads``: what
+    ``_live_components`` found for the body before this walk, less, for the
+    variables the loop does not touch, what is not live after the loop any
+    more): removals only shrink what is live, so every STORE removed here
+    writes nothing live in what is left, and removing them in any order
+    ends where rounds end.  The walk is not repeated to shrink ``heads``:
+    ``sweep``'s next round finds what a smaller head frees.  ``drop``: as
+    for ``_live_components``."""
+    used: dict[Op, int] = {}
+    get = used.get
+    keep: list[Op] = []
+    load_removed = False
+    live: dict[Variable, int] = {}
+    default = at_exit  # what a variable not in ``live`` has live (all after a CALL)
+    joins: list[list] = []
+    loops: list[tuple] = []  # per loop being walked: live after it and its default (where BREAK goes)
+    LOAD, STORE, SWIZZLE = _LOAD, _STORE, Code.SWIZZLE
+    for op in ops:
+        code = op.code
+        if op.type is not None:
+            if op not in used:  # nobody uses it (any more)
+                if code is LOAD:
+                    load_removed = True
+                continue
+            if code is LOAD and op.var.storage in PRIVATE:
+                var = op.var
+                live[var] = live.get(var, default) | used[op]
+                if drop is not None and not loops and op in drop:
+                    del live[var]
+        elif code is STORE:
+            var = op.var
+            if var.storage in PRIVATE:
+                components = (1 << var.type.width) - 1
+                written = (op.imm[0] if op.imm else 0xF) & components
+                now = live.get(var, default) & components
+                if not written & now:
+                    continue  # dead
+                now &= ~written
+                if (now or default) and (drop is None or loops or op not in drop):
+                    live[var] = now
+                else:
+                    live.pop(var, None)
+        elif code is _ENDIF:
+            joins.append([dict(live), default, None, 0])
+        elif code is _ELSE:
+            join = joins[-1]
+            join[2], join[3], live, default = live, default, join[0], join[1]
+        elif code is _IF:
+            after, after_default, other, other_default = joins.pop()
+            if other is None:
+                other, other_default = after, after_default
+            for var in live.keys() | other.keys():
+                live[var] = live.get(var, default) | other.get(var, other_default)
+            default |= other_default
+        elif code is _ENDLOOP:
+            loops.append((live, default))
+            head, head_default, touched = heads[op]
+            after, after_default = live, default
+            live, default = {}, head_default
+            for var, now in head.items():
+                if touched is not None and var not in touched:  # live at the LOOP only as far as after it
+                    now &= after.get(var, after_default)
+                if now or default:
+                    live[var] = now
+        elif code is _LOOP:
+            loops.pop()
+        elif code is _BREAK:
+            after, default = loops[-1]
+            live = dict(after)
+        elif code is _CALL:  # the callee may read every private variable
+            live, default = {}, 0xF
+        elif code in _MARKERS:  # RETURN
+            live, default = {}, at_exit
+        keep.append(op)
+        args = op.args
+        if args:
+            if code is SWIZZLE:
+                a = args[0]
+                used[a] = get(a, 0) | PICKED[op.imm]
+            else:
+                for a in args:
+                    used[a] = 0xF
+    keep.reverse()
+    return keep, load_removed
 
 
 # How ``sweep_with_stores`` follows a variable's slots (``_follow``): not at
