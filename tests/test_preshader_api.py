@@ -113,3 +113,27 @@ def test_cpu_mode_draws_what_the_evaluator_computes():
     ref = run_shader(shader, {}, consts, n=1)
     np.testing.assert_array_equal(ref.output("oPos")[0], out.position[0])
     np.testing.assert_array_equal(ref.output("oT1")[0], out.output(("texcoord", 1))[0])
+
+
+def test_cli_inline_preshader_flag(tmp_path):
+    """``xlate translate --inline-preshader`` reaches the option: the
+    reflection says "inline", the code declares the inputs' uniforms, and the
+    warning (naming the file) says the shader computes the registers itself."""
+    require_corpus("fxc-wine", "index.jsonl")
+    import json
+
+    from click.testing import CliRunner
+
+    from xlate.cli import main
+
+    src = tmp_path / "expr2.vs"
+    src.write_bytes(_record("Internal__Effect_Expression2.fxobj00.vs_2_0.bin").data)
+    for flag, mode in ((["--inline-preshader"], "inline"), ([], "cpu")):
+        out, refl = tmp_path / f"{mode}.glsl", tmp_path / f"{mode}.json"
+        r = CliRunner().invoke(main, ["translate", str(src), "-t", "glsl330", *flag, "-o", str(out), "--reflect", str(refl)])
+        assert r.exit_code == 0, r.output
+        pre = json.loads(refl.read_text())["preshader"]
+        assert pre["mode"] == mode
+        assert str(src) in r.output and "preshader" in r.output
+        code = out.read_text()
+        assert ("vs_g1" in code) == (mode == "inline"), mode

@@ -338,10 +338,13 @@ _TRANSLATION_OPTIONS = [
                  callback=_stage_values("sampler_types"), help="Type of an undeclared sampler (1d, 2d, cube, volume)."),
     click.option("--texture-projection", "texture_projection", multiple=True, metavar="STAGE=COUNT",
                  callback=_stage_values("texture_projection"), help="ps_1_0-1_3: project this stage by D3DTTFF_COUNTn."),
+    click.option("--inline-preshader", is_flag=True,
+                 help="Compute a preshader's constants in the shader itself (uniforms named after its inputs) "
+                      "instead of leaving them to the CPU; the reflection says which mode each shader got."),
     click.option("--validate", is_flag=True, help="Check the IR's invariants after the passes (debugging)."),
 ]
 _OPTION_NAMES = ("annotate", "clip_z", "half_pixel", "half_pixel_exact", "flip_y", "fixed_outputs",
-                 "legacy_multiply", "infinities", "sampler_types", "texture_projection", "validate")
+                 "legacy_multiply", "infinities", "sampler_types", "texture_projection", "inline_preshader", "validate")
 
 
 def translation_options(command):
