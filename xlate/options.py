@@ -12,6 +12,7 @@ from .bytecode.tables import SamplerType
 
 
 INFINITIES = ("clamp", "ieee")
+SPIRV_VERSIONS = ("1.0", "1.3")
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,13 @@ class Options:
     # the outputs the shader writes.
     fixed_outputs: bool = True
 
+    # --- SPIR-V (target spirv-native) -----------------------------------------
+    # The SPIR-V version written: "1.0" (Vulkan 1.0) or "1.3" (Vulkan 1.1+).
+    spirv_version: str = "1.0"
+    # OpName/OpMemberName/OpSource (the layout's names, from the CTAB):
+    # False strips them (smaller modules, no names shipped).
+    debug_names: bool = True
+
     # --- debugging -------------------------------------------------------------
     # Check every IR invariant after the passes (``ir.validate``: types,
     # dominance, nesting, index bounds).  A broken invariant is a bug in a
@@ -87,6 +95,8 @@ class Options:
     validate: bool = False
 
     def __post_init__(self):
+        if self.spirv_version not in SPIRV_VERSIONS:
+            raise ValueError(f"spirv_version must be one of {', '.join(SPIRV_VERSIONS)}, not {self.spirv_version!r}")
         if self.infinities not in INFINITIES:
             raise ValueError(f"infinities must be one of {', '.join(INFINITIES)}, not {self.infinities!r}")
 

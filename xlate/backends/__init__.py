@@ -1,7 +1,7 @@
 """Backends: core IR -> GLSL dialects and SPIR-V.
 
 ``generate(program, target, options)`` returns ``(code, reflection)``; code is
-``str`` for GLSL targets and ``bytes`` for ``spirv``.  The program must have
+``str`` for GLSL targets and ``bytes`` for the SPIR-V ones.  The program must have
 been through ``passes.run_passes`` (core ops only); ``options`` must be
 resolved for the target (``targets.resolve_options``).
 """
@@ -17,6 +17,11 @@ def generate(program, target: Target | str, options):
     glsl, reflection = _backend()
     if isinstance(target, str):
         target = get_target(target)
+    if target.native:
+        from . import spirv
+
+        code, layout_reflection = spirv.emit(program, target, options)
+        return code, reflection.build(program, target, options, layout_reflection)
     out = glsl.emit(program, target, options)
     refl = reflection.build(program, target, options, out.reflection)
     if target.binary:

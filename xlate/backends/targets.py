@@ -40,6 +40,9 @@ class Target:
     # of temporaries, constant indexing of uniforms in fragment shaders
     appendix_a: bool = False
     binary: bool = False  # the output is SPIR-V bytes
+    # SPIR-V written by xlate from the IR (backends/spirv/emitter.py), not
+    # the target's GLSL compiled by glslang
+    native: bool = False
     # Derived from the fields above, once: the backend reads them for every
     # shader (and `vulkan` for every interface variable), where a property
     # would cost a call each time.
@@ -64,6 +67,10 @@ TARGETS: dict[str, Target] = {
         Target("vulkan", 450, api=Api.VULKAN, varying_locations=True, sampler_bindings=True, uniform_blocks=True),
         Target("spirv", 450, api=Api.VULKAN, varying_locations=True, sampler_bindings=True, uniform_blocks=True,
                binary=True),
+        Target("spirv-glslang", 450, api=Api.VULKAN, varying_locations=True, sampler_bindings=True,
+               uniform_blocks=True, binary=True),
+        Target("spirv-native", 450, api=Api.VULKAN, varying_locations=True, sampler_bindings=True,
+               uniform_blocks=True, binary=True, native=True),
     )
 }
 
@@ -75,6 +82,8 @@ DESCRIPTIONS = {
     "essl300": "GLSL ES 3.00 (WebGL 2 / GLES 3): precision qualifiers, in/out",
     "vulkan": "Vulkan GLSL 4.50: set/binding on constant blocks and samplers, locations on everything",
     "spirv": "SPIR-V 1.0 binary: the 'vulkan' GLSL compiled by glslangValidator -V, checked by spirv-val",
+    "spirv-glslang": "SPIR-V 1.0 binary through glslangValidator -V (the 'vulkan' GLSL), kept for cross-checks",
+    "spirv-native": "SPIR-V 1.0 (or 1.3) binary written by xlate from the IR: no glslang, the 'vulkan' layout",
 }
 
 

@@ -1,0 +1,581 @@
+"""Core IR -> SPIR-V words, written directly (no GLSL, no glslang).
+
+The IR is already structured (``IF``/``ELSE``/``ENDIF``, ``LOOP``/
+``ENDLOOP`` markers, ``BREAK``, ``RETURN``), so each marker becomes the
+blocks and merge instructions SPIR-V's structured control flow asks for:
+
+- ``IF c``: ``OpSelectionMerge %merge``, ``OpBranchConditional c %then
+  %else``; without an ``ELSE`` the false target is patched to ``%merge``
+  at ``ENDIF``.
+- ``LOOP``: ``OpBranch %header``; the header holds ``OpLoopMerge %merge
+  %continue`` and branches to the body; ``ENDLOOP`` branches to
+  ``%continue``, which branches back to the header (the IR has no
+  ``continue``, so the continue block is only the back edge).
+- ``BREAK`` branches to the innermost loop's merge block, ``RETURN`` is
+  ``OpReturn``, ``DISCARD`` ``OpKill``; the code after any of them goes
+  into a fresh (unreachable) block, as glslang does, so every marker that
+  follows may branch unconditionally.
+
+Values are SSA in the IR and in SPIR-V alike: each value op is one result
+id (or a few instructions ending in one).  Registers are Private
+variables (``layout.py``'s globals), read with ``OpLoad`` and written
+with ``OpStore`` (a partial write mask loads, shuffles and stores, as
+glslang does for ``r0.xz = ...``).  Each op prints what ``glsl.py`` and
+its helpers print, in SPIR-V: ``xl_saturate`` is ``x > 0 ? min(x, 1) :
+0``, ``xl_mul_legacy`` ``(a == 0 || b == 0) ? 0 : a * b``, ``1.0 / x`` for
+rcp, the GLSL.std.450 functions where GLSL calls its built-ins, and
+``texture()`` in a vertex shader samples level 0 explicitly (as glslang
+translates it).
+"""
+
+from __future__ import annotations
+
+from ...errors import UnsupportedError
+from ...ir import cfg
+from ...ir.ops import Code, Op, SampleKind
+from ...ir.program import Program, Storage
+from ...ir.types import Scalar
+from .. import layout as layout_mod
+from ..targets import Target
+from .grammar import grammar
+from .interface import Interface, Place
+from .module import OP, Module, f32_bits
+
+G = grammar()
+EXT = G.glsl450
+IMAGE_OPERANDS = G.enums["ImageOperands"]
+FLOAT, INT, BOOL = Scalar.FLOAT, Scalar.INT, Scalar.BOOL
+FILES = layout_mod.FILE_BINDING
+
+# IR code -> the SPIR-V instruction that computes it from its args alone,
+# result type = the op's type
+NATIVE = {code: OP[name] for code, name in {
+    Code.FNEG: "OpFNegate", Code.FADD: "OpFAdd", Code.FSUB: "OpFSub", Code.FMUL: "OpFMul", Code.FDIV: "OpFDiv",
+    Code.IADD: "OpIAdd", Code.IMUL: "OpIMul",
+    Code.FLT: "OpFOrdLessThan", Code.FLE: "OpFOrdLessThanEqual", Code.FGT: "OpFOrdGreaterThan",
+    Code.FGE: "OpFOrdGreaterThanEqual", Code.FEQ: "OpFOrdEqual", Code.FNE: "OpFUnordNotEqual",
+    Code.ILT: "OpSLessThan", Code.ILE: "OpSLessThanEqual", Code.IGT: "OpSGreaterThan",
+    Code.IGE: "OpSGreaterThanEqual", Code.IEQ: "OpIEqual", Code.INE: "OpINotEqual",
+    Code.BNOT: "OpLogicalNot", Code.BAND: "OpLogicalAnd", Code.BOR: "OpLogicalOr", Code.I2F: "OpConvertSToF",
+}.items()}
+# IR code -> the GLSL.std.450 instruction (what glsl.py's FUNCS call)
+EXTENDED = {code: EXT[name] for code, name in {
+    Code.FABS: "FAbs", Code.FFLOOR: "Floor", Code.FFRACT: "Fract", Code.FEXP2: "Exp2", Code.FLOG2: "Log2",
+    Code.FSQRT: "Sqrt", Code.FRSQ: "InverseSqrt", Code.FSIN: "Sin", Code.FCOS: "Cos", Code.FSIGN: "FSign",
+    Code.FMIN: "FMin", Code.FMAX: "FMax", Code.FPOW: "Pow", Code.FCLAMP: "FClamp", Code.FROUND_EVEN: "RoundEven",
+}.items()}
+DERIVATIVES = {Code.FDDX: OP["OpDPdx"], Code.FDDY: OP["OpDPdy"]}
+(OpLoad, OpStore, OpAccessChain, OpExtInst, OpCompositeExtract, OpCompositeConstruct, OpCompositeInsert,
+ OpVectorShuffle, OpSelect, OpFOrdEqual, OpFOrdGreaterThan, OpLogicalOr, OpFMul, OpFAdd, OpFDiv, OpDot, OpAny,
+ OpConvertFToS, OpINotEqual, OpIAdd, OpLabel, OpBranch, OpBranchConditional, OpSelectionMerge, OpLoopMerge,
+ OpReturn, OpKill, OpFunction, OpFunctionEnd, OpFunctionCall, OpImageSampleImplicitLod,
+ OpImageSampleExplicitLod) = (OP[n] for n in (
+    "OpLoad", "OpStore", "OpAccessChain", "OpExtInst", "OpCompositeExtract", "OpCompositeConstruct",
+    "OpCompositeInsert", "OpVectorShuffle", "OpSelect", "OpFOrdEqual", "OpFOrdGreaterThan", "OpLogicalOr", "OpFMul",
+    "OpFAdd", "OpFDiv", "OpDot", "OpAny", "OpConvertFToS", "OpINotEqual", "OpIAdd", "OpLabel", "OpBranch",
+    "OpBranchConditional", "OpSelectionMerge", "OpLoopMerge", "OpReturn", "OpKill", "OpFunction", "OpFunctionEnd",
+    "OpFunctionCall", "OpImageSampleImplicitLod", "OpImageSampleExplicitLod"))
+EXT_FLOOR, EXT_ROUND_EVEN, EXT_FMIN = EXT["Floor"], EXT["RoundEven"], EXT["FMin"]
+FUNCTION_CONTROL_NONE = G.enums["FunctionControl"]["None"]
+SELECTION_NONE = G.enums["SelectionControl"]["None"]
+LOOP_NONE = G.enums["LoopControl"]["None"]
+LOAD, STORE, CONST, SWIZZLE = Code.LOAD, Code.STORE, Code.CONST, Code.SWIZZLE
+# the coordinate components each sampler dimension takes
+DIM_COORDS = {"2D": 2, "Cube": 3, "3D": 3}
+
+
+class Emitter:
+    def __init__(self, program: Program, target: Target, options, version: str = "1.0", names: bool = True):
+        self.p = program
+        self.t = target
+        self.o = options
+        self.fragment = program.is_pixel
+        self.m = Module(version)
+        self.debug = names
+
+    # -- errors -------------------------------------------------------------
+
+    def unsupported(self, op: Op | None, reason: str) -> UnsupportedError:
+        offset, where = -1, ""
+        if op is not None and 0 <= op.origin < len(self.p.instructions):
+            inst = self.p.instructions[op.origin]
+            offset = inst.offset
+            where = f"'{inst.info.mnemonic}' (instruction {op.origin + 1}): "
+        return UnsupportedError(offset, f"{where}{self.t.name}: {reason}")
+
+    # -- whole program ------------------------------------------------------
+
+    def run(self) -> tuple[bytes, dict]:
+        p, m = self.p, self.m
+        lay = self.lay = layout_mod.plan(p, self.t, self.o)
+        m.capability("Shader")
+        self.glsl = m.import_glsl()
+        m.set_memory_model()
+        self.iface = Interface(m, lay, self.debug)
+        self.void = m.void()
+        self.fn_type = m.function_type(self.void)
+        self.float = m.float()
+        self.int = m.int()
+        self.types: dict = {}  # id(IR Type) -> type id
+        self.vars: dict = {}  # id(Variable) -> Access (the layout's), looked up once
+        # the interface variables, built-ins included, exist whether or not
+        # the code reaches them (the entry point lists them)
+        for var in p.variables:
+            if var.storage is Storage.INPUT or var.storage is Storage.OUTPUT:
+                name = lay.access[id(var)].name
+                if name.startswith("gl_"):
+                    self.iface.builtin(name)
+        calls = any(op.code is Code.CALL for fn in p.functions.values() for op in fn.body)
+        order = cfg.call_order(p) if calls else ["main"]
+        self.fn_ids = {name: m.new_id() for name in order}
+        for name in order:
+            self.function(name, p.functions[name].body)
+        main = self.fn_ids["main"]
+        if self.debug:
+            for name in order:
+                m.name(self.fn_ids[name], "main" if name == "main" else lay.namer.name(name))
+            m.source("Unknown", 0)
+        if self.fragment:
+            m.entry_point("Fragment", main, "main", self.iface.io)
+            m.execution_mode(main, "OriginUpperLeft")
+            if self.iface.depth:
+                m.execution_mode(main, "DepthReplacing")
+        else:
+            m.entry_point("Vertex", main, "main", self.iface.io)
+        refl = lay.reflection
+        refl["extensions"] = []
+        return m.to_bytes(debug=self.debug), refl
+
+    # -- types and constants ------------------------------------------------
+
+    def scalar_type(self, s: Scalar) -> int:
+        return self.float if s is FLOAT else self.int if s is INT else self.m.bool()
+
+    def type_of(self, t) -> int:
+        r = self.types.get(id(t))
+        if r is None:
+            r = self.types[id(t)] = self.m.vector(self.scalar_type(t.scalar), t.width)
+        return r
+
+    def vec(self, s: Scalar, width: int) -> int:
+        return self.m.vector(self.scalar_type(s), width)
+
+    def constant(self, s: Scalar, width: int, values) -> int:
+        m = self.m
+        values = list(values)
+        if len(values) < width:
+            values += [values[-1] if values else 0] * (width - len(values))
+        if s is FLOAT:
+            ids = [m.scalar_constant(self.float, f32_bits(x)) for x in values[:width]]
+        elif s is INT:
+            ids = [m.scalar_constant(self.int, int(x) & 0xFFFFFFFF) for x in values[:width]]
+        else:
+            ids = [m.bool_constant(bool(x)) for x in values[:width]]
+        if width == 1:
+            return ids[0]
+        return m.composite_constant(self.vec(s, width), tuple(ids))
+
+    def splat(self, value: float, width: int) -> int:
+        return self.constant(FLOAT, width, (value,) * width)
+
+    # -- one function -------------------------------------------------------
+
+    def function(self, name: str, body: list[Op]) -> None:
+        m = self.m
+        w = self.words = m.functions
+        put = m.put
+        put(w, OpFunction, self.void, self.fn_ids[name], FUNCTION_CONTROL_NONE, self.fn_type)
+        put(w, OpLabel, m.new_id())
+        self.ids: dict[Op, int] = {}
+        # open constructs: ("if", merge, position of the false target word, has else)
+        # or ("loop", merge, continue, header)
+        self.stack: list = []
+        handlers = HANDLERS
+        for op in body:
+            handler = handlers.get(op.code)
+            if handler is None:
+                raise self.unsupported(op, f"the backend cannot write '{op.code.value}' (a D3D op left by the passes?)")
+            handler(self, op)
+        if self.stack:
+            raise self.unsupported(None, "unclosed IF or LOOP (IR invariant 4)")
+        put(w, OpReturn)
+        put(w, OpFunctionEnd)
+
+    def value(self, op: Op) -> int:
+        try:
+            return self.ids[op]
+        except KeyError:
+            raise self.unsupported(op, f"value '{op.code.value}' used before it is defined (IR invariant 2)") from None
+
+    def new_block(self) -> None:
+        self.m.put(self.words, OpLabel, self.m.new_id())
+
+    def result(self, op: Op) -> int:
+        r = self.ids[op] = self.m.new_id()
+        return r
+
+    def inst(self, opcode: int, type_id: int, *operands: int) -> int:
+        """A value instruction; returns its new result id."""
+        r = self.m.new_id()
+        w = self.words
+        w.append(((len(operands) + 3) << 16) | opcode)
+        w.append(type_id)
+        w.append(r)
+        w.extend(operands)
+        return r
+
+    def ext(self, number: int, type_id: int, *operands: int) -> int:
+        return self.inst(OpExtInst, type_id, self.glsl, number, *operands)
+
+    # -- control flow ---------------------------------------------------------
+
+    def if_(self, op: Op) -> None:
+        m, w = self.m, self.words
+        merge, then = m.new_id(), m.new_id()
+        m.put(w, OpSelectionMerge, merge, SELECTION_NONE)
+        m.put(w, OpBranchConditional, self.value(op.args[0]), then, 0)
+        self.stack.append(["if", merge, len(w) - 1])
+        m.put(w, OpLabel, then)
+
+    def else_(self, op: Op) -> None:
+        m, w = self.m, self.words
+        top = self.stack[-1] if self.stack else None
+        if top is None or top[0] != "if" or top[2] is None:
+            raise self.unsupported(op, "ELSE without its IF (IR invariant 4)")
+        m.put(w, OpBranch, top[1])
+        label = m.new_id()
+        w[top[2]] = label
+        top[2] = None
+        m.put(w, OpLabel, label)
+
+    def endif(self, op: Op) -> None:
+        m, w = self.m, self.words
+        top = self.stack.pop() if self.stack else None
+        if top is None or top[0] != "if":
+            raise self.unsupported(op, "ENDIF without its IF (IR invariant 4)")
+        if top[2] is not None:
+            w[top[2]] = top[1]  # no ELSE: false goes straight to the merge block
+        m.put(w, OpBranch, top[1])
+        m.put(w, OpLabel, top[1])
+
+    def loop(self, op: Op) -> None:
+        m, w = self.m, self.words
+        header, merge, cont, body = m.new_id(), m.new_id(), m.new_id(), m.new_id()
+        m.put(w, OpBranch, header)
+        m.put(w, OpLabel, header)
+        m.put(w, OpLoopMerge, merge, cont, LOOP_NONE)
+        m.put(w, OpBranch, body)
+        m.put(w, OpLabel, body)
+        self.stack.append(["loop", merge, cont, header])
+
+    def endloop(self, op: Op) -> None:
+        m, w = self.m, self.words
+        top = self.stack.pop() if self.stack else None
+        if top is None or top[0] != "loop":
+            raise self.unsupported(op, "ENDLOOP without its LOOP (IR invariant 4)")
+        _, merge, cont, header = top
+        m.put(w, OpBranch, cont)
+        m.put(w, OpLabel, cont)
+        m.put(w, OpBranch, header)
+        m.put(w, OpLabel, merge)
+
+    def break_(self, op: Op) -> None:
+        for construct in reversed(self.stack):
+            if construct[0] == "loop":
+                self.m.put(self.words, OpBranch, construct[1])
+                self.new_block()
+                return
+        raise self.unsupported(op, "BREAK outside a loop (IR invariant 4)")
+
+    def return_(self, op: Op) -> None:
+        self.m.put(self.words, OpReturn)
+        self.new_block()
+
+    def discard(self, op: Op) -> None:
+        if not self.fragment:
+            raise self.unsupported(op, "discard in a vertex shader")
+        self.m.put(self.words, OpKill)
+        self.new_block()
+
+    def call(self, op: Op) -> None:
+        fn = self.fn_ids.get(op.imm[0])
+        if fn is None:
+            raise self.unsupported(op, f"call to a missing function {op.imm[0]!r}")
+        self.inst(OpFunctionCall, self.void, fn)
+
+    # -- variables ------------------------------------------------------------
+
+    def access(self, op: Op, element, index: int | None) -> tuple[Place, list[int], str]:
+        """The place of ``op.var`` (element ``element``, plus the dynamic
+        index id ``index``): its Place, the access chain's index ids and the
+        layout's component suffix ("" or ".x")."""
+        var = op.var
+        lay = self.lay
+        if index is None and element is not None and var.storage in FILES:
+            g = lay.group_at(var, element)
+            if g is not None:
+                place = self.iface.places[g.name]
+                chain = [self.member(place)] if place.member is not None else []
+                if g.array:
+                    chain.append(self.m.int_constant(element - g.first))
+                return place, chain, ""
+        acc = lay.access.get(id(var))
+        if acc is None:
+            raise self.unsupported(op, f"{var.name} has no place in the layout")
+        place = self.iface.places.get(acc.name)
+        if place is None:
+            place = self.iface.builtin(acc.name)
+        chain = [self.member(place)] if place.member is not None else []
+        if acc.array:
+            offset = (element or 0) - acc.base
+            if index is None:
+                chain.append(self.m.int_constant(offset))
+            elif offset:
+                chain.append(self.inst(OpIAdd, self.int, index, self.m.int_constant(offset)))
+            else:
+                chain.append(index)
+        elif index is not None:
+            raise self.unsupported(op, f"dynamic index on {var.name}, which is not an array (relative pass missing?)")
+        return place, chain, acc.component
+
+    def member(self, place: Place) -> int:
+        return self.m.int_constant(place.member)
+
+    def pointer(self, place: Place, chain: list[int], pointee: int) -> int:
+        if not chain:
+            return place.var
+        return self.inst(OpAccessChain, self.m.pointer(place.storage, pointee), place.var, *chain)
+
+    def load(self, op: Op) -> None:
+        args = op.args
+        index = self.value(args[0]) if args else None
+        place, chain, component = self.access(op, op.imm[0] if op.imm else None, index)
+        arrayed = place.element_type is not None and len(chain) > (place.member is not None)
+        pointee = place.element_type if arrayed else place.value_type
+        v = self.inst(OpLoad, pointee, self.pointer(place, chain, pointee))
+        t = op.type
+        if place.uint_bool:
+            m = self.m
+            zero = m.uint_constant(0)
+            if t.width > 1:
+                zero = m.composite_constant(m.vector(m.int(False), t.width), (zero,) * t.width)
+            v = self.inst(OpINotEqual, self.type_of(t), v, zero)
+        if component:
+            v = self.inst(OpCompositeExtract, self.type_of(t), v, 0)
+        self.ids[op] = v
+
+    def store(self, op: Op) -> None:
+        args = op.args
+        imm = op.imm
+        value = self.value(args[0])
+        index = self.value(args[1]) if len(args) > 1 else None
+        var = op.var
+        place, chain, component = self.access(op, imm[1] if len(imm) > 1 else None, index)
+        m = self.m
+        if place.storage in ("Uniform", "UniformConstant", "Input"):
+            raise self.unsupported(op, f"a store to {var.name}, which is read-only")
+        arrayed = place.element_type is not None and len(chain) > (place.member is not None)
+        pointee = place.element_type if arrayed else place.value_type
+        if component:  # an IR scalar kept in .x of a vec4
+            chain = chain + [m.int_constant(0)]
+            pointee = self.float
+        width = 1 if component else var.type.width
+        mask = (imm[0] if imm else 0xF) & ((1 << width) - 1)
+        ptr = self.pointer(place, chain, pointee)
+        full = (1 << width) - 1
+        if width > 1 and mask != full:
+            old = self.inst(OpLoad, pointee, ptr)
+            written = [i for i in range(width) if mask >> i & 1]
+            if len(written) == 1 and args[0].type.width == 1:
+                value = self.inst(OpCompositeInsert, pointee, value, old, written[0])
+            else:
+                sel, k = [], 0
+                for i in range(width):
+                    if mask >> i & 1:
+                        sel.append(width + k)
+                        k += 1
+                    else:
+                        sel.append(i)
+                value = self.inst(OpVectorShuffle, pointee, old, value, *sel)
+        m.put(self.words, OpStore, ptr, value)
+
+    # -- values -----------------------------------------------------------------
+
+    def const(self, op: Op) -> None:
+        t = op.type
+        self.ids[op] = self.constant(t.scalar, t.width, op.imm)
+
+    def swizzle(self, op: Op) -> None:
+        src = op.args[0]
+        comps = op.imm
+        while src.code is SWIZZLE:  # fold swizzles of swizzles
+            comps = tuple([src.imm[c] for c in comps])
+            src = src.args[0]
+        t = op.type
+        w = src.type.width
+        if src.code is CONST:
+            imm = list(src.imm) + [src.imm[-1]] * (w - len(src.imm))
+            self.ids[op] = self.constant(t.scalar, t.width, [imm[c] for c in comps])
+            return
+        v = self.value(src)
+        if any(c >= w for c in comps):
+            raise self.unsupported(op, f"swizzle {comps} of a {w}-component value")
+        if w == 1:
+            self.ids[op] = v if t.width == 1 else self.inst(OpCompositeConstruct, self.type_of(t), *([v] * t.width))
+        elif t.width == 1:
+            self.ids[op] = self.inst(OpCompositeExtract, self.type_of(t), v, comps[0])
+        elif comps == tuple(range(w)):
+            self.ids[op] = v
+        else:
+            self.ids[op] = self.inst(OpVectorShuffle, self.type_of(t), v, v, *comps)
+
+    def construct(self, op: Op) -> None:
+        args = op.args
+        if len(args) == 1 and args[0].type.width == op.type.width:
+            self.ids[op] = self.value(args[0])
+            return
+        self.ids[op] = self.inst(OpCompositeConstruct, self.type_of(op.type), *[self.value(a) for a in args])
+
+    def native(self, op: Op) -> None:
+        self.ids[op] = self.inst(NATIVE[op.code], self.type_of(op.type), *[self.value(a) for a in op.args])
+
+    def extended(self, op: Op) -> None:
+        self.ids[op] = self.ext(EXTENDED[op.code], self.type_of(op.type), *[self.value(a) for a in op.args])
+
+    def derivative(self, op: Op) -> None:
+        if not self.fragment:
+            raise self.unsupported(op, "screen-space derivatives in a vertex shader")
+        self.ids[op] = self.inst(DERIVATIVES[op.code], self.type_of(op.type), self.value(op.args[0]))
+
+    def rcp(self, op: Op) -> None:
+        t = op.type
+        self.ids[op] = self.inst(OpFDiv, self.type_of(t), self.splat(1.0, t.width), self.value(op.args[0]))
+
+    def fmad(self, op: Op) -> None:
+        a, b, c = [self.value(x) for x in op.args]
+        t = self.type_of(op.type)
+        self.ids[op] = self.inst(OpFAdd, t, self.inst(OpFMul, t, a, b), c)
+
+    def dot(self, op: Op) -> None:
+        a, b = [self.value(x) for x in op.args]
+        if op.args[0].type.width == 1:
+            self.ids[op] = self.inst(OpFMul, self.float, a, b)
+        else:
+            self.ids[op] = self.inst(OpDot, self.float, a, b)
+
+    def saturate(self, op: Op) -> None:
+        """xl_saturate: ``x > 0 ? min(x, 1) : 0`` (NaN -> 0)."""
+        width = op.type.width
+        t = self.type_of(op.type)
+        x = self.value(op.args[0])
+        gt = self.inst(OpFOrdGreaterThan, self.vec(BOOL, width), x, self.splat(0.0, width))
+        low = self.ext(EXT_FMIN, t, x, self.splat(1.0, width))
+        self.ids[op] = self.inst(OpSelect, t, gt, low, self.splat(0.0, width))
+
+    def mul_legacy_of(self, a: int, b: int, width: int) -> int:
+        """xl_mul_legacy: ``(a == 0 || b == 0) ? 0 : a * b``, per component."""
+        t = self.vec(FLOAT, width)
+        bt = self.vec(BOOL, width)
+        zero = self.splat(0.0, width)
+        either = self.inst(OpLogicalOr, bt, self.inst(OpFOrdEqual, bt, a, zero), self.inst(OpFOrdEqual, bt, b, zero))
+        return self.inst(OpSelect, t, either, zero, self.inst(OpFMul, t, a, b))
+
+    def mul_legacy(self, op: Op) -> None:
+        a, b = [self.value(x) for x in op.args]
+        self.ids[op] = self.mul_legacy_of(a, b, op.type.width)
+
+    def dot_legacy(self, op: Op) -> None:
+        """xl_dot_legacy: the legacy products summed left to right."""
+        a, b = [self.value(x) for x in op.args]
+        width = op.args[0].type.width
+        p = self.mul_legacy_of(a, b, width)
+        if width == 1:
+            self.ids[op] = p
+            return
+        total = self.inst(OpCompositeExtract, self.float, p, 0)
+        for i in range(1, width):
+            total = self.inst(OpFAdd, self.float, total, self.inst(OpCompositeExtract, self.float, p, i))
+        self.ids[op] = total
+
+    def select(self, op: Op) -> None:
+        c, a, b = [self.value(x) for x in op.args]
+        width = op.type.width
+        if op.args[0].type.width == 1 and width > 1:  # SPIR-V 1.0: one condition per component
+            c = self.inst(OpCompositeConstruct, self.vec(BOOL, width), *([c] * width))
+        self.ids[op] = self.inst(OpSelect, self.type_of(op.type), c, a, b)
+
+    def bany(self, op: Op) -> None:
+        a = self.value(op.args[0])
+        self.ids[op] = a if op.args[0].type.width == 1 else self.inst(OpAny, self.m.bool(), a)
+
+    def b2f(self, op: Op) -> None:
+        width = op.type.width
+        self.ids[op] = self.inst(OpSelect, self.type_of(op.type), self.value(op.args[0]), self.splat(1.0, width),
+                                 self.splat(0.0, width))
+
+    def f2i(self, op: Op) -> None:
+        src = op.args[0]
+        rounded = self.ext(EXT_FLOOR if op.code is Code.F2I_FLOOR else EXT_ROUND_EVEN, self.type_of(src.type),
+                           self.value(src))
+        self.ids[op] = self.inst(OpConvertFToS, self.type_of(op.type), rounded)
+
+    def sample(self, op: Op) -> None:
+        kind = op.imm[0]
+        acc = self.lay.access[id(op.var)]
+        place = self.iface.places[acc.name]
+        dim = place.sampler_dim
+        m = self.m
+        image = self.inst(OpLoad, m.sampled_image(dim), place.var)
+        f4 = self.vec(FLOAT, 4)
+        coord = self.fit(op, op.args[0], DIM_COORDS[dim])
+        if kind is SampleKind.PLAIN:
+            if self.fragment:
+                r = self.inst(OpImageSampleImplicitLod, f4, image, coord)
+            else:  # glslang's texture() outside fragment shaders: level 0
+                r = self.inst(OpImageSampleExplicitLod, f4, image, coord, IMAGE_OPERANDS["Lod"],
+                              m.float_constant(0.0))
+        elif kind is SampleKind.BIAS:
+            if not self.fragment:
+                raise self.unsupported(op, "a LOD bias in a vertex shader")
+            r = self.inst(OpImageSampleImplicitLod, f4, image, coord, IMAGE_OPERANDS["Bias"],
+                          self.value(op.args[1]))
+        elif kind is SampleKind.LOD:
+            r = self.inst(OpImageSampleExplicitLod, f4, image, coord, IMAGE_OPERANDS["Lod"], self.value(op.args[1]))
+        elif kind is SampleKind.GRAD:
+            n = DIM_COORDS[dim]
+            r = self.inst(OpImageSampleExplicitLod, f4, image, coord, IMAGE_OPERANDS["Grad"],
+                          self.fit(op, op.args[1], n), self.fit(op, op.args[2], n))
+        else:
+            raise self.unsupported(op, f"sample kind {kind}")
+        self.ids[op] = r
+
+    def fit(self, op: Op, v: Op, width: int) -> int:
+        """A coordinate of exactly ``width`` components."""
+        w = v.type.width
+        x = self.value(v)
+        if w == width:
+            return x
+        if w > width:
+            return self.inst(OpVectorShuffle, self.vec(FLOAT, width), x, x, *range(width))
+        raise self.unsupported(op, f"a {w}-component texture coordinate where {width} are needed")
+
+
+HANDLERS = {
+    Code.CONST: Emitter.const, Code.LOAD: Emitter.load, Code.STORE: Emitter.store, Code.SWIZZLE: Emitter.swizzle,
+    Code.CONSTRUCT: Emitter.construct,
+    **{code: Emitter.native for code in NATIVE},
+    **{code: Emitter.extended for code in EXTENDED},
+    **{code: Emitter.derivative for code in DERIVATIVES},
+    Code.FRCP: Emitter.rcp, Code.FMAD: Emitter.fmad, Code.FDOT: Emitter.dot, Code.FSATURATE: Emitter.saturate,
+    Code.FMUL_LEGACY: Emitter.mul_legacy, Code.FDOT_LEGACY: Emitter.dot_legacy, Code.SELECT: Emitter.select,
+    Code.BANY: Emitter.bany, Code.B2F: Emitter.b2f, Code.F2I_FLOOR: Emitter.f2i, Code.F2I_ROUND: Emitter.f2i,
+    Code.SAMPLE: Emitter.sample,
+    Code.IF: Emitter.if_, Code.ELSE: Emitter.else_, Code.ENDIF: Emitter.endif, Code.LOOP: Emitter.loop,
+    Code.ENDLOOP: Emitter.endloop, Code.BREAK: Emitter.break_, Code.RETURN: Emitter.return_,
+    Code.DISCARD: Emitter.discard, Code.CALL: Emitter.call,
+}
+
+
+def emit(program: Program, target: Target, options, *, version: str = "1.0", names: bool = True) -> tuple[bytes, dict]:
+    """``(SPIR-V bytes, the layout's reflection)`` of a program after the passes."""
+    return Emitter(program, target, options, version, names).run()

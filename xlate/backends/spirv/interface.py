@@ -1,0 +1,160 @@
+"""The layout's declarations (``layout.Layout``, the ``vulkan`` GLSL
+target's) as SPIR-V variables, so both Vulkan targets bind alike and share
+one reflection.
+
+Every declaration and block member the layout names becomes a ``Place``:
+the variable, the member of its block, and the types a load or store
+through it needs.  GLSL built-ins the layout reaches by name
+(``gl_Position`` ...) become variables decorated ``BuiltIn``.  std140
+blocks keep the layout's member offsets; their arrays (16-byte strides)
+are the explicitly laid out array types, apart from the private ones.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..layout import Layout
+from .module import Module
+
+# GLSL type name -> (scalar, width)
+GLSL_SCALARS = {"float": "float", "vec": "float", "int": "int", "ivec": "int", "bool": "bool", "bvec": "bool"}
+SAMPLER_DIMS = {"sampler2D": "2D", "samplerCube": "Cube", "sampler3D": "3D"}
+# GLSL built-in -> (storage class, SPIR-V BuiltIn, scalar, width)
+BUILTINS = {
+    "gl_Position": ("Output", "Position", "float", 4),
+    "gl_PointSize": ("Output", "PointSize", "float", 1),
+    "gl_FragCoord": ("Input", "FragCoord", "float", 4),
+    "gl_FrontFacing": ("Input", "FrontFacing", "bool", 1),
+    "gl_FragDepth": ("Output", "FragDepth", "float", 1),
+}
+STORAGE_OF_KIND = {"vs_input": "Input", "fs_input": "Input", "vs_output": "Output", "fs_output": "Output",
+                   "global": "Private", "sampler": "UniformConstant"}
+STD140_ARRAY_STRIDE = 16  # every array in the layout's blocks is of 16-byte registers
+
+
+@dataclass(slots=True)
+class Place:
+    """Where a layout name lives in the module."""
+
+    var: int  # the OpVariable
+    storage: str  # its storage class
+    member: int | None  # the member of its block, or None
+    value_type: int  # type of the variable (or member) as a whole
+    element_type: int | None  # arrays: the element's type; else None
+    uint_bool: bool = False  # a bool kept as a uint (blocks cannot hold bools)
+    sampler_dim: str | None = None
+
+
+def split_type(glsl: str) -> tuple[str, int]:
+    """"vec3" -> ("float", 3), "int" -> ("int", 1)."""
+    if glsl[-1].isdigit() and glsl[:-1] in GLSL_SCALARS:
+        return GLSL_SCALARS[glsl[:-1]], int(glsl[-1])
+    return GLSL_SCALARS[glsl], 1
+
+
+class Interface:
+    """The module's variables for one layout."""
+
+    def __init__(self, m: Module, lay: Layout, names: bool):
+        self.m = m
+        self.places: dict[str, Place] = {}
+        self.io: list[int] = []  # Input/Output variables, for OpEntryPoint
+        self.depth = False
+        self.names = names
+        for d in lay.decls:
+            self._decl(d)
+        for b in lay.blocks:
+            self._block(b)
+
+    def scalar(self, kind: str) -> int:
+        m = self.m
+        return m.float() if kind == "float" else m.int() if kind == "int" else m.bool()
+
+    def type_of(self, glsl: str) -> int:
+        kind, width = split_type(glsl)
+        return self.m.vector(self.scalar(kind), width)
+
+    def _zero(self, kind: str, width: int) -> int:
+        m = self.m
+        z = m.float_constant(0.0) if kind == "float" else m.int_constant(0) if kind == "int" else m.bool_constant(False)
+        return z if width == 1 else m.composite_constant(m.vector(self.scalar(kind), width), (z,) * width)
+
+    def _decl(self, d) -> None:
+        m = self.m
+        storage = STORAGE_OF_KIND.get(d.kind)
+        if storage is None:  # "uniform": GL only, never in a Vulkan layout
+            raise ValueError(f"declaration kind {d.kind} has no SPIR-V form")
+        if d.kind == "sampler":
+            dim = SAMPLER_DIMS[d.type]
+            v = m.variable(storage, m.sampled_image(dim))
+            m.decorate(v, "DescriptorSet", d.set)
+            m.decorate(v, "Binding", d.binding)
+            self._name(v, d.name)
+            self.places[d.name] = Place(v, storage, None, 0, None, False, dim)
+            return
+        kind, width = split_type(d.type)
+        t = m.vector(self.scalar(kind), width)
+        if d.array:
+            whole = m.array(t, d.array)
+            v = m.variable(storage, whole)
+            self.places[d.name] = Place(v, storage, None, whole, t)
+        else:
+            init = self._zero(kind, width) if d.kind == "global" else None
+            v = m.variable(storage, t, init)
+            self.places[d.name] = Place(v, storage, None, t, None)
+        if storage != "Private":
+            self.io.append(v)
+            if d.location is not None:
+                m.decorate(v, "Location", d.location)
+            if d.centroid:
+                m.decorate(v, "Centroid")
+        self._name(v, d.name)
+
+    def _block(self, b) -> None:
+        m = self.m
+        members, places = [], []
+        for k, d in enumerate(b.members):
+            kind, width = split_type(d.type)
+            uint_bool = kind == "bool"
+            scalar = m.int(False) if uint_bool else self.scalar(kind)
+            t = m.vector(scalar, width)
+            if d.array:
+                whole = m.array(t, d.array, STD140_ARRAY_STRIDE)
+                places.append((d.name, whole, t, uint_bool))
+            else:
+                whole = t
+                places.append((d.name, whole, None, uint_bool))
+            members.append(whole)
+        s = m.struct(members)
+        m.decorate(s, "Block")
+        for k, d in enumerate(b.members):
+            m.member_decorate(s, k, "Offset", d.offset if d.offset is not None else 0)
+            if self.names:
+                m.member_name(s, k, d.name)
+        v = m.variable("Uniform", s)
+        m.decorate(v, "DescriptorSet", b.set)
+        m.decorate(v, "Binding", b.binding)
+        self._name(s, b.name)
+        for k, (name, whole, element, uint_bool) in enumerate(places):
+            self.places[name] = Place(v, "Uniform", k, whole, element, uint_bool)
+
+    def builtin(self, name: str) -> Place:
+        """The variable of a GLSL built-in the layout reaches by name."""
+        place = self.places.get(name)
+        if place is None:
+            storage, builtin, kind, width = BUILTINS[name]
+            m = self.m
+            t = m.vector(self.scalar(kind), width)
+            v = m.variable(storage, t)
+            m.decorate_builtin(v, builtin)
+            self._name(v, name)
+            self.io.append(v)
+            place = self.places[name] = Place(v, storage, None, t, None)
+            if builtin == "FragDepth":
+                self.depth = True
+        return place
+
+    def _name(self, target: int, text: str) -> None:
+        if self.names:
+            self.m.name(target, text)
