@@ -271,10 +271,12 @@ def needs_glsl(case) -> bool:
 
 
 @pytest.mark.skipif(not CASES.exists(), reason=f"peer corpus not found at {CORPUS}")
-def test_vkd3d_lavapipe(vkr, record_property):
+@pytest.mark.parametrize("spirv_target", ["spirv", "spirv-native"])
+def test_vkd3d_lavapipe(vkr, record_property, spirv_target):
     """Runnable cases (a sample of the test files unless XLATE_VK_CASES=all), target spirv
-    (vulkan GLSL for the render state that needs shader code), Vulkan's
-    default options (flip_y on, clip_z off) with VKD3D_OPTIONS."""
+    (glslang) and spirv-native (xlate's own writer), vulkan GLSL for the
+    render state that needs shader code, Vulkan's default options (flip_y
+    on, clip_z off) with VKD3D_OPTIONS."""
     import os
 
     choice = os.environ.get("XLATE_VK_CASES", str(SAMPLE_STRIDE))
@@ -285,7 +287,7 @@ def test_vkd3d_lavapipe(vkr, record_property):
     glsl_cases = 0
 
     def draw(case, targets):
-        target = "vulkan" if needs_glsl(case) else "spirv"
+        target = "vulkan" if needs_glsl(case) else spirv_target
         vs, ps = translated(case["vs_file_used"], target), translated(case["ps"], target)
         vkr.draw(vs, ps, make_draw(case), targets=targets, read=False)
 
@@ -308,7 +310,7 @@ def test_vkd3d_lavapipe(vkr, record_property):
     session.close()
     elapsed = time.perf_counter() - start
     summary = (
-        f"vkd3d on lavapipe (spirv): {ran} of {len(runnable)} runnable cases "
+        f"vkd3d on lavapipe ({spirv_target}): {ran} of {len(runnable)} runnable cases "
         f"({glsl_cases} through vulkan GLSL for render state), {tally.text()}; "
         f"{tally.counts['skipped']} cases not runnable; "
         f"{len(vkr.pipelines) - pipelines_before} pipelines, {session.replays} target rebuilds; {elapsed:.1f}s"

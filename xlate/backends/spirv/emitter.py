@@ -120,6 +120,10 @@ class Emitter:
         self.vars: dict = {}  # id(Variable) -> Access (the layout's), looked up once
         # the interface variables, built-ins included, exist whether or not
         # the code reaches them (the entry point lists them)
+        if not self.fragment:
+            # glslang's gl_PerVertex, gl_PointSize included whether or not
+            # the shader writes it (D3D9 draws points either way)
+            self.iface.per_vertex()
         for var in p.variables:
             if var.storage is Storage.INPUT or var.storage is Storage.OUTPUT:
                 name = lay.access[id(var)].name

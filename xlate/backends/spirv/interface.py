@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..layout import Layout
-from .module import Module
+from .module import DECORATION, E, OpMemberDecorate, Module
 
 # GLSL type name -> (scalar, width)
 GLSL_SCALARS = {"float": "float", "vec": "float", "int": "int", "ivec": "int", "bool": "bool", "bvec": "bool"}
@@ -138,6 +138,27 @@ class Interface:
         self._name(s, b.name)
         for k, (name, whole, element, uint_bool) in enumerate(places):
             self.places[name] = Place(v, "Uniform", k, whole, element, uint_bool)
+
+    def per_vertex(self) -> None:
+        """gl_Position and gl_PointSize as glslang declares them: members of
+        an output block decorated BuiltIn (the validation layer finds a
+        point size written only through such a member)."""
+        m = self.m
+        f = m.float()
+        v4 = m.vector(f, 4)
+        s = m.struct([v4, f])
+        m.decorate(s, "Block")
+        m.put(m.annotations, OpMemberDecorate, s, 0, DECORATION["BuiltIn"], E["BuiltIn"]["Position"])
+        m.put(m.annotations, OpMemberDecorate, s, 1, DECORATION["BuiltIn"], E["BuiltIn"]["PointSize"])
+        v = m.variable("Output", s)
+        self.io.append(v)
+        if self.names:
+            m.name(s, "gl_PerVertex")
+            m.member_name(s, 0, "gl_Position")
+            m.member_name(s, 1, "gl_PointSize")
+            m.name(v, "")
+        self.places["gl_Position"] = Place(v, "Output", 0, v4, None)
+        self.places["gl_PointSize"] = Place(v, "Output", 1, f, None)
 
     def builtin(self, name: str) -> Place:
         """The variable of a GLSL built-in the layout reaches by name."""
