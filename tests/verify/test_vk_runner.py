@@ -13,6 +13,7 @@ everything under VK_LAYER_KHRONOS_validation: any error fails the draw.
 
 from __future__ import annotations
 
+import os
 import random
 import time
 from functools import lru_cache
@@ -326,7 +327,8 @@ def test_vkd3d_lavapipe(vkr, record_property, spirv_target):
 # --------------------------------------------------------------------------
 
 GENERATED_SEEDS = 6  # per pixel-shader version
-def run_generated_ps(vkr, prog, seed: int):
+GENERATED_NATIVE_SEEDS = int(os.environ.get("XLATE_VK_NATIVE_SEEDS", "40"))  # spirv-native, per version
+def run_generated_ps(vkr, prog, seed: int, target: str = "spirv"):
     """(reference result, inputs, lavapipe colours) of a generated pixel
     shader, or None when the program reads POSITION (the pass-through VS's
     own position)."""
@@ -335,7 +337,7 @@ def run_generated_ps(vkr, prog, seed: int):
     from xlate.verify.generate import QUAD_GRID_WIDTH
 
     shader = prog.shader
-    t = translate(encode(shader), "spirv")
+    t = translate(encode(shader), target)
     refl = t.reflection
     inputs = _generated_inputs(prog, shader, refl, seed)
     width, height = QUAD_GRID_WIDTH, inputs.n // QUAD_GRID_WIDTH
@@ -357,21 +359,23 @@ def run_generated_ps(vkr, prog, seed: int):
     return inputs.run(shader), inputs, res.colors
 
 
-def test_generated_programs_match_reference(vkr):
+@pytest.mark.parametrize("target,seeds", [("spirv", GENERATED_SEEDS), ("spirv-native", GENERATED_NATIVE_SEEDS)])
+def test_generated_programs_match_reference(vkr, target, seeds):
     """Generated ps_2_0/ps_2_x/ps_3_0 programs (generate_seed, random_inputs)
     on lavapipe: every written oC# component of every live pixel within the
     generator's error bound of the reference interpreter; texkill'd pixels
-    keep the clear colour."""
+    keep the clear colour.  spirv-native costs no glslang call, so it runs
+    many more seeds."""
     from xlate.verify.differential import SENTINEL
     from xlate.verify.generate import generate_seed
 
     checked = skipped = components = 0
     failures = []
     for version in ("ps_2_0", "ps_2_x", "ps_3_0"):
-        for k in range(GENERATED_SEEDS):
+        for k in range(seeds):
             seed = random.Random(f"{version}/{k}").getrandbits(32)
             prog = generate_seed(seed, version)
-            out = run_generated_ps(vkr, prog, seed % 2**32)
+            out = run_generated_ps(vkr, prog, seed % 2**32, target)
             if out is None:
                 skipped += 1
                 continue
@@ -397,10 +401,10 @@ def test_generated_programs_match_reference(vkr):
                         i = int(np.argmax(err - tol))
                         failures.append(f"{version} seed {seed}: {name}.{'xyzw'[c]} got {got[live, c][i]}, "
                                         f"want {want[live, c][i]} (bound {tol[i]})\n{prog.asm}")
-    print(f"generated pixel shaders on lavapipe: {checked} programs, {components} components compared, "
+    print(f"generated pixel shaders on lavapipe ({target}): {checked} programs, {components} components compared, "
           f"{skipped} skipped (read POSITION), {len(failures)} failures")
     assert not failures, "\n\n".join(failures[:5])
-    assert checked >= 2 * GENERATED_SEEDS
+    assert checked >= 2 * seeds
 
 
 # --------------------------------------------------------------------------
