@@ -190,7 +190,8 @@ def _tri(value: str) -> bool | None:
 @main.command(name="translate", help=_translate_help())
 @click.argument("file")
 @click.option("-t", "--target", default="glsl330", show_default=True,
-              type=click.Choice(["glsl120", "glsl330", "glsl450", "essl100", "essl300", "vulkan", "spirv"]),
+              type=click.Choice(["glsl120", "glsl330", "glsl450", "essl100", "essl300", "vulkan", "spirv", "spirv-glslang",
+                                 "spirv-native"]),
               help="Output language.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True),
               help="Write the code here (required for spirv unless stdout is a file).")

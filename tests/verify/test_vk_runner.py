@@ -1,4 +1,5 @@
-"""The Vulkan runner (xlate.verify.vk) on Mesa lavapipe, target "spirv":
+"""The Vulkan runner (xlate.verify.vk) on Mesa lavapipe, target "spirv"
+(xlate's own SPIR-V writer; "spirv-glslang" beside it where both run):
 hand-checked draws, vkd3d's D3D9 cases (peer-corpus/vkd3d/cases.jsonl) with
 their probes, and generated programs against the reference interpreter.
 Vertex shaders alone (``run_vertex``, transform feedback, target "vulkan"):
@@ -247,11 +248,12 @@ def test_render_state_needs_glsl(vkr):
 VKD3D_OPTIONS = {"half_pixel_exact": True, "infinities": "ieee"}
 # case id -> why the SPIR-V translation on lavapipe does not match the probes
 KNOWN_FAILURES: dict[str, str] = {}
-# The spirv target runs glslangValidator and spirv-val per shader (~0.2 s
-# here), so by default the cases of every SAMPLE_STRIDE-th vkd3d test file
-# run (whole files, in order, so prior draws need no replays);
+# The spirv-glslang target runs glslangValidator and spirv-val per shader
+# (~0.2 s here), so by default the cases of every SAMPLE_STRIDE-th vkd3d
+# test file run (whole files, in order, so prior draws need no replays);
 # XLATE_VK_CASES=all runs every case (~3 minutes), XLATE_VK_CASES=N the
-# cases of every N-th file.
+# cases of every N-th file.  The native "spirv" target runs every case
+# (~10 s) unless XLATE_VK_CASES says otherwise.
 SAMPLE_STRIDE = 4
 
 
@@ -272,15 +274,13 @@ def needs_glsl(case) -> bool:
 
 
 @pytest.mark.skipif(not CASES.exists(), reason=f"peer corpus not found at {CORPUS}")
-@pytest.mark.parametrize("spirv_target", ["spirv", "spirv-native"])
+@pytest.mark.parametrize("spirv_target", ["spirv-glslang", "spirv"])
 def test_vkd3d_lavapipe(vkr, record_property, spirv_target):
-    """Runnable cases (a sample of the test files unless XLATE_VK_CASES=all), target spirv
-    (glslang) and spirv-native (xlate's own writer), vulkan GLSL for the
-    render state that needs shader code, Vulkan's default options (flip_y
-    on, clip_z off) with VKD3D_OPTIONS."""
-    import os
-
-    choice = os.environ.get("XLATE_VK_CASES", str(SAMPLE_STRIDE))
+    """Runnable cases, targets spirv (xlate's own writer: every case) and
+    spirv-glslang (a sample of the test files unless XLATE_VK_CASES=all),
+    vulkan GLSL for the render state that needs shader code, Vulkan's
+    default options (flip_y on, clip_z off) with VKD3D_OPTIONS."""
+    choice = os.environ.get("XLATE_VK_CASES", "all" if spirv_target == "spirv" else str(SAMPLE_STRIDE))
     stride = 1 if choice == "all" else max(int(choice), 1)
     start = time.perf_counter()
     cases = load_cases(CASES)
@@ -327,7 +327,7 @@ def test_vkd3d_lavapipe(vkr, record_property, spirv_target):
 # --------------------------------------------------------------------------
 
 GENERATED_SEEDS = 6  # per pixel-shader version
-GENERATED_NATIVE_SEEDS = int(os.environ.get("XLATE_VK_NATIVE_SEEDS", "40"))  # spirv-native, per version
+GENERATED_NATIVE_SEEDS = int(os.environ.get("XLATE_VK_NATIVE_SEEDS", "30"))  # native "spirv", per version
 def run_generated_ps(vkr, prog, seed: int, target: str = "spirv"):
     """(reference result, inputs, lavapipe colours) of a generated pixel
     shader, or None when the program reads POSITION (the pass-through VS's
@@ -359,13 +359,13 @@ def run_generated_ps(vkr, prog, seed: int, target: str = "spirv"):
     return inputs.run(shader), inputs, res.colors
 
 
-@pytest.mark.parametrize("target,seeds", [("spirv", GENERATED_SEEDS), ("spirv-native", GENERATED_NATIVE_SEEDS)])
+@pytest.mark.parametrize("target,seeds", [("spirv-glslang", GENERATED_SEEDS), ("spirv", GENERATED_NATIVE_SEEDS)])
 def test_generated_programs_match_reference(vkr, target, seeds):
     """Generated ps_2_0/ps_2_x/ps_3_0 programs (generate_seed, random_inputs)
     on lavapipe: every written oC# component of every live pixel within the
     generator's error bound of the reference interpreter; texkill'd pixels
-    keep the clear colour.  spirv-native costs no glslang call, so it runs
-    many more seeds."""
+    keep the clear colour.  The native writer ("spirv") costs no glslang
+    call, so it runs many more seeds."""
     from xlate.verify.differential import SENTINEL
     from xlate.verify.generate import generate_seed
 

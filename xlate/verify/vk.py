@@ -41,8 +41,8 @@ API (mirrors ``gl.py``)
     (0, 0, 0, 1)), ``constants`` a ``ReferenceConstants``, ``textures``
     {s#: Texture}, ``count`` the vertices to run (None: the attributes'
     length).  ``vs`` must be a ``"vulkan"`` translation or (GLSL,
-    reflection) (SPIR-V raises ``NotImplementedError``: the ``"spirv"``
-    target is that GLSL compiled by glslang): the runner adds ``xfb_buffer``/
+    reflection) (SPIR-V raises ``NotImplementedError``: the GLSL is
+    edited; ``spirv`` and ``spirv-glslang`` share its layout): the runner adds ``xfb_buffer``/
     ``xfb_stride``/``xfb_offset`` qualifiers to the output declarations and
     a ``gl_PerVertex`` redeclaration, plus ``gl_PointSize = 1.0`` after main
     when the shader does not write it (a point list needs it), and moves

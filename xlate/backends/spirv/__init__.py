@@ -2,13 +2,13 @@
 
 Two writers produce it:
 
-- ``emitter`` (target ``spirv-native``): SPIR-V written straight from the
+- ``emitter`` (targets ``spirv`` and ``spirv-native``): SPIR-V written straight from the
   IR, with the opcode and enumerant tables read from the official grammar
   (``grammar``), a builder that makes each type and constant once
   (``module``) and the ``vulkan`` GLSL target's layout as variables
   (``interface``): the same sets, bindings, blocks and locations, the same
   reflection.
-- ``glslang`` (targets ``spirv`` and ``spirv-glslang``): the ``vulkan``
+- ``glslang`` (target ``spirv-glslang``): the ``vulkan``
   GLSL compiled by glslangValidator -V and checked by spirv-val.
 
 ``check`` runs spirv-val on a module; ``validate_many`` on many at once
