@@ -30,6 +30,8 @@ translates it).
 
 from __future__ import annotations
 
+from math import copysign
+
 from ...errors import UnsupportedError
 from ...ir import cfg
 from ...ir.ops import Code, Op, SampleKind
@@ -84,6 +86,23 @@ LOAD, STORE, CONST, SWIZZLE = Code.LOAD, Code.STORE, Code.CONST, Code.SWIZZLE
 DIM_COORDS = {"2D": 2, "Cube": 3, "3D": 3}
 
 
+def used_constants(p: Program) -> dict:
+    """What ``layout._used_constants`` finds (id(file) -> [registers read,
+    indexed dynamically?]), in one tight walk."""
+    used: dict = {}
+    files = FILES
+    for fn in p.functions.values():
+        for op in fn.body:
+            if op.code is LOAD and op.var.storage in files:
+                entry = used.get(id(op.var))
+                if entry is None:
+                    entry = used[id(op.var)] = [set(), False]
+                if op.args:
+                    entry[1] = True
+                entry[0].add(op.imm[0] if op.imm else 0)
+    return used
+
+
 class Emitter:
     def __init__(self, program: Program, target: Target, options, version: str = "1.0", names: bool = True):
         self.p = program
@@ -107,7 +126,7 @@ class Emitter:
 
     def run(self) -> tuple[bytes, dict]:
         p, m = self.p, self.m
-        lay = self.lay = layout_mod.plan(p, self.t, self.o)
+        lay = self.lay = layout_mod.plan(p, self.t, self.o, used_constants(p))
         m.capability("Shader")
         self.glsl = m.import_glsl()
         m.set_memory_model()
@@ -117,6 +136,9 @@ class Emitter:
         self.float = m.float()
         self.int = m.int()
         self.types: dict = {}  # id(IR Type) -> type id
+        self.vecs: dict = {}  # (Scalar, width) -> type id
+        self.bits: dict = {}  # nonzero float -> its float32 bits
+        self.static: dict = {}  # (Variable, element) -> access() of a static access
         self.vars: dict = {}  # id(Variable) -> Access (the layout's), looked up once
         # the interface variables, built-ins included, exist whether or not
         # the code reaches them (the entry point lists them)
@@ -129,8 +151,8 @@ class Emitter:
                 name = lay.access[id(var)].name
                 if name.startswith("gl_"):
                     self.iface.builtin(name)
-        calls = any(op.code is Code.CALL for fn in p.functions.values() for op in fn.body)
-        order = cfg.call_order(p) if calls else ["main"]
+        # a CALL needs a subroutine to call (call_order checks the calls)
+        order = cfg.call_order(p) if len(p.functions) > 1 else ["main"]
         self.fn_ids = {name: m.new_id() for name in order}
         for name in order:
             self.function(name, p.functions[name].body)
@@ -162,15 +184,36 @@ class Emitter:
         return r
 
     def vec(self, s: Scalar, width: int) -> int:
-        return self.m.vector(self.scalar_type(s), width)
+        key = (s, width)
+        r = self.vecs.get(key)
+        if r is None:
+            r = self.vecs[key] = self.m.vector(self.scalar_type(s), width)
+        return r
+
+    def float_bits(self, x: float) -> int:
+        """f32_bits, memoised per shader (zeros answered first: 0.0 == -0.0)."""
+        if x == 0:
+            return 0x80000000 if copysign(1.0, x) < 0 else 0
+        bits = self.bits.get(x)
+        if bits is None:
+            bits = self.bits[x] = f32_bits(x)
+        return bits
 
     def constant(self, s: Scalar, width: int, values) -> int:
         m = self.m
+        if s is FLOAT and len(values) == 1:  # the common constant, a float scalar or splat
+            key = (self.float, self.float_bits(values[0]))
+            c = m.constants.get(key)
+            if c is None:
+                c = m.scalar_constant(*key)
+            if width == 1:
+                return c
+            return m.composite_constant(self.vec(s, width), (c,) * width)
         values = list(values)
         if len(values) < width:
             values += [values[-1] if values else 0] * (width - len(values))
         if s is FLOAT:
-            ids = [m.scalar_constant(self.float, f32_bits(x)) for x in values[:width]]
+            ids = [m.scalar_constant(self.float, self.float_bits(x)) for x in values[:width]]
         elif s is INT:
             ids = [m.scalar_constant(self.int, int(x) & 0xFFFFFFFF) for x in values[:width]]
         else:
@@ -195,11 +238,18 @@ class Emitter:
         # or ("loop", merge, continue, header)
         self.stack: list = []
         handlers = HANDLERS
-        for op in body:
-            handler = handlers.get(op.code)
-            if handler is None:
-                raise self.unsupported(op, f"the backend cannot write '{op.code.value}' (a D3D op left by the passes?)")
-            handler(self, op)
+        try:
+            for op in body:
+                handlers[op.code](self, op)
+        except KeyError as e:  # a handler, or a value, that is not there
+            what = e.args[0] if e.args else None
+            if isinstance(what, Op):
+                raise self.unsupported(what, f"value '{what.code.value}' used before it is defined "
+                                             "(IR invariant 2)") from None
+            if isinstance(what, Code):
+                raise self.unsupported(op, f"the backend cannot write '{what.value}' (a D3D op left by the "
+                                           "passes?)") from None
+            raise
         if self.stack:
             raise self.unsupported(None, "unclosed IF or LOOP (IR invariant 4)")
         put(w, OpReturn)
@@ -220,12 +270,10 @@ class Emitter:
 
     def inst(self, opcode: int, type_id: int, *operands: int) -> int:
         """A value instruction; returns its new result id."""
-        r = self.m.new_id()
-        w = self.words
-        w.append(((len(operands) + 3) << 16) | opcode)
-        w.append(type_id)
-        w.append(r)
-        w.extend(operands)
+        m = self.m
+        r = m.bound
+        m.bound = r + 1
+        self.words += (((len(operands) + 3) << 16) | opcode, type_id, r) + operands
         return r
 
     def ext(self, number: int, type_id: int, *operands: int) -> int:
@@ -312,7 +360,17 @@ class Emitter:
     def access(self, op: Op, element, index: int | None) -> tuple[Place, list[int], str]:
         """The place of ``op.var`` (element ``element``, plus the dynamic
         index id ``index``): its Place, the access chain's index ids and the
-        layout's component suffix ("" or ".x")."""
+        layout's component suffix ("" or ".x").  Static accesses are
+        remembered (their chains hold only module-level constants)."""
+        if index is None:
+            key = (op.var, element)
+            found = self.static.get(key)
+            if found is None:
+                found = self.static[key] = self._access(op, element, None)
+            return found
+        return self._access(op, element, index)
+
+    def _access(self, op: Op, element, index: int | None) -> tuple[Place, list[int], str]:
         var = op.var
         lay = self.lay
         if index is None and element is not None and var.storage in FILES:
@@ -421,8 +479,8 @@ class Emitter:
             imm = list(src.imm) + [src.imm[-1]] * (w - len(src.imm))
             self.ids[op] = self.constant(t.scalar, t.width, [imm[c] for c in comps])
             return
-        v = self.value(src)
-        if any(c >= w for c in comps):
+        v = self.ids[src]
+        if max(comps) >= w:
             raise self.unsupported(op, f"swizzle {comps} of a {w}-component value")
         if w == 1:
             self.ids[op] = v if t.width == 1 else self.inst(OpCompositeConstruct, self.type_of(t), *([v] * t.width))
@@ -441,10 +499,14 @@ class Emitter:
         self.ids[op] = self.inst(OpCompositeConstruct, self.type_of(op.type), *[self.value(a) for a in args])
 
     def native(self, op: Op) -> None:
-        self.ids[op] = self.inst(NATIVE[op.code], self.type_of(op.type), *[self.value(a) for a in op.args])
+        ids = self.ids
+        t = self.types.get(id(op.type)) or self.type_of(op.type)
+        ids[op] = self.inst(NATIVE[op.code], t, *[ids[a] for a in op.args])
 
     def extended(self, op: Op) -> None:
-        self.ids[op] = self.ext(EXTENDED[op.code], self.type_of(op.type), *[self.value(a) for a in op.args])
+        ids = self.ids
+        t = self.types.get(id(op.type)) or self.type_of(op.type)
+        ids[op] = self.inst(OpExtInst, t, self.glsl, EXTENDED[op.code], *[ids[a] for a in op.args])
 
     def derivative(self, op: Op) -> None:
         if not self.fragment:
