@@ -30,6 +30,7 @@ translates it).
 
 from __future__ import annotations
 
+import struct
 from math import copysign
 
 from ...errors import UnsupportedError
@@ -86,6 +87,11 @@ LOAD, STORE, CONST, SWIZZLE = Code.LOAD, Code.STORE, Code.CONST, Code.SWIZZLE
 DIM_COORDS = {"2D": 2, "Cube": 3, "3D": 3}
 
 
+def _pack_floats(values) -> bytes:
+    """The float32 bytes of ``values``: a key that tells 0.0 from -0.0."""
+    return struct.pack(f"<{len(values)}f", *values)
+
+
 def used_constants(p: Program) -> dict:
     """What ``layout._used_constants`` finds (id(file) -> [registers read,
     indexed dynamically?]), in one tight walk."""
@@ -138,8 +144,8 @@ class Emitter:
         self.types: dict = {}  # id(IR Type) -> type id
         self.vecs: dict = {}  # (Scalar, width) -> type id
         self.bits: dict = {}  # nonzero float -> its float32 bits
+        self.vector_constants: dict = {}  # (width, packed float32 values) -> constant id
         self.static: dict = {}  # (Variable, element) -> access() of a static access
-        self.vars: dict = {}  # id(Variable) -> Access (the layout's), looked up once
         # the interface variables, built-ins included, exist whether or not
         # the code reaches them (the entry point lists them)
         if not self.fragment:
@@ -151,6 +157,19 @@ class Emitter:
                 name = lay.access[id(var)].name
                 if name.startswith("gl_"):
                     self.iface.builtin(name)
+        # Variable -> (pointer, pointee type, an IR scalar in .x?, writable?) for the
+        # registers read and written whole through their own variable
+        self.plain: dict = {}
+        for var in p.variables:
+            if var.storage in FILES or var.storage is Storage.SAMPLER:
+                continue
+            acc = lay.access.get(id(var))
+            if acc is None or acc.array:
+                continue
+            place = self.iface.places.get(acc.name)
+            if place is None or place.member is not None or place.element_type is not None or place.uint_bool:
+                continue
+            self.plain[var] = (place.var, place.value_type, bool(acc.component), place.storage != "Input")
         # a CALL needs a subroutine to call (call_order checks the calls)
         order = cfg.call_order(p) if len(p.functions) > 1 else ["main"]
         self.fn_ids = {name: m.new_id() for name in order}
@@ -209,6 +228,20 @@ class Emitter:
             if width == 1:
                 return c
             return m.composite_constant(self.vec(s, width), (c,) * width)
+        if s is FLOAT:
+            try:
+                key = (width, _pack_floats(values))
+            except (OverflowError, struct.error):
+                key = None
+            if key is not None:
+                c = self.vector_constants.get(key)
+                if c is None:
+                    c = self.vector_constants[key] = self.constant_of(s, width, values)
+                return c
+        return self.constant_of(s, width, values)
+
+    def constant_of(self, s: Scalar, width: int, values) -> int:
+        m = self.m
         values = list(values)
         if len(values) < width:
             values += [values[-1] if values else 0] * (width - len(values))
@@ -409,6 +442,22 @@ class Emitter:
         return self.inst(OpAccessChain, self.m.pointer(place.storage, pointee), place.var, *chain)
 
     def load(self, op: Op) -> None:
+        if not op.args and not op.imm:  # the common load: a whole register, without a call
+            found = self.plain.get(op.var)
+            if found is not None:
+                ptr, pointee, scalar, _ = found
+                m = self.m
+                r = m.bound
+                if scalar:  # an IR scalar in .x of a vec4
+                    m.bound = r + 2
+                    self.words += ((4 << 16) | OpLoad, pointee, r, ptr,
+                                   (5 << 16) | OpCompositeExtract, self.float, r + 1, r, 0)
+                    self.ids[op] = r + 1
+                else:
+                    m.bound = r + 1
+                    self.words += ((4 << 16) | OpLoad, pointee, r, ptr)
+                    self.ids[op] = r
+                return
         args = op.args
         index = self.value(args[0]) if args else None
         place, chain, component = self.access(op, op.imm[0] if op.imm else None, index)
@@ -429,6 +478,14 @@ class Emitter:
     def store(self, op: Op) -> None:
         args = op.args
         imm = op.imm
+        if len(args) == 1 and len(imm) < 2:  # the common store: a whole register, written whole
+            found = self.plain.get(op.var)
+            if found is not None and found[3] and not found[2]:
+                width = op.var.type.width
+                full = (1 << width) - 1
+                if width == 1 or (imm[0] if imm else 0xF) & full == full:
+                    self.words += ((3 << 16) | OpStore, found[0], self.ids[args[0]])
+                    return
         value = self.value(args[0])
         index = self.value(args[1]) if len(args) > 1 else None
         var = op.var
