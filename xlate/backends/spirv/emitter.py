@@ -41,8 +41,9 @@ from ...ir.types import Scalar
 from .. import layout as layout_mod
 from ..targets import Target
 from .grammar import grammar
-from .interface import Interface, Place
-from .module import OP, Module, f32_bits
+from . import interface
+from .interface import Place
+from .module import OP, f32_bits
 
 G = grammar()
 EXT = G.glsl450
@@ -115,7 +116,7 @@ class Emitter:
         self.t = target
         self.o = options
         self.fragment = program.is_pixel
-        self.m = Module(version)
+        self.version = version
         self.debug = names
 
     # -- errors -------------------------------------------------------------
@@ -131,12 +132,22 @@ class Emitter:
     # -- whole program ------------------------------------------------------
 
     def run(self) -> tuple[bytes, dict]:
-        p, m = self.p, self.m
+        p = self.p
         lay = self.lay = layout_mod.plan(p, self.t, self.o, used_constants(p))
-        m.capability("Shader")
-        self.glsl = m.import_glsl()
-        m.set_memory_model()
-        self.iface = Interface(m, lay, self.debug)
+        # the interface variables, built-ins included, exist whether or not
+        # the code reaches them (the entry point lists them); a vertex
+        # shader has glslang's gl_PerVertex, gl_PointSize included whether
+        # or not the shader writes it (D3D9 draws points either way)
+        access = lay.access
+        builtins = []
+        for var in p.variables:
+            if var.storage is Storage.INPUT or var.storage is Storage.OUTPUT:
+                name = access[id(var)].name
+                if name.startswith("gl_"):
+                    builtins.append(name)
+        m, self.iface = interface.build(self.version, lay, self.debug, not self.fragment, tuple(builtins))
+        self.m = m
+        self.glsl = m.glsl
         self.void = m.void()
         self.fn_type = m.function_type(self.void)
         self.float = m.float()
@@ -146,17 +157,6 @@ class Emitter:
         self.bits: dict = {}  # nonzero float -> its float32 bits
         self.vector_constants: dict = {}  # (width, packed float32 values) -> constant id
         self.static: dict = {}  # (Variable, element) -> access() of a static access
-        # the interface variables, built-ins included, exist whether or not
-        # the code reaches them (the entry point lists them)
-        if not self.fragment:
-            # glslang's gl_PerVertex, gl_PointSize included whether or not
-            # the shader writes it (D3D9 draws points either way)
-            self.iface.per_vertex()
-        for var in p.variables:
-            if var.storage is Storage.INPUT or var.storage is Storage.OUTPUT:
-                name = lay.access[id(var)].name
-                if name.startswith("gl_"):
-                    self.iface.builtin(name)
         # Variable -> (pointer, pointee type, an IR scalar in .x?, writable?) for the
         # registers read and written whole through their own variable
         self.plain: dict = {}

@@ -46,11 +46,21 @@ class Place:
     sampler_dim: str | None = None
 
 
-def split_type(glsl: str) -> tuple[str, int]:
-    """"vec3" -> ("float", 3), "int" -> ("int", 1)."""
+def _split(glsl: str) -> tuple[str, int]:
     if glsl[-1].isdigit() and glsl[:-1] in GLSL_SCALARS:
         return GLSL_SCALARS[glsl[:-1]], int(glsl[-1])
     return GLSL_SCALARS[glsl], 1
+
+
+# every GLSL type name a layout declares -> (scalar, width)
+SPLIT = {name: _split(name) for base in GLSL_SCALARS for name in
+         ((base,) if not base.endswith("vec") else tuple(f"{base}{n}" for n in (2, 3, 4)))}
+
+
+def split_type(glsl: str) -> tuple[str, int]:
+    """"vec3" -> ("float", 3), "int" -> ("int", 1)."""
+    found = SPLIT.get(glsl)
+    return found if found is not None else _split(glsl)
 
 
 class Interface:
@@ -179,3 +189,43 @@ class Interface:
     def _name(self, target: int, text: str) -> None:
         if self.names:
             self.m.name(target, text)
+
+
+# Interfaces already built: their key -> (the module's state after them,
+# places, io, depth).  Shaders of one game (and of the corpora) share a few
+# interfaces between thousands of shaders; building one costs more than
+# the code of a median shader, copying a finished one a few lists.
+_BUILT: dict = {}
+_BUILT_MAX = 512
+
+
+def _signature(lay: Layout, vertex: bool, names: bool, version: int, builtins: tuple) -> tuple:
+    decls = tuple([(d.kind, d.name, d.type, d.array, d.location, d.binding, d.set, d.centroid) for d in lay.decls])
+    blocks = tuple([(b.name, b.set, b.binding, tuple([(d.name, d.type, d.array, d.offset) for d in b.members]))
+                    for b in lay.blocks])
+    return version, vertex, names, decls, blocks, builtins
+
+
+def build(version: str, lay: Layout, names: bool, vertex: bool, builtins: tuple) -> tuple[Module, Interface]:
+    """A module started with the layout's interface (``Module.start``, the
+    declarations and blocks, a vertex shader's gl_PerVertex, then the
+    built-ins ``builtins`` names): the same module whether it is built now
+    or copied from an earlier shader with the same interface."""
+    key = _signature(lay, vertex, names, version, builtins)
+    found = _BUILT.get(key)
+    if found is None:
+        m = Module.start(version)
+        iface = Interface(m, lay, names)
+        if vertex:
+            iface.per_vertex()
+        for name in builtins:
+            iface.builtin(name)
+        if len(_BUILT) >= _BUILT_MAX:
+            _BUILT.clear()
+        _BUILT[key] = (m.snapshot(), dict(iface.places), list(iface.io), iface.depth)
+        return m, iface
+    state, places, io, depth = found
+    m = Module.restore(state)
+    iface = Interface.__new__(Interface)
+    iface.m, iface.places, iface.io, iface.depth, iface.names = m, dict(places), list(io), depth, names
+    return m, iface

@@ -35,6 +35,7 @@ VERSIONS = {"1.0": 0x00010000, "1.3": 0x00010300}
 # Generator magic: 0 ("no registered tool"), which the specification allows.
 GENERATOR = 0
 
+_BASES: dict = {}  # version -> the module Module.start copies
 _F32 = struct.Struct("<f")
 _U32 = struct.Struct("<I")
 
@@ -59,11 +60,21 @@ STORAGE = E["StorageClass"]
 SPEC_ID = DECORATION["SpecId"]
 
 
-def string_words(text: str) -> list[int]:
+_STRINGS: dict[str, tuple[int, ...]] = {}  # memo of string_words: names repeat from shader to shader
+_STRINGS_MAX = 8192
+
+
+def string_words(text: str) -> tuple[int, ...]:
     """A LiteralString: UTF-8, NUL-terminated, padded to whole words."""
-    data = text.encode("utf-8") + b"\0"
-    data += b"\0" * (-len(data) % 4)
-    return list(struct.unpack(f"<{len(data) // 4}I", data))
+    found = _STRINGS.get(text)
+    if found is None:
+        data = text.encode("utf-8") + b"\0"
+        data += b"\0" * (-len(data) % 4)
+        found = struct.unpack(f"<{len(data) // 4}I", data)
+        if len(_STRINGS) >= _STRINGS_MAX:  # hostile inputs cannot grow it without bound
+            _STRINGS.clear()
+        _STRINGS[text] = found
+    return found
 
 
 def f32_bits(value: float) -> int:
@@ -261,6 +272,47 @@ class Module:
         else:
             self.put(self.globals, OpVariable, ptr, v, STORAGE[storage], initializer)
         return v
+
+    # -- a common start -------------------------------------------------------
+
+    @classmethod
+    def start(cls, version: str = "1.0") -> "Module":
+        """A module that already holds what every shader's does (capability
+        Shader, the GLSL.std.450 import as ``glsl``, the memory model, void
+        and its function type, float, vec4, int, bool, 0.0, 1.0 and vec4(0.0)
+        and the vec4 pointers of the interface and the registers): a copy
+        of one built once per version, cheaper than building them anew."""
+        base = _BASES.get(version)
+        if base is None:
+            base = _BASES[version] = cls(version)
+            base.capability("Shader")
+            base.glsl = base.import_glsl()
+            base.set_memory_model()
+            base.function_type(base.void())
+            f = base.float()
+            v4 = base.vector(f, 4)
+            base.int()
+            base.bool()
+            zero = base.float_constant(0.0)
+            base.float_constant(1.0)
+            base.composite_constant(v4, (zero,) * 4)
+            for storage in ("Input", "Output", "Private"):
+                base.pointer(storage, v4)
+        return cls.restore(base.__dict__)
+
+    def snapshot(self) -> dict:
+        """The module's state, for ``restore`` (containers copied)."""
+        return {name: value.copy() if isinstance(value, (list, dict, set)) else value
+                for name, value in self.__dict__.items()}
+
+    @classmethod
+    def restore(cls, state: dict) -> "Module":
+        """A module in the state ``snapshot`` took (containers copied again)."""
+        m = cls.__new__(cls)
+        d = m.__dict__
+        for name, value in state.items():
+            d[name] = value.copy() if isinstance(value, (list, dict, set)) else value
+        return m
 
     # -- the binary -----------------------------------------------------------
 
