@@ -220,3 +220,18 @@ def test_corpus_spirv_val(version, env, record_property):
     record_property("corpus_summary", summary)
     assert not problems, f"{len(problems)} failures:\n" + "\n".join(problems[:20])
     assert modules
+
+
+def test_interface_cache_gives_the_same_bytes():
+    """A module whose interface is copied from an earlier shader's is the
+    module built from scratch."""
+    from xlate.backends.spirv import interface
+
+    for src in (PS, VS):
+        blob = assemble_bytes(src)
+        interface._BUILT.clear()
+        fresh = translate(blob, "spirv").code
+        assert translate(blob, "spirv").code == fresh  # now from the cache
+        stripped = translate(blob, "spirv", debug_names=False).code
+        interface._BUILT.clear()
+        assert translate(blob, "spirv", debug_names=False).code == stripped

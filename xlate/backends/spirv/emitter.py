@@ -88,6 +88,24 @@ LOAD, STORE, CONST, SWIZZLE = Code.LOAD, Code.STORE, Code.CONST, Code.SWIZZLE
 DIM_COORDS = {"2D": 2, "Cube": 3, "3D": 3}
 
 
+def _mask_select(width: int, mask: int) -> tuple[int, ...]:
+    """OpVectorShuffle's components for ``old`` (width components) with
+    the masked ones taken, in order, from the stored value."""
+    sel, k = [], 0
+    for i in range(width):
+        if mask >> i & 1:
+            sel.append(width + k)
+            k += 1
+        else:
+            sel.append(i)
+    return tuple(sel)
+
+
+# [width][mask] -> _mask_select(width, mask); mask -> its one component, or None
+MASK_SELECT = [None, None] + [{mask: _mask_select(w, mask) for mask in range(1, 1 << w)} for w in (2, 3, 4)]
+SINGLE = {mask: (mask.bit_length() - 1 if mask and not mask & (mask - 1) else None) for mask in range(16)}
+
+
 def _pack_floats(values) -> bytes:
     """The float32 bytes of ``values``: a key that tells 0.0 from -0.0."""
     return struct.pack(f"<{len(values)}f", *values)
@@ -483,9 +501,27 @@ class Emitter:
             if found is not None and found[3] and not found[2]:
                 width = op.var.type.width
                 full = (1 << width) - 1
-                if width == 1 or (imm[0] if imm else 0xF) & full == full:
+                mask = (imm[0] if imm else 0xF) & full
+                if width == 1 or mask == full:
                     self.words += ((3 << 16) | OpStore, found[0], self.ids[args[0]])
                     return
+                # a write mask: load, put the new components in, store
+                ptr, pointee = found[0], found[1]
+                value = self.ids[args[0]]
+                m = self.m
+                r = m.bound
+                m.bound = r + 2
+                single = SINGLE[mask]
+                if single is not None and args[0].type.width == 1:
+                    self.words += ((4 << 16) | OpLoad, pointee, r, ptr,
+                                   (6 << 16) | OpCompositeInsert, pointee, r + 1, value, r, single,
+                                   (3 << 16) | OpStore, ptr, r + 1)
+                else:
+                    sel = MASK_SELECT[width][mask]
+                    self.words += ((4 << 16) | OpLoad, pointee, r, ptr,
+                                   ((5 + len(sel)) << 16) | OpVectorShuffle, pointee, r + 1, r, value, *sel,
+                                   (3 << 16) | OpStore, ptr, r + 1)
+                return
         value = self.value(args[0])
         index = self.value(args[1]) if len(args) > 1 else None
         var = op.var
@@ -508,14 +544,7 @@ class Emitter:
             if len(written) == 1 and args[0].type.width == 1:
                 value = self.inst(OpCompositeInsert, pointee, value, old, written[0])
             else:
-                sel, k = [], 0
-                for i in range(width):
-                    if mask >> i & 1:
-                        sel.append(width + k)
-                        k += 1
-                    else:
-                        sel.append(i)
-                value = self.inst(OpVectorShuffle, pointee, old, value, *sel)
+                value = self.inst(OpVectorShuffle, pointee, old, value, *_mask_select(width, mask))
         m.put(self.words, OpStore, ptr, value)
 
     # -- values -----------------------------------------------------------------
