@@ -73,12 +73,13 @@ DERIVATIVES = {Code.FDDX: OP["OpDPdx"], Code.FDDY: OP["OpDPdy"]}
  OpVectorShuffle, OpSelect, OpFOrdEqual, OpFOrdGreaterThan, OpLogicalOr, OpFMul, OpFAdd, OpFDiv, OpDot, OpAny,
  OpConvertFToS, OpINotEqual, OpIAdd, OpLabel, OpBranch, OpBranchConditional, OpSelectionMerge, OpLoopMerge,
  OpReturn, OpKill, OpFunction, OpFunctionEnd, OpFunctionCall, OpImageSampleImplicitLod,
- OpImageSampleExplicitLod) = (OP[n] for n in (
+ OpImageSampleExplicitLod, OpFunctionParameter, OpReturnValue, OpTypeFunction) = (OP[n] for n in (
     "OpLoad", "OpStore", "OpAccessChain", "OpExtInst", "OpCompositeExtract", "OpCompositeConstruct",
     "OpCompositeInsert", "OpVectorShuffle", "OpSelect", "OpFOrdEqual", "OpFOrdGreaterThan", "OpLogicalOr", "OpFMul",
     "OpFAdd", "OpFDiv", "OpDot", "OpAny", "OpConvertFToS", "OpINotEqual", "OpIAdd", "OpLabel", "OpBranch",
     "OpBranchConditional", "OpSelectionMerge", "OpLoopMerge", "OpReturn", "OpKill", "OpFunction", "OpFunctionEnd",
-    "OpFunctionCall", "OpImageSampleImplicitLod", "OpImageSampleExplicitLod"))
+    "OpFunctionCall", "OpImageSampleImplicitLod", "OpImageSampleExplicitLod", "OpFunctionParameter",
+    "OpReturnValue", "OpTypeFunction"))
 EXT_FLOOR, EXT_ROUND_EVEN, EXT_FMIN = EXT["Floor"], EXT["RoundEven"], EXT["FMin"]
 FUNCTION_CONTROL_NONE = G.enums["FunctionControl"]["None"]
 SELECTION_NONE = G.enums["SelectionControl"]["None"]
@@ -166,12 +167,22 @@ class Emitter:
         m, self.iface = interface.build(self.version, lay, self.debug, not self.fragment, tuple(builtins))
         self.m = m
         self.glsl = m.glsl
-        self.void = m.void()
-        self.fn_type = m.function_type(self.void)
-        self.float = m.float()
-        self.int = m.int()
+        types = m.types  # the common types: in every module (Module.start)
+        self.void = types["void"]
+        self.fn_type = types[("fn", self.void)]
+        self.float = types["float"]
+        self.int = types["int"]
+        self.bool = types["bool"]
+        self.pointers: dict = {}  # (storage class, pointee) -> pointer type
+        self.helper_fns: dict = {}  # (helper, width) -> its function
+        # (Variable, element) -> (OpAccessChain's first word, pointer type,
+        # variable, indices, pointee) of a static load through a chain
+        self.chains: dict = {}
+        self.helper_words: list[int] = []  # their definitions
+        self.images: dict = {}  # dim -> sampled image type
         self.types: dict = {}  # id(IR Type) -> type id
-        self.vecs: dict = {}  # (Scalar, width) -> type id
+        self.vecs: dict = {(FLOAT, 1): self.float, (INT, 1): self.int, (BOOL, 1): self.bool,
+                           (FLOAT, 4): types[("vec", self.float, 4)]}  # (Scalar, width) -> type id
         self.bits: dict = {}  # nonzero float -> its float32 bits
         self.vector_constants: dict = {}  # (width, packed float32 values) -> constant id
         self.static: dict = {}  # (Variable, element) -> access() of a static access
@@ -193,6 +204,7 @@ class Emitter:
         self.fn_ids = {name: m.new_id() for name in order}
         for name in order:
             self.function(name, p.functions[name].body)
+        m.functions.extend(self.helper_words)
         main = self.fn_ids["main"]
         if self.debug:
             for name in order:
@@ -212,7 +224,7 @@ class Emitter:
     # -- types and constants ------------------------------------------------
 
     def scalar_type(self, s: Scalar) -> int:
-        return self.float if s is FLOAT else self.int if s is INT else self.m.bool()
+        return self.float if s is FLOAT else self.int if s is INT else self.bool
 
     def type_of(self, t) -> int:
         r = self.types.get(id(t))
@@ -457,7 +469,11 @@ class Emitter:
     def pointer(self, place: Place, chain: list[int], pointee: int) -> int:
         if not chain:
             return place.var
-        return self.inst(OpAccessChain, self.m.pointer(place.storage, pointee), place.var, *chain)
+        key = (place.storage, pointee)
+        ptr = self.pointers.get(key)
+        if ptr is None:
+            ptr = self.pointers[key] = self.m.pointer(place.storage, pointee)
+        return self.inst(OpAccessChain, ptr, place.var, *chain)
 
     def load(self, op: Op) -> None:
         if not op.args and not op.imm:  # the common load: a whole register, without a call
@@ -477,6 +493,26 @@ class Emitter:
                     self.ids[op] = r
                 return
         args = op.args
+        if not args:  # a static element (a constant register ...): its access chain, ready-made
+            key = (op.var, op.imm[0] if op.imm else None)
+            ready = self.chains.get(key)
+            if ready is None:
+                place, chain, component = self.access(op, key[1], None)
+                arrayed = place.element_type is not None and len(chain) > (place.member is not None)
+                pointee = place.element_type if arrayed else place.value_type
+                ready = None
+                if chain and not place.uint_bool and not component:
+                    ready = self.chains[key] = (((4 + len(chain)) << 16) | OpAccessChain,
+                                                self.m.pointer(place.storage, pointee), place.var, tuple(chain),
+                                                pointee)
+            if ready is not None:
+                head, ptr_type, var, chain, pointee = ready
+                m = self.m
+                r = m.bound
+                m.bound = r + 2
+                self.words += (head, ptr_type, r, var, *chain, (4 << 16) | OpLoad, pointee, r + 1, r)
+                self.ids[op] = r + 1
+                return
         index = self.value(args[0]) if args else None
         place, chain, component = self.access(op, op.imm[0] if op.imm else None, index)
         arrayed = place.element_type is not None and len(chain) > (place.member is not None)
@@ -615,16 +651,49 @@ class Emitter:
         else:
             self.ids[op] = self.inst(OpDot, self.float, a, b)
 
-    def saturate(self, op: Op) -> None:
+    # -- helper functions (glsl.py's helpers.py, as SPIR-V functions) ---------
+
+    def helper(self, name: str, width: int) -> int:
+        """The function of helper ``name`` for ``width`` components, defined
+        on first use (after the shader's functions, in order of first use)."""
+        key = (name, width)
+        fn = self.helper_fns.get(key)
+        if fn is None:
+            fn = self.helper_fns[key] = self.define_helper(name, width)
+        return fn
+
+    def define_helper(self, name: str, width: int) -> int:
+        m = self.m
+        t = self.vec(FLOAT, width)
+        result = self.float if name == "dot_legacy" else t
+        params = (t,) if name == "saturate" else (t, t)
+        fn_type = m._type(("fn", result, params), OpTypeFunction, result, *params)
+        saved, self.words = self.words, self.helper_words
+        w = self.words
+        fn = m.new_id()
+        m.put(w, OpFunction, result, fn, FUNCTION_CONTROL_NONE, fn_type)
+        args = []
+        for p in params:
+            a = m.new_id()
+            m.put(w, OpFunctionParameter, p, a)
+            args.append(a)
+        m.put(w, OpLabel, m.new_id())
+        r = HELPER_BODIES[name](self, width, *args)
+        m.put(w, OpReturnValue, r)
+        m.put(w, OpFunctionEnd)
+        self.words = saved
+        if self.debug:
+            m.name(fn, "xl_" + name)
+        return fn
+
+    def saturate_body(self, width: int, x: int) -> int:
         """xl_saturate: ``x > 0 ? min(x, 1) : 0`` (NaN -> 0)."""
-        width = op.type.width
-        t = self.type_of(op.type)
-        x = self.value(op.args[0])
+        t = self.vec(FLOAT, width)
         gt = self.inst(OpFOrdGreaterThan, self.vec(BOOL, width), x, self.splat(0.0, width))
         low = self.ext(EXT_FMIN, t, x, self.splat(1.0, width))
-        self.ids[op] = self.inst(OpSelect, t, gt, low, self.splat(0.0, width))
+        return self.inst(OpSelect, t, gt, low, self.splat(0.0, width))
 
-    def mul_legacy_of(self, a: int, b: int, width: int) -> int:
+    def mul_legacy_body(self, width: int, a: int, b: int) -> int:
         """xl_mul_legacy: ``(a == 0 || b == 0) ? 0 : a * b``, per component."""
         t = self.vec(FLOAT, width)
         bt = self.vec(BOOL, width)
@@ -632,22 +701,30 @@ class Emitter:
         either = self.inst(OpLogicalOr, bt, self.inst(OpFOrdEqual, bt, a, zero), self.inst(OpFOrdEqual, bt, b, zero))
         return self.inst(OpSelect, t, either, zero, self.inst(OpFMul, t, a, b))
 
-    def mul_legacy(self, op: Op) -> None:
-        a, b = [self.value(x) for x in op.args]
-        self.ids[op] = self.mul_legacy_of(a, b, op.type.width)
-
-    def dot_legacy(self, op: Op) -> None:
+    def dot_legacy_body(self, width: int, a: int, b: int) -> int:
         """xl_dot_legacy: the legacy products summed left to right."""
-        a, b = [self.value(x) for x in op.args]
-        width = op.args[0].type.width
-        p = self.mul_legacy_of(a, b, width)
+        p = self.mul_legacy_body(width, a, b)
         if width == 1:
-            self.ids[op] = p
-            return
+            return p
         total = self.inst(OpCompositeExtract, self.float, p, 0)
         for i in range(1, width):
             total = self.inst(OpFAdd, self.float, total, self.inst(OpCompositeExtract, self.float, p, i))
-        self.ids[op] = total
+        return total
+
+    def call_helper(self, op: Op, name: str, width: int) -> None:
+        ids = self.ids
+        self.ids[op] = self.inst(OpFunctionCall, self.type_of(op.type), self.helper(name, width),
+                                 *[ids[a] for a in op.args])
+
+    def saturate(self, op: Op) -> None:
+        # three instructions: inline (a function costs more to define than that)
+        self.ids[op] = self.saturate_body(op.type.width, self.ids[op.args[0]])
+
+    def mul_legacy(self, op: Op) -> None:
+        self.call_helper(op, "mul_legacy", op.type.width)
+
+    def dot_legacy(self, op: Op) -> None:
+        self.call_helper(op, "dot_legacy", op.args[0].type.width)
 
     def select(self, op: Op) -> None:
         c, a, b = [self.value(x) for x in op.args]
@@ -658,7 +735,7 @@ class Emitter:
 
     def bany(self, op: Op) -> None:
         a = self.value(op.args[0])
-        self.ids[op] = a if op.args[0].type.width == 1 else self.inst(OpAny, self.m.bool(), a)
+        self.ids[op] = a if op.args[0].type.width == 1 else self.inst(OpAny, self.bool, a)
 
     def b2f(self, op: Op) -> None:
         width = op.type.width
@@ -677,7 +754,10 @@ class Emitter:
         place = self.iface.places[acc.name]
         dim = place.sampler_dim
         m = self.m
-        image = self.inst(OpLoad, m.sampled_image(dim), place.var)
+        image_type = self.images.get(dim)
+        if image_type is None:
+            image_type = self.images[dim] = m.sampled_image(dim)
+        image = self.inst(OpLoad, image_type, place.var)
         f4 = self.vec(FLOAT, 4)
         coord = self.fit(op, op.args[0], DIM_COORDS[dim])
         if kind is SampleKind.PLAIN:
@@ -711,6 +791,9 @@ class Emitter:
             return self.inst(OpVectorShuffle, self.vec(FLOAT, width), x, x, *range(width))
         raise self.unsupported(op, f"a {w}-component texture coordinate where {width} are needed")
 
+
+HELPER_BODIES = {"saturate": Emitter.saturate_body, "mul_legacy": Emitter.mul_legacy_body,
+                 "dot_legacy": Emitter.dot_legacy_body}
 
 HANDLERS = {
     Code.CONST: Emitter.const, Code.LOAD: Emitter.load, Code.STORE: Emitter.store, Code.SWIZZLE: Emitter.swizzle,
