@@ -85,6 +85,10 @@ FUNCTION_CONTROL_NONE = G.enums["FunctionControl"]["None"]
 SELECTION_NONE = G.enums["SelectionControl"]["None"]
 LOOP_NONE = G.enums["LoopControl"]["None"]
 LOAD, STORE, CONST, SWIZZLE = Code.LOAD, Code.STORE, Code.CONST, Code.SWIZZLE
+FMUL_LEGACY, FDOT_LEGACY = Code.FMUL_LEGACY, Code.FDOT_LEGACY
+# A helper becomes a function once a shader uses it this often (a width);
+# fewer uses are written inline, which costs less than defining a function.
+HELPER_AFTER = {FMUL_LEGACY: 3, FDOT_LEGACY: 2}
 # the coordinate components each sampler dimension takes
 DIM_COORDS = {"2D": 2, "Cube": 3, "3D": 3}
 
@@ -107,19 +111,27 @@ MASK_SELECT = [None, None] + [{mask: _mask_select(w, mask) for mask in range(1, 
 SINGLE = {mask: (mask.bit_length() - 1 if mask and not mask & (mask - 1) else None) for mask in range(16)}
 
 
+IDENTITY = [None, (0,), (0, 1), (0, 1, 2), (0, 1, 2, 3)]
+
+
 def _pack_floats(values) -> bytes:
     """The float32 bytes of ``values``: a key that tells 0.0 from -0.0."""
     return struct.pack(f"<{len(values)}f", *values)
 
 
-def used_constants(p: Program) -> dict:
+def used_constants(p: Program, legacy: dict) -> dict:
     """What ``layout._used_constants`` finds (id(file) -> [registers read,
-    indexed dynamically?]), in one tight walk."""
+    indexed dynamically?]), in one tight walk, which also counts the legacy
+    multiplies and dots per width into ``legacy`` ((Code, width) -> uses)."""
     used: dict = {}
     files = FILES
     for fn in p.functions.values():
         for op in fn.body:
-            if op.code is LOAD and op.var.storage in files:
+            code = op.code
+            if code is FMUL_LEGACY or code is FDOT_LEGACY:
+                key = (code, op.args[0].type.width)
+                legacy[key] = legacy.get(key, 0) + 1
+            elif code is LOAD and op.var.storage in files:
                 entry = used.get(id(op.var))
                 if entry is None:
                     entry = used[id(op.var)] = [set(), False]
@@ -152,7 +164,8 @@ class Emitter:
 
     def run(self) -> tuple[bytes, dict]:
         p = self.p
-        lay = self.lay = layout_mod.plan(p, self.t, self.o, used_constants(p))
+        self.legacy: dict = {}  # (Code, width) -> uses
+        lay = self.lay = layout_mod.plan(p, self.t, self.o, used_constants(p, self.legacy))
         # the interface variables, built-ins included, exist whether or not
         # the code reaches them (the entry point lists them); a vertex
         # shader has glslang's gl_PerVertex, gl_PointSize included whether
@@ -592,6 +605,25 @@ class Emitter:
     def swizzle(self, op: Op) -> None:
         src = op.args[0]
         comps = op.imm
+        code = src.code
+        if code is not SWIZZLE and code is not CONST:  # the common swizzles, written out
+            w = src.type.width
+            n = len(comps)
+            if w > 1 and max(comps) < w:
+                v = self.ids[src]
+                if n > 1 and comps == IDENTITY[w]:
+                    self.ids[op] = v
+                    return
+                t = self.types.get(id(op.type)) or self.type_of(op.type)
+                m = self.m
+                r = m.bound
+                m.bound = r + 1
+                if n == 1:
+                    self.words += ((5 << 16) | OpCompositeExtract, t, r, v, comps[0])
+                else:
+                    self.words += (((5 + n) << 16) | OpVectorShuffle, t, r, v, v, *comps)
+                self.ids[op] = r
+                return
         while src.code is SWIZZLE:  # fold swizzles of swizzles
             comps = tuple([src.imm[c] for c in comps])
             src = src.args[0]
@@ -721,10 +753,20 @@ class Emitter:
         self.ids[op] = self.saturate_body(op.type.width, self.ids[op.args[0]])
 
     def mul_legacy(self, op: Op) -> None:
-        self.call_helper(op, "mul_legacy", op.type.width)
+        width = op.type.width
+        if self.legacy.get((FMUL_LEGACY, width), 0) >= HELPER_AFTER[FMUL_LEGACY]:
+            self.call_helper(op, "mul_legacy", width)
+        else:
+            a, b = op.args
+            self.ids[op] = self.mul_legacy_body(width, self.ids[a], self.ids[b])
 
     def dot_legacy(self, op: Op) -> None:
-        self.call_helper(op, "dot_legacy", op.args[0].type.width)
+        width = op.args[0].type.width
+        if self.legacy.get((FDOT_LEGACY, width), 0) >= HELPER_AFTER[FDOT_LEGACY]:
+            self.call_helper(op, "dot_legacy", width)
+        else:
+            a, b = op.args
+            self.ids[op] = self.dot_legacy_body(width, self.ids[a], self.ids[b])
 
     def select(self, op: Op) -> None:
         c, a, b = [self.value(x) for x in op.args]

@@ -317,15 +317,19 @@ class Module:
     # -- the binary -----------------------------------------------------------
 
     def words(self, *, debug: bool = True) -> array:
-        out = array("I", (G.magic, self.version, GENERATOR, self.bound, 0))
-        sections = [self.capabilities, self.ext_imports, self.memory_model, self.entry_points,
-                    self.execution_modes]
+        words = [G.magic, self.version, GENERATOR, self.bound, 0]
+        words += self.capabilities
+        words += self.ext_imports
+        words += self.memory_model
+        words += self.entry_points
+        words += self.execution_modes
         if debug:
-            sections += [self.debug_strings, self.names]
-        sections += [self.annotations, self.globals, self.functions]
-        for s in sections:
-            out.extend(s)
-        return out
+            words += self.debug_strings
+            words += self.names
+        words += self.annotations
+        words += self.globals
+        words += self.functions
+        return array("I", words)
 
     def to_bytes(self, *, debug: bool = True) -> bytes:
         """The module, little-endian (SPIR-V words in the host's order are
