@@ -195,7 +195,8 @@ class Emitter:
         self.images: dict = {}  # dim -> sampled image type
         self.types: dict = {}  # id(IR Type) -> type id
         self.vecs: dict = {(FLOAT, 1): self.float, (INT, 1): self.int, (BOOL, 1): self.bool,
-                           (FLOAT, 4): types[("vec", self.float, 4)]}  # (Scalar, width) -> type id
+                           (FLOAT, 4): types[("vec", self.float, 4)],
+                           (BOOL, 4): types[("vec", self.bool, 4)]}  # (Scalar, width) -> type id
         self.bits: dict = {}  # nonzero float -> its float32 bits
         self.vector_constants: dict = {}  # (width, packed float32 values) -> constant id
         self.static: dict = {}  # (Variable, element) -> access() of a static access

@@ -279,7 +279,7 @@ class Module:
     def start(cls, version: str = "1.0") -> "Module":
         """A module that already holds what every shader's does (capability
         Shader, the GLSL.std.450 import as ``glsl``, the memory model, void
-        and its function type, float, vec4, int, bool, 0.0, 1.0 and vec4(0.0)
+        and its function type, float, vec4, int, bool, bvec4, 0.0, 1.0 and vec4(0.0)
         and the vec4 pointers of the interface and the registers): a copy
         of one built once per version, cheaper than building them anew."""
         base = _BASES.get(version)
@@ -292,7 +292,7 @@ class Module:
             f = base.float()
             v4 = base.vector(f, 4)
             base.int()
-            base.bool()
+            base.vector(base.bool(), 4)
             zero = base.float_constant(0.0)
             base.float_constant(1.0)
             base.composite_constant(v4, (zero,) * 4)
