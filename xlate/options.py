@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
 
-from .bytecode.tables import SamplerType
+from .bytecode.tables import DeclUsage, SamplerType
 
 
 INFINITIES = ("clamp", "ieee")
@@ -75,7 +75,16 @@ class Options:
     # the outputs the shader writes.
     fixed_outputs: bool = True
 
-    # --- SPIR-V (target spirv-native) -----------------------------------------
+    # Where varyings go, for the targets that give them locations (glsl450,
+    # vulkan, the SPIR-V ones): ((usage, index, location), ...), e.g.
+    # (("color", 4, 2), ("normal", 1, 9)) -- the map a layer builds when it
+    # links a VS to a PS, given to both.  Semantics not listed keep the fixed
+    # table's location (layout.VARYING_LOCATIONS; outside it, Vulkan's
+    # 32 + 16*usage + index, past the 32 locations every device has).  The
+    # reflection reports the locations used.
+    varying_locations: tuple[tuple[str, int, int], ...] = ()
+
+    # --- SPIR-V (targets spirv, spirv-native) ----------------------------------
     # The SPIR-V version written: "1.0" (Vulkan 1.0) or "1.3" (Vulkan 1.1+).
     spirv_version: str = "1.0"
     # OpName/OpMemberName/OpSource (the layout's names, from the CTAB):
@@ -95,6 +104,8 @@ class Options:
     validate: bool = False
 
     def __post_init__(self):
+        if self.varying_locations:
+            varying_location_map(self.varying_locations)  # raises ValueError on a bad entry
         if self.spirv_version not in SPIRV_VERSIONS:
             raise ValueError(f"spirv_version must be one of {', '.join(SPIRV_VERSIONS)}, not {self.spirv_version!r}")
         if self.infinities not in INFINITIES:
@@ -125,3 +136,26 @@ class Options:
                     raise ValueError(f"texture_projection: stage {stage} count must be 2, 3 or 4, not {count}")
                 return count - 1
         return None
+
+
+def varying_location_map(entries) -> dict[tuple[DeclUsage, int], int]:
+    """``Options.varying_locations`` as {(DeclUsage, index): location};
+    ValueError names the first entry that is not (usage, index, location)
+    with a D3D usage name, an index 0-15 and a location 0-4095 used once."""
+    out: dict[tuple[DeclUsage, int], int] = {}
+    used: dict[int, tuple] = {}
+    for entry in entries:
+        try:
+            usage, index, location = entry
+            u = DeclUsage[str(usage).upper()]
+            index, location = int(index), int(location)
+        except (TypeError, ValueError, KeyError):
+            raise ValueError(f"varying_locations: {entry!r} is not (usage, index, location) with a D3D usage "
+                             f"({', '.join(x.name.lower() for x in DeclUsage)})") from None
+        if not 0 <= index < 16 or not 0 <= location < 4096:
+            raise ValueError(f"varying_locations: {entry!r}: index must be 0-15 and location 0-4095")
+        if location in used and used[location] != (u, index):
+            raise ValueError(f"varying_locations: location {location} given to two semantics")
+        used[location] = (u, index)
+        out[(u, index)] = location
+    return out

@@ -235,3 +235,41 @@ def test_interface_cache_gives_the_same_bytes():
         stripped = translate(blob, "spirv", debug_names=False).code
         interface._BUILT.clear()
         assert translate(blob, "spirv", debug_names=False).code == stripped
+
+
+VS_COLOR4 = "vs_3_0\ndcl_position v0\ndcl_position o0\ndcl_color4 o1\nmov o0, v0\nmov o1, c0\n"
+PS_COLOR4 = "ps_3_0\ndcl_color4 v0\nmov oC0, v0\n"
+
+
+@pytest.mark.parametrize("target", ["vulkan", "spirv", "glsl450"])
+def test_varying_locations_option(target):
+    """A layer's map moves a semantic outside the fixed table (Vulkan:
+    32 + 16*usage + index = 196 for color4) under 32, in the code and the
+    reflection, for both stages; semantics it does not list keep theirs."""
+    default = translate(assemble_bytes(PS_COLOR4), target)
+    if target != "glsl450":
+        assert default.reflection["inputs"][0]["location"] == 32 + 16 * 10 + 4
+    opts = {"varying_locations": (("color", 4, 3), ("texcoord", 0, 0))}
+    ps = translate(assemble_bytes(PS_COLOR4), target, **opts)
+    vs = translate(assemble_bytes(VS_COLOR4), target, **opts)
+    assert ps.reflection["inputs"][0]["location"] == 3
+    assert [o["location"] for o in vs.reflection["outputs"] if o["usage"] == "color"] == [3]
+    if target == "spirv":
+        assert validate_many([ps.code, vs.code]) == [None, None]
+        g = grammar()
+        w = words(ps.code)
+        loc = g.enum("Decoration", "Location")
+        assert any(w[i] & 0xFFFF == g.opcode("OpDecorate") and w[i + 2] == loc and w[i + 3] == 3
+                   for i in range(5, len(w) - 3))
+    else:
+        assert "layout(location = 3) in vec4 v_color4;" in ps.code
+
+
+def test_varying_locations_refuses_bad_maps():
+    with pytest.raises(ValueError, match="not \\(usage, index, location\\)"):
+        translate(assemble_bytes(PS_COLOR4), "spirv", varying_locations=(("colour", 4, 3),))
+    with pytest.raises(ValueError, match="two semantics"):
+        translate(assemble_bytes(PS_COLOR4), "spirv", varying_locations=(("color", 4, 3), ("fog", 0, 3)))
+    clash = "ps_3_0\ndcl_color4 v0\ndcl_texcoord0 v1\nadd oC0, v0, v1\n"
+    with pytest.raises(XlateError, match="both at location 0"):
+        translate(assemble_bytes(clash), "spirv", varying_locations=(("color", 4, 0),))

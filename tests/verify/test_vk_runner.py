@@ -99,6 +99,20 @@ def test_vs_transform_with_uniforms(vkr):
     assert np.all(img[~inside] == 9)
 
 
+@pytest.mark.parametrize("target", ["spirv", "vulkan"])
+def test_varying_locations_link_under_32(vkr, target):
+    """color4 lies outside the fixed varying table (Vulkan location 196 by
+    default, past the 32 every device has); a layer's varying_locations map
+    puts it at 3 in both stages and the pair links and draws (under
+    XLATE_VK_VALIDATION=1, with the validation layer clean)."""
+    opts = {"varying_locations": (("color", 4, 3),)}
+    vs = tr("vs_3_0\ndcl_position v0\ndcl_position o0\ndcl_color4 o1\nmov o0, v0\nmov o1, c0\n", target, **opts)
+    ps = tr("ps_3_0\ndcl_color4 v0\nmov oC0, v0\n", target, **opts)
+    assert vs.reflection["outputs"][-1]["location"] == ps.reflection["inputs"][0]["location"] == 3
+    res = draw(vkr, vs, ps, size=(2, 2), vs_constants=ReferenceConstants(floats={0: (0.25, 0.5, 0.75, 1)}))
+    assert np.array_equal(res.colors[0], np.broadcast_to(F32([0.25, 0.5, 0.75, 1]), (2, 2, 4)))
+
+
 def _texel_grid(w, h):
     t = np.zeros((h, w, 4), F32)
     for y in range(h):
