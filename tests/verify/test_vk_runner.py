@@ -444,12 +444,14 @@ mov o3.x, c10.y
 """
 
 
+@pytest.mark.parametrize("target", ["vulkan", "spirv"])
 @pytest.mark.parametrize("options", [{}, {"flip_y": False, "clip_z": True}])
-def test_run_vertex_hand_checked(vkr, options):
+def test_run_vertex_hand_checked(vkr, options, target):
     """Constants (a matrix in c0-c3, c4, a def), a texldl fetch with an
     explicit level, the point size; ``position`` is D3D clip space whatever
-    fix-ups the translation applied to gl_Position."""
-    t = tr(VS_ALONE, "vulkan", **options)
+    fix-ups the translation applied to gl_Position.  GLSL and SPIR-V
+    (captured by editing the module's words) alike."""
+    t = tr(VS_ALONE, target, **options)
     level0 = np.zeros((2, 4, 4), F32)
     for y in range(2):
         for x in range(4):
@@ -473,23 +475,27 @@ def test_run_vertex_hand_checked(vkr, options):
     assert set(res.semantics) == {("position", 0), ("texcoord", 0), ("color", 0), ("psize", 0)}
 
 
-def test_run_vertex_count_and_refusals(vkr):
-    """``count`` for a VS without attributes; SPIR-V and pixel shaders are refused."""
-    t = tr("vs_3_0\ndcl_position o0\nmov o0, c0\n", "vulkan")
+@pytest.mark.parametrize("target", ["vulkan", "spirv"])
+def test_run_vertex_count_and_refusals(vkr, target):
+    """``count`` for a VS without attributes; SPIR-V stripped of its names
+    and pixel shaders are refused."""
+    t = tr("vs_3_0\ndcl_position o0\nmov o0, c0\n", target)
     res = vkr.run_vertex(t, {}, ReferenceConstants(floats={0: (1, 2, 3, 4)}), count=3)
     assert np.array_equal(res.position, np.broadcast_to(F32([1, 2, 3, 4]), (3, 4)))
     assert "gl_PointSize" not in res.outputs  # written only for the point list, not captured
-    with pytest.raises(NotImplementedError, match="'vulkan'"):
-        vkr.run_vertex(tr("vs_3_0\ndcl_position o0\nmov o0, c0\n"), {}, count=1)
+    with pytest.raises(NotImplementedError, match="names stripped"):
+        vkr.run_vertex(tr("vs_3_0\ndcl_position o0\ndcl_texcoord0 o1\nmov o0, c0\nmov o1, c0\n", "spirv",
+                          debug_names=False), {}, count=1)
     with pytest.raises(ValueError, match="vertex shader"):
         vkr.run_vertex(tr("ps_3_0\nmov oC0, c0\n", "vulkan"), {}, count=1)
 
 
-def test_run_vertex_output_past_the_location_limit(vkr):
+@pytest.mark.parametrize("target", ["vulkan", "spirv"])
+def test_run_vertex_output_past_the_location_limit(vkr, target):
     """COLOR4 sits at location 32 + 16*10 + 4 = 196 on Vulkan (docs/reflection.md),
     past the 32 lavapipe has (capturing it there crashed lavapipe): the
     runner moves it to a free location."""
-    t = tr("vs_3_0\ndcl_position o0\ndcl_color4 o1\nmov o0, c0\nmov o1, c1\n", "vulkan")
+    t = tr("vs_3_0\ndcl_position o0\ndcl_color4 o1\nmov o0, c0\nmov o1, c1\n", target)
     assert [o["location"] for o in t.reflection["outputs"] if o["usage"] == "color"] == [196]
     res = vkr.run_vertex(t, {}, ReferenceConstants(floats={0: (1, 2, 3, 4), 1: (5, 6, 7, 8)}), count=2)
     assert np.array_equal(res.output(("color", 4)), np.broadcast_to(F32([5, 6, 7, 8]), (2, 4)))
@@ -519,29 +525,33 @@ def test_vertex_check_catches_a_wrong_translation(vkr):
 
 
 GENERATED_VS_SEEDS = 10  # per vertex-shader version
+GENERATED_NATIVE_VS_SEEDS = int(os.environ.get("XLATE_VK_NATIVE_VS_SEEDS", "100"))  # "spirv", per version
 
 
-def test_generated_vertex_programs_match_reference(vkr, record_property):
+@pytest.mark.parametrize("target,seeds", [("vulkan", GENERATED_VS_SEEDS), ("spirv", GENERATED_NATIVE_VS_SEEDS)])
+def test_generated_vertex_programs_match_reference(vkr, record_property, target, seeds):
     """Generated vs_2_0/vs_2_x/vs_3_0 programs (``generate_seed``, their own
-    ``random_inputs`` and error bounds) translated for "vulkan", run alone
-    on lavapipe (``differential.check_generated`` with this runner: the GL
-    differential check, another driver), every written output component of
-    every vertex within the generator's bound of the reference."""
+    ``random_inputs`` and error bounds) translated for "vulkan" (GLSL
+    through glslang) and "spirv" (xlate's writer, many more seeds: no
+    glslang call), run alone on lavapipe (``differential.check_generated``
+    with this runner: the GL differential check, another driver), every
+    written output component of every vertex within the generator's bound
+    of the reference."""
     from xlate.verify.differential import check_generated
     from xlate.verify.generate import generate_seed
 
     start = time.perf_counter()
     failures, components, programs = [], 0, 0
     for version in ("vs_2_0", "vs_2_x", "vs_3_0"):
-        for k in range(GENERATED_VS_SEEDS):
+        for k in range(seeds):
             seed = random.Random(f"{version}/{k}").getrandbits(32)
             prog = generate_seed(seed, version)
-            verdict = check_generated(prog, seed, target="vulkan", runner=vkr, name=f"{version} seed {seed}")
+            verdict = check_generated(prog, seed, target=target, runner=vkr, name=f"{version} seed {seed}")
             programs += 1
             components += verdict.compared
             if not verdict.ok:
                 failures.append(verdict.report() + "\n" + prog.asm)
-    summary = (f"generated vertex shaders on lavapipe: {programs} programs, {components} components compared, "
+    summary = (f"generated vertex shaders on lavapipe ({target}): {programs} programs, {components} components compared, "
                f"{len(failures)} failures; {time.perf_counter() - start:.1f}s")
     print(summary)
     record_property("corpus_summary", summary)
@@ -566,9 +576,11 @@ def corpus_vertex_shaders() -> list[tuple[str, bytes]]:
     return out
 
 
-def test_corpus_vertex_shaders_match_reference(vkr, record_property):
+@pytest.mark.parametrize("target", ["vulkan", "spirv"])
+def test_corpus_vertex_shaders_match_reference(vkr, record_property, target):
     """Corpus vertex shaders with ``differential.check_shader``'s seeded
-    random inputs and tolerance model, on lavapipe through run_vertex."""
+    random inputs and tolerance model, on lavapipe through run_vertex
+    (GLSL through glslang, and xlate's own SPIR-V)."""
     from xlate.verify.differential import check_shader
 
     shaders = corpus_vertex_shaders()
@@ -577,11 +589,11 @@ def test_corpus_vertex_shaders_match_reference(vkr, record_property):
     start = time.perf_counter()
     failures, components = [], 0
     for sid, data in shaders:
-        verdict = check_shader(data, seed=0, target="vulkan", runner=vkr, name=sid)
+        verdict = check_shader(data, seed=0, target=target, runner=vkr, name=sid)
         components += verdict.compared
         if not verdict.ok:
             failures.append(verdict.report())
-    summary = (f"corpus vertex shaders on lavapipe: {len(shaders)} shaders, {components} components compared, "
+    summary = (f"corpus vertex shaders on lavapipe ({target}): {len(shaders)} shaders, {components} components compared, "
                f"{len(failures)} failures; {time.perf_counter() - start:.1f}s")
     print(summary)
     record_property("corpus_summary", summary)
