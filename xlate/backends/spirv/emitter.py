@@ -86,6 +86,7 @@ SELECTION_NONE = G.enums["SelectionControl"]["None"]
 LOOP_NONE = G.enums["LoopControl"]["None"]
 LOAD, STORE, CONST, SWIZZLE = Code.LOAD, Code.STORE, Code.CONST, Code.SWIZZLE
 FMUL_LEGACY, FDOT_LEGACY = Code.FMUL_LEGACY, Code.FDOT_LEGACY
+SKIP_PLAIN = frozenset(FILES) | {Storage.SAMPLER}  # never loaded or stored whole through their own variable
 # A helper becomes a function once a shader uses it this often (a width);
 # fewer uses are written inline, which costs less than defining a function.
 HELPER_AFTER = {FMUL_LEGACY: 3, FDOT_LEGACY: 2}
@@ -172,10 +173,12 @@ class Emitter:
         # or not the shader writes it (D3D9 draws points either way)
         access = lay.access
         builtins = []
+        INPUT, OUTPUT = Storage.INPUT, Storage.OUTPUT
         for var in p.variables:
-            if var.storage is Storage.INPUT or var.storage is Storage.OUTPUT:
+            storage = var.storage
+            if storage is INPUT or storage is OUTPUT:
                 name = access[id(var)].name
-                if name.startswith("gl_"):
+                if name[:3] == "gl_":
                     builtins.append(name)
         m, self.iface = interface.build(self.version, lay, self.debug, not self.fragment, tuple(builtins))
         self.m = m
@@ -202,17 +205,19 @@ class Emitter:
         self.static: dict = {}  # (Variable, element) -> access() of a static access
         # Variable -> (pointer, pointee type, an IR scalar in .x?, writable?) for the
         # registers read and written whole through their own variable
-        self.plain: dict = {}
+        self.plain = plain = {}
+        places = self.iface.places
+        skip = SKIP_PLAIN
         for var in p.variables:
-            if var.storage in FILES or var.storage is Storage.SAMPLER:
+            if var.storage in skip:
                 continue
-            acc = lay.access.get(id(var))
+            acc = access.get(id(var))
             if acc is None or acc.array:
                 continue
-            place = self.iface.places.get(acc.name)
+            place = places.get(acc.name)
             if place is None or place.member is not None or place.element_type is not None or place.uint_bool:
                 continue
-            self.plain[var] = (place.var, place.value_type, bool(acc.component), place.storage != "Input")
+            plain[var] = (place.var, place.value_type, bool(acc.component), place.storage != "Input")
         # a CALL needs a subroutine to call (call_order checks the calls)
         order = cfg.call_order(p) if len(p.functions) > 1 else ["main"]
         self.fn_ids = {name: m.new_id() for name in order}
@@ -656,12 +661,22 @@ class Emitter:
     def native(self, op: Op) -> None:
         ids = self.ids
         t = self.types.get(id(op.type)) or self.type_of(op.type)
-        ids[op] = self.inst(NATIVE[op.code], t, *[ids[a] for a in op.args])
+        args = [ids[a] for a in op.args]
+        m = self.m
+        r = m.bound
+        m.bound = r + 1
+        self.words += (((len(args) + 3) << 16) | NATIVE[op.code], t, r, *args)
+        ids[op] = r
 
     def extended(self, op: Op) -> None:
         ids = self.ids
         t = self.types.get(id(op.type)) or self.type_of(op.type)
-        ids[op] = self.inst(OpExtInst, t, self.glsl, EXTENDED[op.code], *[ids[a] for a in op.args])
+        args = [ids[a] for a in op.args]
+        m = self.m
+        r = m.bound
+        m.bound = r + 1
+        self.words += (((len(args) + 5) << 16) | OpExtInst, t, r, self.glsl, EXTENDED[op.code], *args)
+        ids[op] = r
 
     def derivative(self, op: Op) -> None:
         if not self.fragment:
@@ -770,11 +785,18 @@ class Emitter:
             self.ids[op] = self.dot_legacy_body(width, self.ids[a], self.ids[b])
 
     def select(self, op: Op) -> None:
-        c, a, b = [self.value(x) for x in op.args]
+        ids = self.ids
+        cond, a, b = op.args
+        c = ids[cond]
         width = op.type.width
-        if op.args[0].type.width == 1 and width > 1:  # SPIR-V 1.0: one condition per component
+        if width > 1 and cond.type.width == 1:  # SPIR-V 1.0: one condition per component
             c = self.inst(OpCompositeConstruct, self.vec(BOOL, width), *([c] * width))
-        self.ids[op] = self.inst(OpSelect, self.type_of(op.type), c, a, b)
+        t = self.types.get(id(op.type)) or self.type_of(op.type)
+        m = self.m
+        r = m.bound
+        m.bound = r + 1
+        self.words += ((6 << 16) | OpSelect, t, r, c, ids[a], ids[b])
+        ids[op] = r
 
     def bany(self, op: Op) -> None:
         a = self.value(op.args[0])
