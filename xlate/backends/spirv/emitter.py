@@ -312,9 +312,10 @@ class Emitter:
     def function(self, name: str, body: list[Op]) -> None:
         m = self.m
         w = self.words = m.functions
-        put = m.put
-        put(w, OpFunction, self.void, self.fn_ids[name], FUNCTION_CONTROL_NONE, self.fn_type)
-        put(w, OpLabel, m.new_id())
+        label = m.bound
+        m.bound = label + 1
+        w += ((5 << 16) | OpFunction, self.void, self.fn_ids[name], FUNCTION_CONTROL_NONE, self.fn_type,
+              (2 << 16) | OpLabel, label)
         self.ids: dict[Op, int] = {}
         # open constructs: ("if", merge, position of the false target word, has else)
         # or ("loop", merge, continue, header)
@@ -334,8 +335,7 @@ class Emitter:
             raise
         if self.stack:
             raise self.unsupported(None, "unclosed IF or LOOP (IR invariant 4)")
-        put(w, OpReturn)
-        put(w, OpFunctionEnd)
+        self.words += ((1 << 16) | OpReturn, (1 << 16) | OpFunctionEnd)
 
     def value(self, op: Op) -> int:
         try:
