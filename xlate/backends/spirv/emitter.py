@@ -203,8 +203,10 @@ class Emitter:
         self.bits: dict = {}  # nonzero float -> its float32 bits
         self.vector_constants: dict = {}  # (width, packed float32 values) -> constant id
         self.static: dict = {}  # (Variable, element) -> access() of a static access
-        # Variable -> (pointer, pointee type, an IR scalar in .x?, writable?) for the
-        # registers read and written whole through their own variable
+        # Variable -> (pointer, pointee type, an IR scalar in .x?, writable?,
+        # None or the access chain's words but its result id) for the
+        # registers read and written whole through their own variable (or
+        # a member of a block, gl_Position)
         self.plain = plain = {}
         places = self.iface.places
         skip = SKIP_PLAIN
@@ -215,9 +217,14 @@ class Emitter:
             if acc is None or acc.array:
                 continue
             place = places.get(acc.name)
-            if place is None or place.member is not None or place.element_type is not None or place.uint_bool:
+            if place is None or place.element_type is not None or place.uint_bool:
                 continue
-            plain[var] = (place.var, place.value_type, bool(acc.component), place.storage != "Input")
+            if place.member is None:
+                plain[var] = (place.var, place.value_type, bool(acc.component), place.storage != "Input", None)
+            else:  # a block member (gl_Position): reached through a chain of one constant index
+                ptr_type = m.pointer(place.storage, place.value_type)
+                plain[var] = (None, place.value_type, bool(acc.component), place.storage != "Input",
+                              ((5 << 16) | OpAccessChain, ptr_type, place.var, m.int_constant(place.member)))
         # a CALL needs a subroutine to call (call_order checks the calls)
         order = cfg.call_order(p) if len(p.functions) > 1 else ["main"]
         self.fn_ids = {name: m.new_id() for name in order}
@@ -498,8 +505,13 @@ class Emitter:
         if not op.args and not op.imm:  # the common load: a whole register, without a call
             found = self.plain.get(op.var)
             if found is not None:
-                ptr, pointee, scalar, _ = found
+                ptr, pointee, scalar, _, chain = found
                 m = self.m
+                if chain is not None:
+                    ptr = m.bound
+                    m.bound = ptr + 1
+                    head, ptr_type, var, member = chain
+                    self.words += (head, ptr_type, ptr, var, member)
                 r = m.bound
                 if scalar:  # an IR scalar in .x of a vec4
                     m.bound = r + 2
@@ -558,12 +570,26 @@ class Emitter:
                 full = (1 << width) - 1
                 mask = (imm[0] if imm else 0xF) & full
                 if width == 1 or mask == full:
-                    self.words += ((3 << 16) | OpStore, found[0], self.ids[args[0]])
+                    ptr = found[0]
+                    chain = found[4]
+                    if chain is not None:
+                        m = self.m
+                        ptr = m.bound
+                        m.bound = ptr + 1
+                        head, ptr_type, var, member = chain
+                        self.words += (head, ptr_type, ptr, var, member)
+                    self.words += ((3 << 16) | OpStore, ptr, self.ids[args[0]])
                     return
                 # a write mask: load, put the new components in, store
                 ptr, pointee = found[0], found[1]
                 value = self.ids[args[0]]
                 m = self.m
+                chain = found[4]
+                if chain is not None:
+                    ptr = m.bound
+                    m.bound = ptr + 1
+                    head, ptr_type, var, member = chain
+                    self.words += (head, ptr_type, ptr, var, member)
                 r = m.bound
                 m.bound = r + 2
                 single = SINGLE[mask]
