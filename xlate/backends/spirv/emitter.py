@@ -787,8 +787,14 @@ class Emitter:
 
     def call_helper(self, op: Op, name: str, width: int) -> None:
         ids = self.ids
-        self.ids[op] = self.inst(OpFunctionCall, self.type_of(op.type), self.helper(name, width),
-                                 *[ids[a] for a in op.args])
+        fn = self.helper_fns.get((name, width)) or self.helper(name, width)
+        t = self.types.get(id(op.type)) or self.type_of(op.type)
+        a, b = op.args
+        m = self.m
+        r = m.bound
+        m.bound = r + 1
+        self.words += ((6 << 16) | OpFunctionCall, t, r, fn, ids[a], ids[b])
+        ids[op] = r
 
     def saturate(self, op: Op) -> None:
         # three instructions: inline (a function costs more to define than that)
