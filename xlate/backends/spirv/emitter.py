@@ -42,6 +42,8 @@ from .. import layout as layout_mod
 from ..targets import Target
 from .grammar import grammar
 from . import interface
+from .control import ControlFlow
+from .helpers import HelperFunctions
 from .interface import Place
 from .module import OP, f32_bits
 
@@ -71,25 +73,18 @@ EXTENDED = {code: EXT[name] for code, name in {
 DERIVATIVES = {Code.FDDX: OP["OpDPdx"], Code.FDDY: OP["OpDPdy"]}
 (OpLoad, OpStore, OpAccessChain, OpExtInst, OpCompositeExtract, OpCompositeConstruct, OpCompositeInsert,
  OpVectorShuffle, OpSelect, OpFOrdEqual, OpFOrdGreaterThan, OpLogicalOr, OpFMul, OpFAdd, OpFDiv, OpDot, OpAny,
- OpConvertFToS, OpINotEqual, OpIAdd, OpLabel, OpBranch, OpBranchConditional, OpSelectionMerge, OpLoopMerge,
- OpReturn, OpKill, OpFunction, OpFunctionEnd, OpFunctionCall, OpImageSampleImplicitLod,
- OpImageSampleExplicitLod, OpFunctionParameter, OpReturnValue, OpTypeFunction) = (OP[n] for n in (
+ OpConvertFToS, OpINotEqual, OpIAdd, OpLabel, OpBranch, OpBranchConditional, OpSelectionMerge, OpLoopMerge, OpReturn,
+ OpKill, OpFunction, OpFunctionEnd, OpImageSampleImplicitLod, OpImageSampleExplicitLod) = (OP[n] for n in (
     "OpLoad", "OpStore", "OpAccessChain", "OpExtInst", "OpCompositeExtract", "OpCompositeConstruct",
     "OpCompositeInsert", "OpVectorShuffle", "OpSelect", "OpFOrdEqual", "OpFOrdGreaterThan", "OpLogicalOr", "OpFMul",
     "OpFAdd", "OpFDiv", "OpDot", "OpAny", "OpConvertFToS", "OpINotEqual", "OpIAdd", "OpLabel", "OpBranch",
     "OpBranchConditional", "OpSelectionMerge", "OpLoopMerge", "OpReturn", "OpKill", "OpFunction", "OpFunctionEnd",
-    "OpFunctionCall", "OpImageSampleImplicitLod", "OpImageSampleExplicitLod", "OpFunctionParameter",
-    "OpReturnValue", "OpTypeFunction"))
-EXT_FLOOR, EXT_ROUND_EVEN, EXT_FMIN = EXT["Floor"], EXT["RoundEven"], EXT["FMin"]
+    "OpImageSampleImplicitLod", "OpImageSampleExplicitLod"))
+EXT_FLOOR, EXT_ROUND_EVEN = EXT["Floor"], EXT["RoundEven"]
 FUNCTION_CONTROL_NONE = G.enums["FunctionControl"]["None"]
-SELECTION_NONE = G.enums["SelectionControl"]["None"]
-LOOP_NONE = G.enums["LoopControl"]["None"]
 LOAD, STORE, CONST, SWIZZLE = Code.LOAD, Code.STORE, Code.CONST, Code.SWIZZLE
 FMUL_LEGACY, FDOT_LEGACY = Code.FMUL_LEGACY, Code.FDOT_LEGACY
 SKIP_PLAIN = frozenset(FILES) | {Storage.SAMPLER}  # never loaded or stored whole through their own variable
-# A helper becomes a function once a shader uses it this often (a width);
-# fewer uses are written inline, which costs less than defining a function.
-HELPER_AFTER = {FMUL_LEGACY: 3, FDOT_LEGACY: 2}
 # the coordinate components each sampler dimension takes
 DIM_COORDS = {"2D": 2, "Cube": 3, "3D": 3}
 
@@ -142,7 +137,11 @@ def used_constants(p: Program, legacy: dict) -> dict:
     return used
 
 
-class Emitter:
+class Emitter(ControlFlow, HelperFunctions):
+    """One program's module: ``run`` gives (bytes, the layout's reflection).
+    Structured control flow is ``control.ControlFlow``'s, the helpers
+    (saturate, legacy multiply and dot) ``helpers.HelperFunctions``'."""
+
     def __init__(self, program: Program, target: Target, options, version: str = "1.0", names: bool = True):
         self.p = program
         self.t = target
@@ -353,10 +352,6 @@ class Emitter:
     def new_block(self) -> None:
         self.m.put(self.words, OpLabel, self.m.new_id())
 
-    def result(self, op: Op) -> int:
-        r = self.ids[op] = self.m.new_id()
-        return r
-
     def inst(self, opcode: int, type_id: int, *operands: int) -> int:
         """A value instruction; returns its new result id."""
         m = self.m
@@ -367,82 +362,6 @@ class Emitter:
 
     def ext(self, number: int, type_id: int, *operands: int) -> int:
         return self.inst(OpExtInst, type_id, self.glsl, number, *operands)
-
-    # -- control flow ---------------------------------------------------------
-
-    def if_(self, op: Op) -> None:
-        m, w = self.m, self.words
-        merge, then = m.new_id(), m.new_id()
-        m.put(w, OpSelectionMerge, merge, SELECTION_NONE)
-        m.put(w, OpBranchConditional, self.value(op.args[0]), then, 0)
-        self.stack.append(["if", merge, len(w) - 1])
-        m.put(w, OpLabel, then)
-
-    def else_(self, op: Op) -> None:
-        m, w = self.m, self.words
-        top = self.stack[-1] if self.stack else None
-        if top is None or top[0] != "if" or top[2] is None:
-            raise self.unsupported(op, "ELSE without its IF (IR invariant 4)")
-        m.put(w, OpBranch, top[1])
-        label = m.new_id()
-        w[top[2]] = label
-        top[2] = None
-        m.put(w, OpLabel, label)
-
-    def endif(self, op: Op) -> None:
-        m, w = self.m, self.words
-        top = self.stack.pop() if self.stack else None
-        if top is None or top[0] != "if":
-            raise self.unsupported(op, "ENDIF without its IF (IR invariant 4)")
-        if top[2] is not None:
-            w[top[2]] = top[1]  # no ELSE: false goes straight to the merge block
-        m.put(w, OpBranch, top[1])
-        m.put(w, OpLabel, top[1])
-
-    def loop(self, op: Op) -> None:
-        m, w = self.m, self.words
-        header, merge, cont, body = m.new_id(), m.new_id(), m.new_id(), m.new_id()
-        m.put(w, OpBranch, header)
-        m.put(w, OpLabel, header)
-        m.put(w, OpLoopMerge, merge, cont, LOOP_NONE)
-        m.put(w, OpBranch, body)
-        m.put(w, OpLabel, body)
-        self.stack.append(["loop", merge, cont, header])
-
-    def endloop(self, op: Op) -> None:
-        m, w = self.m, self.words
-        top = self.stack.pop() if self.stack else None
-        if top is None or top[0] != "loop":
-            raise self.unsupported(op, "ENDLOOP without its LOOP (IR invariant 4)")
-        _, merge, cont, header = top
-        m.put(w, OpBranch, cont)
-        m.put(w, OpLabel, cont)
-        m.put(w, OpBranch, header)
-        m.put(w, OpLabel, merge)
-
-    def break_(self, op: Op) -> None:
-        for construct in reversed(self.stack):
-            if construct[0] == "loop":
-                self.m.put(self.words, OpBranch, construct[1])
-                self.new_block()
-                return
-        raise self.unsupported(op, "BREAK outside a loop (IR invariant 4)")
-
-    def return_(self, op: Op) -> None:
-        self.m.put(self.words, OpReturn)
-        self.new_block()
-
-    def discard(self, op: Op) -> None:
-        if not self.fragment:
-            raise self.unsupported(op, "discard in a vertex shader")
-        self.m.put(self.words, OpKill)
-        self.new_block()
-
-    def call(self, op: Op) -> None:
-        fn = self.fn_ids.get(op.imm[0])
-        if fn is None:
-            raise self.unsupported(op, f"call to a missing function {op.imm[0]!r}")
-        self.inst(OpFunctionCall, self.void, fn)
 
     # -- variables ------------------------------------------------------------
 
@@ -725,97 +644,6 @@ class Emitter:
         else:
             self.ids[op] = self.inst(OpDot, self.float, a, b)
 
-    # -- helper functions (glsl.py's helpers.py, as SPIR-V functions) ---------
-
-    def helper(self, name: str, width: int) -> int:
-        """The function of helper ``name`` for ``width`` components, defined
-        on first use (after the shader's functions, in order of first use)."""
-        key = (name, width)
-        fn = self.helper_fns.get(key)
-        if fn is None:
-            fn = self.helper_fns[key] = self.define_helper(name, width)
-        return fn
-
-    def define_helper(self, name: str, width: int) -> int:
-        m = self.m
-        t = self.vec(FLOAT, width)
-        result = self.float if name == "dot_legacy" else t
-        params = (t,) if name == "saturate" else (t, t)
-        fn_type = m._type(("fn", result, params), OpTypeFunction, result, *params)
-        saved, self.words = self.words, self.helper_words
-        w = self.words
-        fn = m.new_id()
-        m.put(w, OpFunction, result, fn, FUNCTION_CONTROL_NONE, fn_type)
-        args = []
-        for p in params:
-            a = m.new_id()
-            m.put(w, OpFunctionParameter, p, a)
-            args.append(a)
-        m.put(w, OpLabel, m.new_id())
-        r = HELPER_BODIES[name](self, width, *args)
-        m.put(w, OpReturnValue, r)
-        m.put(w, OpFunctionEnd)
-        self.words = saved
-        if self.debug:
-            m.name(fn, "xl_" + name)
-        return fn
-
-    def saturate_body(self, width: int, x: int) -> int:
-        """xl_saturate: ``x > 0 ? min(x, 1) : 0`` (NaN -> 0)."""
-        t = self.vec(FLOAT, width)
-        gt = self.inst(OpFOrdGreaterThan, self.vec(BOOL, width), x, self.splat(0.0, width))
-        low = self.ext(EXT_FMIN, t, x, self.splat(1.0, width))
-        return self.inst(OpSelect, t, gt, low, self.splat(0.0, width))
-
-    def mul_legacy_body(self, width: int, a: int, b: int) -> int:
-        """xl_mul_legacy: ``(a == 0 || b == 0) ? 0 : a * b``, per component."""
-        t = self.vec(FLOAT, width)
-        bt = self.vec(BOOL, width)
-        zero = self.splat(0.0, width)
-        either = self.inst(OpLogicalOr, bt, self.inst(OpFOrdEqual, bt, a, zero), self.inst(OpFOrdEqual, bt, b, zero))
-        return self.inst(OpSelect, t, either, zero, self.inst(OpFMul, t, a, b))
-
-    def dot_legacy_body(self, width: int, a: int, b: int) -> int:
-        """xl_dot_legacy: the legacy products summed left to right."""
-        p = self.mul_legacy_body(width, a, b)
-        if width == 1:
-            return p
-        total = self.inst(OpCompositeExtract, self.float, p, 0)
-        for i in range(1, width):
-            total = self.inst(OpFAdd, self.float, total, self.inst(OpCompositeExtract, self.float, p, i))
-        return total
-
-    def call_helper(self, op: Op, name: str, width: int) -> None:
-        ids = self.ids
-        fn = self.helper_fns.get((name, width)) or self.helper(name, width)
-        t = self.types.get(id(op.type)) or self.type_of(op.type)
-        a, b = op.args
-        m = self.m
-        r = m.bound
-        m.bound = r + 1
-        self.words += ((6 << 16) | OpFunctionCall, t, r, fn, ids[a], ids[b])
-        ids[op] = r
-
-    def saturate(self, op: Op) -> None:
-        # three instructions: inline (a function costs more to define than that)
-        self.ids[op] = self.saturate_body(op.type.width, self.ids[op.args[0]])
-
-    def mul_legacy(self, op: Op) -> None:
-        width = op.type.width
-        if self.legacy.get((FMUL_LEGACY, width), 0) >= HELPER_AFTER[FMUL_LEGACY]:
-            self.call_helper(op, "mul_legacy", width)
-        else:
-            a, b = op.args
-            self.ids[op] = self.mul_legacy_body(width, self.ids[a], self.ids[b])
-
-    def dot_legacy(self, op: Op) -> None:
-        width = op.args[0].type.width
-        if self.legacy.get((FDOT_LEGACY, width), 0) >= HELPER_AFTER[FDOT_LEGACY]:
-            self.call_helper(op, "dot_legacy", width)
-        else:
-            a, b = op.args
-            self.ids[op] = self.dot_legacy_body(width, self.ids[a], self.ids[b])
-
     def select(self, op: Op) -> None:
         ids = self.ids
         cond, a, b = op.args
@@ -888,9 +716,6 @@ class Emitter:
             return self.inst(OpVectorShuffle, self.vec(FLOAT, width), x, x, *range(width))
         raise self.unsupported(op, f"a {w}-component texture coordinate where {width} are needed")
 
-
-HELPER_BODIES = {"saturate": Emitter.saturate_body, "mul_legacy": Emitter.mul_legacy_body,
-                 "dot_legacy": Emitter.dot_legacy_body}
 
 HANDLERS = {
     Code.CONST: Emitter.const, Code.LOAD: Emitter.load, Code.STORE: Emitter.store, Code.SWIZZLE: Emitter.swizzle,
