@@ -110,9 +110,8 @@ SINGLE = {mask: (mask.bit_length() - 1 if mask and not mask & (mask - 1) else No
 IDENTITY = [None, (0,), (0, 1), (0, 1, 2), (0, 1, 2, 3)]
 
 
-def _pack_floats(values) -> bytes:
-    """The float32 bytes of ``values``: a key that tells 0.0 from -0.0."""
-    return struct.pack(f"<{len(values)}f", *values)
+# [n] -> the packer of n float32s: their bytes are a key that tells 0.0 from -0.0
+PACK_FLOATS = [None] + [struct.Struct(f"<{n}f") for n in (1, 2, 3, 4)]
 
 
 def used_constants(p: Program, legacy: dict) -> dict:
@@ -200,7 +199,8 @@ class Emitter(ControlFlow, HelperFunctions):
                            (FLOAT, 4): types[("vec", self.float, 4)],
                            (BOOL, 4): types[("vec", self.bool, 4)]}  # (Scalar, width) -> type id
         self.bits: dict = {}  # nonzero float -> its float32 bits
-        self.vector_constants: dict = {}  # (width, packed float32 values) -> constant id
+        # (width, packed float32 values) or (Scalar, width, values) -> constant id
+        self.vector_constants: dict = {}
         self.static: dict = {}  # (Variable, element) -> access() of a static access
         # Variable -> (pointer, pointee type, an IR scalar in .x?, writable?,
         # None or the access chain's words but its result id) for the
@@ -285,15 +285,15 @@ class Emitter(ControlFlow, HelperFunctions):
             return m.composite_constant(self.vec(s, width), (c,) * width)
         if s is FLOAT:
             try:
-                key = (width, _pack_floats(values))
-            except (OverflowError, struct.error):
-                key = None
-            if key is not None:
-                c = self.vector_constants.get(key)
-                if c is None:
-                    c = self.vector_constants[key] = self.constant_of(s, width, values)
-                return c
-        return self.constant_of(s, width, values)
+                key = (width, PACK_FLOATS[len(values)].pack(*values))
+            except (OverflowError, struct.error, IndexError):
+                return self.constant_of(s, width, values)
+        else:  # ints and bools: equal values are the same constant
+            key = (s, width, tuple(values))
+        c = self.vector_constants.get(key)
+        if c is None:
+            c = self.vector_constants[key] = self.constant_of(s, width, values)
+        return c
 
     def constant_of(self, s: Scalar, width: int, values) -> int:
         m = self.m
