@@ -18,9 +18,8 @@ def generate(program, target: Target | str, options):
     if isinstance(target, str):
         target = get_target(target)
     if target.native:
-        from . import spirv
-
-        code, layout_reflection = spirv.emit(program, target, options)
+        code, layout_reflection = _native()(program, target, options, version=options.spirv_version,
+                                            names=options.debug_names)
         return code, reflection.build(program, target, options, layout_reflection)
     out = glsl.emit(program, target, options)
     refl = reflection.build(program, target, options, out.reflection)
@@ -29,6 +28,15 @@ def generate(program, target: Target | str, options):
 
         return spirv.compile_glsl(out.code, refl["stage"]), refl
     return out.code, refl
+
+
+@functools.lru_cache(maxsize=1)
+def _native():
+    """The SPIR-V writer's ``emit`` (``spirv/emitter.py``), imported on the
+    first SPIR-V translation: it reads the SPIR-V grammar."""
+    from .spirv.emitter import emit
+
+    return emit
 
 
 @functools.lru_cache(maxsize=1)
