@@ -273,3 +273,13 @@ def test_varying_locations_refuses_bad_maps():
     clash = "ps_3_0\ndcl_color4 v0\ndcl_texcoord0 v1\nadd oC0, v0, v1\n"
     with pytest.raises(XlateError, match="both at location 0"):
         translate(assemble_bytes(clash), "spirv", varying_locations=(("color", 4, 0),))
+
+
+def test_sampler_read_as_a_value_is_refused(monkeypatch):
+    """A hostile shader using s0 as an arithmetic source: an error naming
+    the instruction, never an invalid module (with the IR validator off,
+    as translations run by default; on, it refuses the load itself)."""
+    blob = assemble_bytes("ps_3_0\ndcl_2d s0\ndcl_texcoord0 v0\ntexld r0, v0, s0\nadd r0, r0, s0\nmov oC0, r0\n")
+    monkeypatch.delenv("XLATE_VALIDATE", raising=False)
+    with pytest.raises(XlateError, match="'add' .*sampler"):
+        translate(blob, "spirv", validate=False)

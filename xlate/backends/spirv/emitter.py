@@ -465,6 +465,9 @@ class Emitter(ControlFlow, HelperFunctions):
                 return
         index = self.value(args[0]) if args else None
         place, chain, component = self.access(op, op.imm[0] if op.imm else None, index)
+        if place.sampler_dim is not None:
+            raise self.unsupported(op, f"the sampler {op.var.name} is read as a value (only texture "
+                                       "instructions can use a sampler register)")
         arrayed = place.element_type is not None and len(chain) > (place.member is not None)
         pointee = place.element_type if arrayed else place.value_type
         v = self.inst(OpLoad, pointee, self.pointer(place, chain, pointee))
