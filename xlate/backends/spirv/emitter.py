@@ -678,8 +678,10 @@ class Emitter(ControlFlow, HelperFunctions):
 
     def sample(self, op: Op) -> None:
         kind = op.imm[0]
-        acc = self.lay.access[id(op.var)]
-        place = self.iface.places[acc.name]
+        acc = self.lay.access.get(id(op.var))
+        place = self.iface.places.get(acc.name) if acc is not None else None
+        if place is None or place.sampler_dim is None:
+            raise self.unsupported(op, f"a texture lookup through {op.var.name}, which is not a declared sampler")
         dim = place.sampler_dim
         m = self.m
         image_type = self.images.get(dim)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...errors import UnsupportedError
 from ..layout import Layout
 from .module import DECORATION, E, OpMemberDecorate, Module
 
@@ -72,6 +73,7 @@ class Interface:
         self.io: list[int] = []  # Input/Output variables, for OpEntryPoint
         self.depth = False
         self.names = names
+        self.locations: dict = {}  # (storage class, location) -> the name there
         for d in lay.decls:
             self._decl(d)
         for b in lay.blocks:
@@ -116,6 +118,9 @@ class Interface:
         if storage != "Private":
             self.io.append(v)
             if d.location is not None:
+                taken = self.locations.setdefault((storage, d.location), d.name)
+                if taken != d.name:  # e.g. one semantic declared on two input registers
+                    raise UnsupportedError(-1, f"{d.name} and {taken} would share location {d.location}")
                 m.decorate(v, "Location", d.location)
             if d.centroid:
                 m.decorate(v, "Centroid")
