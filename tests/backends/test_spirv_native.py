@@ -319,3 +319,16 @@ def test_mutated_corpus_shaders_give_valid_modules_or_errors():
     assert not crashes, crashes[:5]
     results = validate_many(modules)
     assert modules and not any(results), [r for r in results if r][:3]
+
+
+def test_store_of_the_wrong_kind_is_refused(monkeypatch):
+    """setp into a temporary (only p0 takes booleans): refused, never an
+    OpStore of a bool vector into a float register."""
+    monkeypatch.delenv("XLATE_VALIDATE", raising=False)
+    tokens = list(words(assemble_bytes("ps_3_0\ndcl_texcoord0 v0\nsetp_gt p0, v0, c0\nmov oC0, r0\n")))
+    # the assembler refuses r0 as setp's destination: turn p0 (register type 19) into r0 (0) by hand
+    at = next(i for i, t in enumerate(tokens) if t >> 31 and (t >> 28) & 7 == 3 and (t >> 11) & 3 == 2)
+    tokens[at] &= ~((7 << 28) | (3 << 11))
+    blob = struct.pack(f"<{len(tokens)}I", *tokens)
+    with pytest.raises(XlateError, match="stored into r0"):
+        translate(blob, "spirv")

@@ -485,6 +485,8 @@ class Emitter(ControlFlow, HelperFunctions):
     def store(self, op: Op) -> None:
         args = op.args
         imm = op.imm
+        if args[0].type.scalar is not op.var.type.scalar:  # e.g. a hostile setp into r#
+            raise self.unsupported(op, f"a {args[0].type} value stored into {op.var.name} ({op.var.type})")
         if len(args) == 1 and len(imm) < 2:  # the common store: a whole register, written whole
             found = self.plain.get(op.var)
             if found is not None and found[3] and not found[2]:
