@@ -3,8 +3,9 @@
 Checks, per target: translation (no crash; UnsupportedError only where the
 target cannot express the shader), glslangValidator on every GLSL output,
 compile + link on llvmpipe (each shader with a partner of its own dialect),
-and for Vulkan: glslangValidator -V plus spirv-val (that SPIR-V *is* the
-``spirv`` target's output).
+and for Vulkan: glslangValidator -V plus spirv-val (that SPIR-V is the
+``spirv-glslang`` target's output; xlate's own writer, target ``spirv``, is
+checked by tests/backends/test_spirv_native.py).
 
 Shader model 1 (vs_1_x, ps_1_x) goes through the same checks, with the
 project's own ``corpus/{vs_1_1,ps_1_1,...,ps_1_4}`` (assembled) on top of

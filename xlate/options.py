@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
 
-from .bytecode.tables import SAMPLER_TYPE_BY_ASM, SamplerType
+from .bytecode.tables import SAMPLER_TYPE_BY_ASM, DeclUsage, SamplerType
 
 
 INFINITIES = ("clamp", "ieee")
+SPIRV_VERSIONS = ("1.0", "1.3")
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,22 @@ class Options:
     # can be done faithfully (else the cpu mode, with a diagnostic saying why).
     inline_preshader: bool = False
 
+    # Where varyings go, for the targets that give them locations (glsl450,
+    # vulkan, the SPIR-V ones): ((usage, index, location), ...), e.g.
+    # (("color", 4, 2), ("normal", 1, 9)) -- the map a layer builds when it
+    # links a VS to a PS, given to both.  Semantics not listed keep the fixed
+    # table's location (layout.VARYING_LOCATIONS; outside it, Vulkan's
+    # 32 + 16*usage + index, past the 32 locations every device has).  The
+    # reflection reports the locations used.
+    varying_locations: tuple[tuple[str, int, int], ...] = ()
+
+    # --- SPIR-V (targets spirv, spirv-native) ----------------------------------
+    # The SPIR-V version written: "1.0" (Vulkan 1.0) or "1.3" (Vulkan 1.1+).
+    spirv_version: str = "1.0"
+    # OpName/OpMemberName/OpSource (the layout's names, from the CTAB):
+    # False strips them (smaller modules, no names shipped).
+    debug_names: bool = True
+
     # --- debugging -------------------------------------------------------------
     # Check every IR invariant after the passes (``ir.validate``: types,
     # dominance, nesting, index bounds).  A broken invariant is a bug in a
@@ -108,6 +125,10 @@ class Options:
     validate: bool = False
 
     def __post_init__(self):
+        if self.varying_locations:
+            varying_location_map(self.varying_locations)  # raises ValueError on a bad entry
+        if self.spirv_version not in SPIRV_VERSIONS:
+            raise ValueError(f"spirv_version must be one of {', '.join(SPIRV_VERSIONS)}, not {self.spirv_version!r}")
         if self.infinities not in INFINITIES:
             raise ValueError(f"infinities must be one of {', '.join(INFINITIES)}, not {self.infinities!r}")
 
@@ -203,3 +224,26 @@ def _stage_pairs(option: str, value, highest: int, convert) -> tuple:
             raise ValueError(f"{option}: stage {n} is given twice")
         result[n] = convert(v)
     return tuple(sorted(result.items()))
+
+
+def varying_location_map(entries) -> dict[tuple[DeclUsage, int], int]:
+    """``Options.varying_locations`` as {(DeclUsage, index): location};
+    ValueError names the first entry that is not (usage, index, location)
+    with a D3D usage name, an index 0-15 and a location 0-4095 used once."""
+    out: dict[tuple[DeclUsage, int], int] = {}
+    used: dict[int, tuple] = {}
+    for entry in entries:
+        try:
+            usage, index, location = entry
+            u = DeclUsage[str(usage).upper()]
+            index, location = int(index), int(location)
+        except (TypeError, ValueError, KeyError):
+            raise ValueError(f"varying_locations: {entry!r} is not (usage, index, location) with a D3D usage "
+                             f"({', '.join(x.name.lower() for x in DeclUsage)})") from None
+        if not 0 <= index < 16 or not 0 <= location < 4096:
+            raise ValueError(f"varying_locations: {entry!r}: index must be 0-15 and location 0-4095")
+        if location in used and used[location] != (u, index):
+            raise ValueError(f"varying_locations: location {location} given to two semantics")
+        used[location] = (u, index)
+        out[(u, index)] = location
+    return out

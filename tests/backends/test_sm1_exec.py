@@ -579,7 +579,7 @@ def test_draw_state_reflection_vulkan_block():
     assert "layout(set = 1, binding = 20, std140) uniform ps_draw_state" in t.code
     assert state["bumpenv"] == [1] and state["luminance"] == [1] and state["depth"] is False
     assert json.loads(json.dumps(t.reflection)) == t.reflection
-    spv = translate(assemble_bytes(TEXBEM), "spirv")  # glslang -V + spirv-val
+    spv = translate(assemble_bytes(TEXBEM), "spirv")  # written natively (spirv-val: test_spirv_native)
     assert spv.code[:4] == b"\x03\x02\x23\x07"
 
 

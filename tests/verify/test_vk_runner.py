@@ -1,4 +1,5 @@
-"""The Vulkan runner (xlate.verify.vk) on Mesa lavapipe, target "spirv":
+"""The Vulkan runner (xlate.verify.vk) on Mesa lavapipe, target "spirv"
+(xlate's own SPIR-V writer; "spirv-glslang" beside it where both run):
 hand-checked draws, vkd3d's D3D9 cases (peer-corpus/vkd3d/cases.jsonl) with
 their probes, and generated programs against the reference interpreter.
 Vertex shaders alone (``run_vertex``, transform feedback, target "vulkan"):
@@ -13,6 +14,7 @@ everything under VK_LAYER_KHRONOS_validation: any error fails the draw.
 
 from __future__ import annotations
 
+import os
 import random
 import time
 from functools import lru_cache
@@ -95,6 +97,20 @@ def test_vs_transform_with_uniforms(vkr):
     # oD0 is saturated in vs_2_0: z 2 -> 1
     assert np.array_equal(img[inside], np.broadcast_to(F32([0.375, 0.5, 1, 0.75]), (8, 4)))
     assert np.all(img[~inside] == 9)
+
+
+@pytest.mark.parametrize("target", ["spirv", "vulkan"])
+def test_varying_locations_link_under_32(vkr, target):
+    """color4 lies outside the fixed varying table (Vulkan location 196 by
+    default, past the 32 every device has); a layer's varying_locations map
+    puts it at 3 in both stages and the pair links and draws (under
+    XLATE_VK_VALIDATION=1, with the validation layer clean)."""
+    opts = {"varying_locations": (("color", 4, 3),)}
+    vs = tr("vs_3_0\ndcl_position v0\ndcl_position o0\ndcl_color4 o1\nmov o0, v0\nmov o1, c0\n", target, **opts)
+    ps = tr("ps_3_0\ndcl_color4 v0\nmov oC0, v0\n", target, **opts)
+    assert vs.reflection["outputs"][-1]["location"] == ps.reflection["inputs"][0]["location"] == 3
+    res = draw(vkr, vs, ps, size=(2, 2), vs_constants=ReferenceConstants(floats={0: (0.25, 0.5, 0.75, 1)}))
+    assert np.array_equal(res.colors[0], np.broadcast_to(F32([0.25, 0.5, 0.75, 1]), (2, 2, 4)))
 
 
 def _texel_grid(w, h):
@@ -246,11 +262,12 @@ def test_render_state_needs_glsl(vkr):
 VKD3D_OPTIONS = {"half_pixel_exact": True, "infinities": "ieee"}
 # case id -> why the SPIR-V translation on lavapipe does not match the probes
 KNOWN_FAILURES: dict[str, str] = {}
-# The spirv target runs glslangValidator and spirv-val per shader (~0.2 s
-# here), so by default the cases of every SAMPLE_STRIDE-th vkd3d test file
-# run (whole files, in order, so prior draws need no replays);
+# The spirv-glslang target runs glslangValidator and spirv-val per shader
+# (~0.2 s here), so by default the cases of every SAMPLE_STRIDE-th vkd3d
+# test file run (whole files, in order, so prior draws need no replays);
 # XLATE_VK_CASES=all runs every case (~3 minutes), XLATE_VK_CASES=N the
-# cases of every N-th file.
+# cases of every N-th file.  The native "spirv" target runs every case
+# (~10 s) unless XLATE_VK_CASES says otherwise.
 SAMPLE_STRIDE = 4
 
 
@@ -271,13 +288,13 @@ def needs_glsl(case) -> bool:
 
 
 @pytest.mark.skipif(not CASES.exists(), reason=f"peer corpus not found at {CORPUS}")
-def test_vkd3d_lavapipe(vkr, record_property):
-    """Runnable cases (a sample of the test files unless XLATE_VK_CASES=all), target spirv
-    (vulkan GLSL for the render state that needs shader code), Vulkan's
+@pytest.mark.parametrize("spirv_target", ["spirv-glslang", "spirv"])
+def test_vkd3d_lavapipe(vkr, record_property, spirv_target):
+    """Runnable cases, targets spirv (xlate's own writer: every case) and
+    spirv-glslang (a sample of the test files unless XLATE_VK_CASES=all),
+    vulkan GLSL for the render state that needs shader code, Vulkan's
     default options (flip_y on, clip_z off) with VKD3D_OPTIONS."""
-    import os
-
-    choice = os.environ.get("XLATE_VK_CASES", str(SAMPLE_STRIDE))
+    choice = os.environ.get("XLATE_VK_CASES", "all" if spirv_target == "spirv" else str(SAMPLE_STRIDE))
     stride = 1 if choice == "all" else max(int(choice), 1)
     start = time.perf_counter()
     cases = load_cases(CASES)
@@ -285,7 +302,7 @@ def test_vkd3d_lavapipe(vkr, record_property):
     glsl_cases = 0
 
     def draw(case, targets):
-        target = "vulkan" if needs_glsl(case) else "spirv"
+        target = "vulkan" if needs_glsl(case) else spirv_target
         vs, ps = translated(case["vs_file_used"], target), translated(case["ps"], target)
         vkr.draw(vs, ps, make_draw(case), targets=targets, read=False)
 
@@ -308,7 +325,7 @@ def test_vkd3d_lavapipe(vkr, record_property):
     session.close()
     elapsed = time.perf_counter() - start
     summary = (
-        f"vkd3d on lavapipe (spirv): {ran} of {len(runnable)} runnable cases "
+        f"vkd3d on lavapipe ({spirv_target}): {ran} of {len(runnable)} runnable cases "
         f"({glsl_cases} through vulkan GLSL for render state), {tally.text()}; "
         f"{tally.counts['skipped']} cases not runnable; "
         f"{len(vkr.pipelines) - pipelines_before} pipelines, {session.replays} target rebuilds; {elapsed:.1f}s"
@@ -324,7 +341,8 @@ def test_vkd3d_lavapipe(vkr, record_property):
 # --------------------------------------------------------------------------
 
 GENERATED_SEEDS = 6  # per pixel-shader version
-def run_generated_ps(vkr, prog, seed: int):
+GENERATED_NATIVE_SEEDS = int(os.environ.get("XLATE_VK_NATIVE_SEEDS", "30"))  # native "spirv", per version
+def run_generated_ps(vkr, prog, seed: int, target: str = "spirv"):
     """(reference result, inputs, lavapipe colours) of a generated pixel
     shader, or None when the program reads POSITION (the pass-through VS's
     own position)."""
@@ -333,7 +351,7 @@ def run_generated_ps(vkr, prog, seed: int):
     from xlate.verify.generate import QUAD_GRID_WIDTH
 
     shader = prog.shader
-    t = translate(encode(shader), "spirv")
+    t = translate(encode(shader), target)
     refl = t.reflection
     inputs = _generated_inputs(prog, shader, refl, seed)
     width, height = QUAD_GRID_WIDTH, inputs.n // QUAD_GRID_WIDTH
@@ -355,21 +373,23 @@ def run_generated_ps(vkr, prog, seed: int):
     return inputs.run(shader), inputs, res.colors
 
 
-def test_generated_programs_match_reference(vkr):
+@pytest.mark.parametrize("target,seeds", [("spirv-glslang", GENERATED_SEEDS), ("spirv", GENERATED_NATIVE_SEEDS)])
+def test_generated_programs_match_reference(vkr, target, seeds):
     """Generated ps_2_0/ps_2_x/ps_3_0 programs (generate_seed, random_inputs)
     on lavapipe: every written oC# component of every live pixel within the
     generator's error bound of the reference interpreter; texkill'd pixels
-    keep the clear colour."""
+    keep the clear colour.  The native writer ("spirv") costs no glslang
+    call, so it runs many more seeds."""
     from xlate.verify.differential import SENTINEL
     from xlate.verify.generate import generate_seed
 
     checked = skipped = components = 0
     failures = []
     for version in ("ps_2_0", "ps_2_x", "ps_3_0"):
-        for k in range(GENERATED_SEEDS):
+        for k in range(seeds):
             seed = random.Random(f"{version}/{k}").getrandbits(32)
             prog = generate_seed(seed, version)
-            out = run_generated_ps(vkr, prog, seed % 2**32)
+            out = run_generated_ps(vkr, prog, seed % 2**32, target)
             if out is None:
                 skipped += 1
                 continue
@@ -395,10 +415,10 @@ def test_generated_programs_match_reference(vkr):
                         i = int(np.argmax(err - tol))
                         failures.append(f"{version} seed {seed}: {name}.{'xyzw'[c]} got {got[live, c][i]}, "
                                         f"want {want[live, c][i]} (bound {tol[i]})\n{prog.asm}")
-    print(f"generated pixel shaders on lavapipe: {checked} programs, {components} components compared, "
+    print(f"generated pixel shaders on lavapipe ({target}): {checked} programs, {components} components compared, "
           f"{skipped} skipped (read POSITION), {len(failures)} failures")
     assert not failures, "\n\n".join(failures[:5])
-    assert checked >= 2 * GENERATED_SEEDS
+    assert checked >= 2 * seeds
 
 
 # --------------------------------------------------------------------------
@@ -424,12 +444,14 @@ mov o3.x, c10.y
 """
 
 
+@pytest.mark.parametrize("target", ["vulkan", "spirv"])
 @pytest.mark.parametrize("options", [{}, {"flip_y": False, "clip_z": True}])
-def test_run_vertex_hand_checked(vkr, options):
+def test_run_vertex_hand_checked(vkr, options, target):
     """Constants (a matrix in c0-c3, c4, a def), a texldl fetch with an
     explicit level, the point size; ``position`` is D3D clip space whatever
-    fix-ups the translation applied to gl_Position."""
-    t = tr(VS_ALONE, "vulkan", **options)
+    fix-ups the translation applied to gl_Position.  GLSL and SPIR-V
+    (captured by editing the module's words) alike."""
+    t = tr(VS_ALONE, target, **options)
     level0 = np.zeros((2, 4, 4), F32)
     for y in range(2):
         for x in range(4):
@@ -453,23 +475,27 @@ def test_run_vertex_hand_checked(vkr, options):
     assert set(res.semantics) == {("position", 0), ("texcoord", 0), ("color", 0), ("psize", 0)}
 
 
-def test_run_vertex_count_and_refusals(vkr):
-    """``count`` for a VS without attributes; SPIR-V and pixel shaders are refused."""
-    t = tr("vs_3_0\ndcl_position o0\nmov o0, c0\n", "vulkan")
+@pytest.mark.parametrize("target", ["vulkan", "spirv"])
+def test_run_vertex_count_and_refusals(vkr, target):
+    """``count`` for a VS without attributes; SPIR-V stripped of its names
+    and pixel shaders are refused."""
+    t = tr("vs_3_0\ndcl_position o0\nmov o0, c0\n", target)
     res = vkr.run_vertex(t, {}, ReferenceConstants(floats={0: (1, 2, 3, 4)}), count=3)
     assert np.array_equal(res.position, np.broadcast_to(F32([1, 2, 3, 4]), (3, 4)))
     assert "gl_PointSize" not in res.outputs  # written only for the point list, not captured
-    with pytest.raises(NotImplementedError, match="'vulkan'"):
-        vkr.run_vertex(tr("vs_3_0\ndcl_position o0\nmov o0, c0\n"), {}, count=1)
+    with pytest.raises(NotImplementedError, match="names stripped"):
+        vkr.run_vertex(tr("vs_3_0\ndcl_position o0\ndcl_texcoord0 o1\nmov o0, c0\nmov o1, c0\n", "spirv",
+                          debug_names=False), {}, count=1)
     with pytest.raises(ValueError, match="vertex shader"):
         vkr.run_vertex(tr("ps_3_0\nmov oC0, c0\n", "vulkan"), {}, count=1)
 
 
-def test_run_vertex_output_past_the_location_limit(vkr):
+@pytest.mark.parametrize("target", ["vulkan", "spirv"])
+def test_run_vertex_output_past_the_location_limit(vkr, target):
     """COLOR4 sits at location 32 + 16*10 + 4 = 196 on Vulkan (docs/reflection.md),
     past the 32 lavapipe has (capturing it there crashed lavapipe): the
     runner moves it to a free location."""
-    t = tr("vs_3_0\ndcl_position o0\ndcl_color4 o1\nmov o0, c0\nmov o1, c1\n", "vulkan")
+    t = tr("vs_3_0\ndcl_position o0\ndcl_color4 o1\nmov o0, c0\nmov o1, c1\n", target)
     assert [o["location"] for o in t.reflection["outputs"] if o["usage"] == "color"] == [196]
     res = vkr.run_vertex(t, {}, ReferenceConstants(floats={0: (1, 2, 3, 4), 1: (5, 6, 7, 8)}), count=2)
     assert np.array_equal(res.output(("color", 4)), np.broadcast_to(F32([5, 6, 7, 8]), (2, 4)))
@@ -499,29 +525,33 @@ def test_vertex_check_catches_a_wrong_translation(vkr):
 
 
 GENERATED_VS_SEEDS = 10  # per vertex-shader version
+GENERATED_NATIVE_VS_SEEDS = int(os.environ.get("XLATE_VK_NATIVE_VS_SEEDS", "100"))  # "spirv", per version
 
 
-def test_generated_vertex_programs_match_reference(vkr, record_property):
+@pytest.mark.parametrize("target,seeds", [("vulkan", GENERATED_VS_SEEDS), ("spirv", GENERATED_NATIVE_VS_SEEDS)])
+def test_generated_vertex_programs_match_reference(vkr, record_property, target, seeds):
     """Generated vs_2_0/vs_2_x/vs_3_0 programs (``generate_seed``, their own
-    ``random_inputs`` and error bounds) translated for "vulkan", run alone
-    on lavapipe (``differential.check_generated`` with this runner: the GL
-    differential check, another driver), every written output component of
-    every vertex within the generator's bound of the reference."""
+    ``random_inputs`` and error bounds) translated for "vulkan" (GLSL
+    through glslang) and "spirv" (xlate's writer, many more seeds: no
+    glslang call), run alone on lavapipe (``differential.check_generated``
+    with this runner: the GL differential check, another driver), every
+    written output component of every vertex within the generator's bound
+    of the reference."""
     from xlate.verify.differential import check_generated
     from xlate.verify.generate import generate_seed
 
     start = time.perf_counter()
     failures, components, programs = [], 0, 0
     for version in ("vs_2_0", "vs_2_x", "vs_3_0"):
-        for k in range(GENERATED_VS_SEEDS):
+        for k in range(seeds):
             seed = random.Random(f"{version}/{k}").getrandbits(32)
             prog = generate_seed(seed, version)
-            verdict = check_generated(prog, seed, target="vulkan", runner=vkr, name=f"{version} seed {seed}")
+            verdict = check_generated(prog, seed, target=target, runner=vkr, name=f"{version} seed {seed}")
             programs += 1
             components += verdict.compared
             if not verdict.ok:
                 failures.append(verdict.report() + "\n" + prog.asm)
-    summary = (f"generated vertex shaders on lavapipe: {programs} programs, {components} components compared, "
+    summary = (f"generated vertex shaders on lavapipe ({target}): {programs} programs, {components} components compared, "
                f"{len(failures)} failures; {time.perf_counter() - start:.1f}s")
     print(summary)
     record_property("corpus_summary", summary)
@@ -546,9 +576,11 @@ def corpus_vertex_shaders() -> list[tuple[str, bytes]]:
     return out
 
 
-def test_corpus_vertex_shaders_match_reference(vkr, record_property):
+@pytest.mark.parametrize("target", ["vulkan", "spirv"])
+def test_corpus_vertex_shaders_match_reference(vkr, record_property, target):
     """Corpus vertex shaders with ``differential.check_shader``'s seeded
-    random inputs and tolerance model, on lavapipe through run_vertex."""
+    random inputs and tolerance model, on lavapipe through run_vertex
+    (GLSL through glslang, and xlate's own SPIR-V)."""
     from xlate.verify.differential import check_shader
 
     shaders = corpus_vertex_shaders()
@@ -557,11 +589,11 @@ def test_corpus_vertex_shaders_match_reference(vkr, record_property):
     start = time.perf_counter()
     failures, components = [], 0
     for sid, data in shaders:
-        verdict = check_shader(data, seed=0, target="vulkan", runner=vkr, name=sid)
+        verdict = check_shader(data, seed=0, target=target, runner=vkr, name=sid)
         components += verdict.compared
         if not verdict.ok:
             failures.append(verdict.report())
-    summary = (f"corpus vertex shaders on lavapipe: {len(shaders)} shaders, {components} components compared, "
+    summary = (f"corpus vertex shaders on lavapipe ({target}): {len(shaders)} shaders, {components} components compared, "
                f"{len(failures)} failures; {time.perf_counter() - start:.1f}s")
     print(summary)
     record_property("corpus_summary", summary)

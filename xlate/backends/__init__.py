@@ -1,7 +1,7 @@
 """Backends: core IR -> GLSL dialects and SPIR-V.
 
 ``generate(program, target, options)`` returns ``(code, reflection)``; code is
-``str`` for GLSL targets and ``bytes`` for ``spirv``.  The program must have
+``str`` for GLSL targets and ``bytes`` for the SPIR-V ones.  The program must have
 been through ``passes.run_passes`` (core ops only); ``options`` must be
 resolved for the target (``targets.resolve_options``).
 """
@@ -17,6 +17,10 @@ def generate(program, target: Target | str, options):
     glsl, reflection = _backend()
     if isinstance(target, str):
         target = get_target(target)
+    if target.native:
+        code, layout_reflection = _native()(program, target, options, version=options.spirv_version,
+                                            names=options.debug_names)
+        return code, reflection.build(program, target, options, layout_reflection)
     out = glsl.emit(program, target, options)
     refl = reflection.build(program, target, options, out.reflection)
     if target.binary:
@@ -24,6 +28,15 @@ def generate(program, target: Target | str, options):
 
         return spirv.compile_glsl(out.code, refl["stage"]), refl
     return out.code, refl
+
+
+@functools.lru_cache(maxsize=1)
+def _native():
+    """The SPIR-V writer's ``emit`` (``spirv/emitter.py``), imported on the
+    first SPIR-V translation: it reads the SPIR-V grammar."""
+    from .spirv.emitter import emit
+
+    return emit
 
 
 @functools.lru_cache(maxsize=1)

@@ -34,6 +34,7 @@ from ..errors import UnsupportedError
 from ..ir.ops import Code
 from ..ir.program import Program, Semantic, Storage, Variable
 from ..ir.types import Scalar, Type
+from ..options import varying_location_map
 from .names import Namer
 from .targets import Target
 
@@ -205,7 +206,7 @@ class Layout:
     literals, which costs a fraction of a dataclass's default factories."""
 
     __slots__ = ("stage", "prefix", "decls", "blocks", "access", "const_groups", "groups", "draw_state",
-                 "reflection", "extensions", "namer", "sampler_types", "texts")
+                 "reflection", "extensions", "namer", "sampler_types", "texts", "varying_map")
 
     def __init__(self, stage: str, prefix: str):
         self.stage = stage
@@ -222,6 +223,7 @@ class Layout:
         self.namer = Namer()
         self.sampler_types: dict[str, str] = {}  # sampler name -> GLSL type
         self.texts: dict[Variable, str] = {}  # var -> its GLSL text, when not an array
+        self.varying_map: dict | None = None  # Options.varying_locations, {(usage, index): location}
 
     def reach(self, var: Variable, acc: Access) -> None:
         """Record how the emitter reaches ``var`` (and its text, when whole)."""
@@ -319,6 +321,8 @@ def plan(program: Program, target: Target, options, used_constants: dict | None 
     ops (the emitter does, deciding what to inline)."""
     vertex = program.version.kind is VERTEX_SHADER  # program.is_vertex, without two property calls
     lay = Layout("vertex", "vs_") if vertex else Layout("fragment", "ps_")
+    if options.varying_locations and target.varying_locations:
+        lay.varying_map = varying_location_map(options.varying_locations)
 
     # One walk sorts the variables: each step below takes its own, in program order.
     interface: list[Variable] = []
@@ -340,6 +344,8 @@ def plan(program: Program, target: Target, options, used_constants: dict | None 
     # 1. Fixed names first: interface variables and built-ins.
     if interface:
         _interface(lay, interface, program, target, vertex)
+        if lay.varying_map is not None:
+            _check_varying_locations(lay)
     # 2. Constants, in file order.
     if by_storage:
         used = _used_constants(program) if used_constants is None else used_constants
@@ -375,6 +381,18 @@ def _interface(lay: Layout, interface: list[Variable], program: Program, target:
         lay.reflection["draw_state"].sort(key=lambda e: e["offset"])
         lay.blocks.append(Block(lay.namer.fresh(f"{lay.prefix}draw_state"), STAGE_SET[lay.stage], DRAW_STATE_BINDING,
                                 members))
+
+
+def _check_varying_locations(lay: Layout) -> None:
+    """With a caller's varying map, two varyings of a shader may land on one
+    location (a mapped semantic on a table one's): refuse rather than alias."""
+    seen: dict[int, str] = {}
+    for d in lay.decls:
+        if d.kind in ("vs_output", "fs_input") and d.location is not None:
+            other = seen.setdefault(d.location, d.name)
+            if other != d.name:
+                raise UnsupportedError(-1, f"varying_locations puts {other} and {d.name} both at location "
+                                           f"{d.location}")
 
 
 def _constants(lay: Layout, program: Program, var: Variable, regs: set[int], dynamic: bool, target: Target) -> None:
@@ -547,6 +565,8 @@ def _fragment_input(lay: Layout, var: Variable, target: Target) -> None:
         _, usage_name, gl_loc, vk_loc, _, name, _ = (SEMANTIC_ROWS[usage][index] if 0 <= index < 16
                                                      else semantic_row(usage, index))
         loc = vk_loc if target.vulkan else gl_loc
+        if lay.varying_map is not None:
+            loc = lay.varying_map.get((usage, index), loc)
     else:
         usage_name, index, name = None, None, f"v_v{reg}"
         loc = NO_SEMANTIC_VK_LOCATION + (reg or 0) if target.vulkan else None
@@ -627,6 +647,8 @@ def _vertex_output(lay: Layout, var: Variable, program: Program, target: Target)
             lay.reflection["outputs"].append(_io_entry(usage_name, index, reg, mask, builtin, None))
             return
         loc = vk_loc if target.vulkan else gl_loc
+        if lay.varying_map is not None:
+            loc = lay.varying_map.get((usage, index), loc)
     else:
         label, usage_name, index = f"o{reg}", None, None
         name = f"v_{label}"

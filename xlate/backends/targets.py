@@ -1,8 +1,10 @@
 """The output targets and what distinguishes them.
 
 Every difference between GLSL dialects that the emitter or the templates
-need is a field here, so that neither tests a target's name.  ``spirv`` is
-the ``vulkan`` GLSL compiled by glslangValidator (``spirv.py``).
+need is a field here, so that neither tests a target's name.  ``spirv``
+(also ``spirv-native``) is written from the IR (``spirv/emitter.py``) with
+the ``vulkan`` layout; ``spirv-glslang`` is the ``vulkan`` GLSL compiled by
+glslangValidator (``spirv/glslang.py``), kept for cross-checks.
 """
 
 from __future__ import annotations
@@ -40,6 +42,9 @@ class Target:
     # of temporaries, constant indexing of uniforms in fragment shaders
     appendix_a: bool = False
     binary: bool = False  # the output is SPIR-V bytes
+    # SPIR-V written by xlate from the IR (backends/spirv/emitter.py), not
+    # the target's GLSL compiled by glslang
+    native: bool = False
     # Derived from the fields above, once: the backend reads them for every
     # shader (and `vulkan` for every interface variable), where a property
     # would cost a call each time.
@@ -63,7 +68,11 @@ TARGETS: dict[str, Target] = {
         Target("essl300", 300, es=True),
         Target("vulkan", 450, api=Api.VULKAN, varying_locations=True, sampler_bindings=True, uniform_blocks=True),
         Target("spirv", 450, api=Api.VULKAN, varying_locations=True, sampler_bindings=True, uniform_blocks=True,
-               binary=True),
+               binary=True, native=True),
+        Target("spirv-glslang", 450, api=Api.VULKAN, varying_locations=True, sampler_bindings=True,
+               uniform_blocks=True, binary=True),
+        Target("spirv-native", 450, api=Api.VULKAN, varying_locations=True, sampler_bindings=True,
+               uniform_blocks=True, binary=True, native=True),
     )
 }
 
@@ -74,7 +83,9 @@ DESCRIPTIONS = {
     "essl100": "GLSL ES 1.00 (WebGL 1 / GLES 2): Appendix A limits; raises UnsupportedError where they bite",
     "essl300": "GLSL ES 3.00 (WebGL 2 / GLES 3): precision qualifiers, in/out",
     "vulkan": "Vulkan GLSL 4.50: set/binding on constant blocks and samplers, locations on everything",
-    "spirv": "SPIR-V 1.0 binary: the 'vulkan' GLSL compiled by glslangValidator -V, checked by spirv-val",
+    "spirv": "SPIR-V 1.0 (or 1.3) binary written by xlate from the IR (no glslang), the 'vulkan' layout",
+    "spirv-glslang": "SPIR-V 1.0 binary: the 'vulkan' GLSL compiled by glslangValidator -V, checked by spirv-val",
+    "spirv-native": "the same writer as 'spirv', by its own name",
 }
 
 

@@ -40,9 +40,9 @@ API (mirrors ``gl.py``)
     offset).  ``vertices`` {(usage, index): (n, k)} (missing inputs read
     (0, 0, 0, 1)), ``constants`` a ``ReferenceConstants``, ``textures``
     {s#: Texture}, ``count`` the vertices to run (None: the attributes'
-    length).  ``vs`` must be a ``"vulkan"`` translation or (GLSL,
-    reflection) (SPIR-V raises ``NotImplementedError``: the ``"spirv"``
-    target is that GLSL compiled by glslang): the runner adds ``xfb_buffer``/
+    length).  ``vs``: a ``"vulkan"`` or ``"spirv"`` translation (SPIR-V
+    with its names: ``spirv_xfb`` edits the words the same way), or (code,
+    reflection).  For GLSL the runner adds ``xfb_buffer``/
     ``xfb_stride``/``xfb_offset`` qualifiers to the output declarations and
     a ``gl_PerVertex`` redeclaration, plus ``gl_PointSize = 1.0`` after main
     when the shader does not write it (a point list needs it), and moves
@@ -1174,18 +1174,24 @@ class VKRunner:
         refl = vs.reflection
         if refl.get("stage", "vertex") != "vertex":
             raise ValueError(f"run_vertex needs a vertex shader, not a {refl.get('stage')} shader")
-        if not vs.is_glsl:
-            raise NotImplementedError("run_vertex adds transform feedback declarations to the shader's GLSL: give "
-                                      "the 'vulkan' translation (the 'spirv' target is that GLSL compiled by "
-                                      "glslang), not SPIR-V")
         errors_before = len(dev.validation_errors)
-        code, fields, stride = _xfb_capture(vs.code, refl, dev.output_locations)
+        if vs.is_glsl:
+            code, fields, stride = _xfb_capture(vs.code, refl, dev.output_locations)
+        else:  # SPIR-V (the native writer's, with its names): the same capture, edited into the words
+            from .spirv_xfb import capture
+
+            spirv, fields, stride = capture(vs.code, refl, dev.output_locations)
         if 4 * stride > dev.xfb_max_stride:
             raise NotImplementedError(f"{4 * stride} bytes of vertex outputs; {dev.name} captures at most "
                                       f"{dev.xfb_max_stride} per vertex")
-        # spirv-val only under XLATE_VK_VALIDATION (it is half the cost): the
-        # same GLSL is validated SPIR-V as target "spirv", only declarations changed
-        spirv = self.compile(code, "vertex", validate=self.dev.validating)
+        if vs.is_glsl:
+            # spirv-val only under XLATE_VK_VALIDATION (it is half the cost): the
+            # same GLSL is validated SPIR-V as target "spirv-glslang", only declarations changed
+            spirv = self.compile(code, "vertex", validate=self.dev.validating)
+        elif self.dev.validating:
+            from ..backends.spirv import check
+
+            check(spirv)
         vs_bind = self._bindings(refl, SET_VERTEX)
         layout = self.pipeline_layout(vs_bind, ())
         render_pass, framebuffer = self._capture_pass()

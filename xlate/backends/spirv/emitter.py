@@ -1,0 +1,745 @@
+"""Core IR -> SPIR-V words, written directly (no GLSL, no glslang).
+
+The IR is already structured (``IF``/``ELSE``/``ENDIF``, ``LOOP``/
+``ENDLOOP`` markers, ``BREAK``, ``RETURN``), so each marker becomes the
+blocks and merge instructions SPIR-V's structured control flow asks for:
+
+- ``IF c``: ``OpSelectionMerge %merge``, ``OpBranchConditional c %then
+  %else``; without an ``ELSE`` the false target is patched to ``%merge``
+  at ``ENDIF``.
+- ``LOOP``: ``OpBranch %header``; the header holds ``OpLoopMerge %merge
+  %continue`` and branches to the body; ``ENDLOOP`` branches to
+  ``%continue``, which branches back to the header (the IR has no
+  ``continue``, so the continue block is only the back edge).
+- ``BREAK`` branches to the innermost loop's merge block, ``RETURN`` is
+  ``OpReturn``, ``DISCARD`` ``OpKill``; the code after any of them goes
+  into a fresh (unreachable) block, as glslang does, so every marker that
+  follows may branch unconditionally.
+
+Values are SSA in the IR and in SPIR-V alike: each value op is one result
+id (or a few instructions ending in one).  Registers are Private
+variables (``layout.py``'s globals), read with ``OpLoad`` and written
+with ``OpStore`` (a partial write mask loads, shuffles and stores, as
+glslang does for ``r0.xz = ...``).  Each op prints what ``glsl.py`` and
+its helpers print, in SPIR-V: ``xl_saturate`` is ``x > 0 ? min(x, 1) :
+0``, ``xl_mul_legacy`` ``(a == 0 || b == 0) ? 0 : a * b``, ``1.0 / x`` for
+rcp, the GLSL.std.450 functions where GLSL calls its built-ins, and
+``texture()`` in a vertex shader samples level 0 explicitly (as glslang
+translates it).
+"""
+
+from __future__ import annotations
+
+import struct
+from math import copysign
+
+from ...errors import UnsupportedError
+from ...ir import cfg
+from ...ir.ops import Code, Op, SampleKind
+from ...ir.program import Program, Storage
+from ...ir.types import Scalar
+from .. import layout as layout_mod
+from ..targets import Target
+from .grammar import grammar
+from . import interface
+from .control import ControlFlow
+from .helpers import HelperFunctions
+from .interface import Place
+from .module import OP, f32_bits
+
+G = grammar()
+EXT = G.glsl450
+IMAGE_OPERANDS = G.enums["ImageOperands"]
+FLOAT, INT, BOOL = Scalar.FLOAT, Scalar.INT, Scalar.BOOL
+FILES = layout_mod.FILE_BINDING
+
+# IR code -> the SPIR-V instruction that computes it from its args alone,
+# result type = the op's type
+NATIVE = {code: OP[name] for code, name in {
+    Code.FNEG: "OpFNegate", Code.FADD: "OpFAdd", Code.FSUB: "OpFSub", Code.FMUL: "OpFMul", Code.FDIV: "OpFDiv",
+    Code.IADD: "OpIAdd", Code.IMUL: "OpIMul",
+    Code.FLT: "OpFOrdLessThan", Code.FLE: "OpFOrdLessThanEqual", Code.FGT: "OpFOrdGreaterThan",
+    Code.FGE: "OpFOrdGreaterThanEqual", Code.FEQ: "OpFOrdEqual", Code.FNE: "OpFUnordNotEqual",
+    Code.ILT: "OpSLessThan", Code.ILE: "OpSLessThanEqual", Code.IGT: "OpSGreaterThan",
+    Code.IGE: "OpSGreaterThanEqual", Code.IEQ: "OpIEqual", Code.INE: "OpINotEqual",
+    Code.BNOT: "OpLogicalNot", Code.BAND: "OpLogicalAnd", Code.BOR: "OpLogicalOr", Code.I2F: "OpConvertSToF",
+}.items()}
+# IR code -> the GLSL.std.450 instruction (what glsl.py's FUNCS call)
+EXTENDED = {code: EXT[name] for code, name in {
+    Code.FABS: "FAbs", Code.FFLOOR: "Floor", Code.FFRACT: "Fract", Code.FEXP2: "Exp2", Code.FLOG2: "Log2",
+    Code.FSQRT: "Sqrt", Code.FRSQ: "InverseSqrt", Code.FSIN: "Sin", Code.FCOS: "Cos", Code.FSIGN: "FSign",
+    Code.FMIN: "FMin", Code.FMAX: "FMax", Code.FPOW: "Pow", Code.FCLAMP: "FClamp", Code.FROUND_EVEN: "RoundEven",
+}.items()}
+DERIVATIVES = {Code.FDDX: OP["OpDPdx"], Code.FDDY: OP["OpDPdy"]}
+(OpLoad, OpStore, OpAccessChain, OpExtInst, OpCompositeExtract, OpCompositeConstruct, OpCompositeInsert,
+ OpVectorShuffle, OpSelect, OpFOrdEqual, OpFOrdGreaterThan, OpLogicalOr, OpFMul, OpFAdd, OpFDiv, OpDot, OpAny,
+ OpConvertFToS, OpINotEqual, OpIAdd, OpLabel, OpBranch, OpBranchConditional, OpSelectionMerge, OpLoopMerge, OpReturn,
+ OpKill, OpFunction, OpFunctionEnd, OpImageSampleImplicitLod, OpImageSampleExplicitLod) = (OP[n] for n in (
+    "OpLoad", "OpStore", "OpAccessChain", "OpExtInst", "OpCompositeExtract", "OpCompositeConstruct",
+    "OpCompositeInsert", "OpVectorShuffle", "OpSelect", "OpFOrdEqual", "OpFOrdGreaterThan", "OpLogicalOr", "OpFMul",
+    "OpFAdd", "OpFDiv", "OpDot", "OpAny", "OpConvertFToS", "OpINotEqual", "OpIAdd", "OpLabel", "OpBranch",
+    "OpBranchConditional", "OpSelectionMerge", "OpLoopMerge", "OpReturn", "OpKill", "OpFunction", "OpFunctionEnd",
+    "OpImageSampleImplicitLod", "OpImageSampleExplicitLod"))
+EXT_FLOOR, EXT_ROUND_EVEN = EXT["Floor"], EXT["RoundEven"]
+FUNCTION_CONTROL_NONE = G.enums["FunctionControl"]["None"]
+LOAD, STORE, CONST, SWIZZLE = Code.LOAD, Code.STORE, Code.CONST, Code.SWIZZLE
+FMUL_LEGACY, FDOT_LEGACY = Code.FMUL_LEGACY, Code.FDOT_LEGACY
+SKIP_PLAIN = frozenset(FILES) | {Storage.SAMPLER}  # never loaded or stored whole through their own variable
+# the coordinate components each sampler dimension takes
+DIM_COORDS = {"2D": 2, "Cube": 3, "3D": 3}
+
+
+def _mask_select(width: int, mask: int) -> tuple[int, ...]:
+    """OpVectorShuffle's components for ``old`` (width components) with
+    the masked ones taken, in order, from the stored value."""
+    sel, k = [], 0
+    for i in range(width):
+        if mask >> i & 1:
+            sel.append(width + k)
+            k += 1
+        else:
+            sel.append(i)
+    return tuple(sel)
+
+
+# [width][mask] -> _mask_select(width, mask); mask -> its one component, or None
+MASK_SELECT = [None, None] + [{mask: _mask_select(w, mask) for mask in range(1, 1 << w)} for w in (2, 3, 4)]
+SINGLE = {mask: (mask.bit_length() - 1 if mask and not mask & (mask - 1) else None) for mask in range(16)}
+
+
+IDENTITY = [None, (0,), (0, 1), (0, 1, 2), (0, 1, 2, 3)]
+
+
+# [n] -> the packer of n float32s: their bytes are a key that tells 0.0 from -0.0
+PACK_FLOATS = [None] + [struct.Struct(f"<{n}f") for n in (1, 2, 3, 4)]
+
+
+def used_constants(p: Program, legacy: dict) -> dict:
+    """What ``layout._used_constants`` finds (id(file) -> [registers read,
+    indexed dynamically?]), in one tight walk, which also counts the legacy
+    multiplies and dots per width into ``legacy`` ((Code, width) -> uses)."""
+    used: dict = {}
+    files = FILES
+    for fn in p.functions.values():
+        for op in fn.body:
+            code = op.code
+            if code is FMUL_LEGACY or code is FDOT_LEGACY:
+                key = (code, op.args[0].type.width)
+                legacy[key] = legacy.get(key, 0) + 1
+            elif code is LOAD and op.var.storage in files:
+                entry = used.get(id(op.var))
+                if entry is None:
+                    entry = used[id(op.var)] = [set(), False]
+                if op.args:
+                    entry[1] = True
+                entry[0].add(op.imm[0] if op.imm else 0)
+    return used
+
+
+class Emitter(ControlFlow, HelperFunctions):
+    """One program's module: ``run`` gives (bytes, the layout's reflection).
+    Structured control flow is ``control.ControlFlow``'s, the helpers
+    (saturate, legacy multiply and dot) ``helpers.HelperFunctions``'."""
+
+    def __init__(self, program: Program, target: Target, options, version: str = "1.0", names: bool = True):
+        self.p = program
+        self.t = target
+        self.o = options
+        self.fragment = program.is_pixel
+        self.version = version
+        self.debug = names
+
+    # -- errors -------------------------------------------------------------
+
+    def unsupported(self, op: Op | None, reason: str) -> UnsupportedError:
+        offset, where = -1, ""
+        if op is not None and 0 <= op.origin < len(self.p.instructions):
+            inst = self.p.instructions[op.origin]
+            offset = inst.offset
+            where = f"'{inst.info.mnemonic}' (instruction {op.origin + 1}): "
+        return UnsupportedError(offset, f"{where}{self.t.name}: {reason}")
+
+    # -- whole program ------------------------------------------------------
+
+    def run(self) -> tuple[bytes, dict]:
+        p = self.p
+        self.legacy: dict = {}  # (Code, width) -> uses
+        lay = self.lay = layout_mod.plan(p, self.t, self.o, used_constants(p, self.legacy))
+        # the interface variables, built-ins included, exist whether or not
+        # the code reaches them (the entry point lists them); a vertex
+        # shader has glslang's gl_PerVertex, gl_PointSize included whether
+        # or not the shader writes it (D3D9 draws points either way)
+        access = lay.access
+        builtins = []
+        INPUT, OUTPUT = Storage.INPUT, Storage.OUTPUT
+        for var in p.variables:
+            storage = var.storage
+            if storage is INPUT or storage is OUTPUT:
+                name = access[id(var)].name
+                if name[:3] == "gl_":
+                    builtins.append(name)
+        m, self.iface = interface.build(self.version, lay, self.debug, not self.fragment, tuple(builtins))
+        self.m = m
+        self.glsl = m.glsl
+        types = m.types  # the common types: in every module (Module.start)
+        self.void = types["void"]
+        self.fn_type = types[("fn", self.void)]
+        self.float = types["float"]
+        self.int = types["int"]
+        self.bool = types["bool"]
+        self.pointers: dict = {}  # (storage class, pointee) -> pointer type
+        self.helper_fns: dict = {}  # (helper, width) -> its function
+        # (Variable, element) -> (OpAccessChain's first word, pointer type,
+        # variable, indices, pointee) of a static load through a chain
+        self.chains: dict = {}
+        self.helper_words: list[int] = []  # their definitions
+        self.images: dict = {}  # dim -> sampled image type
+        self.types: dict = {}  # id(IR Type) -> type id
+        self.vecs: dict = {(FLOAT, 1): self.float, (INT, 1): self.int, (BOOL, 1): self.bool,
+                           (FLOAT, 4): types[("vec", self.float, 4)],
+                           (BOOL, 4): types[("vec", self.bool, 4)]}  # (Scalar, width) -> type id
+        self.bits: dict = {}  # nonzero float -> its float32 bits
+        # (width, packed float32 values) or (Scalar, width, values) -> constant id
+        self.vector_constants: dict = {}
+        self.static: dict = {}  # (Variable, element) -> access() of a static access
+        # Variable -> (pointer, pointee type, an IR scalar in .x?, writable?,
+        # None or the access chain's words but its result id) for the
+        # registers read and written whole through their own variable (or
+        # a member of a block, gl_Position)
+        self.plain = plain = {}
+        places = self.iface.places
+        skip = SKIP_PLAIN
+        for var in p.variables:
+            if var.storage in skip:
+                continue
+            acc = access.get(id(var))
+            if acc is None or acc.array:
+                continue
+            place = places.get(acc.name)
+            if place is None or place.element_type is not None or place.uint_bool:
+                continue
+            if place.member is None:
+                plain[var] = (place.var, place.value_type, bool(acc.component), place.storage != "Input", None)
+            else:  # a block member (gl_Position): reached through a chain of one constant index
+                ptr_type = m.pointer(place.storage, place.value_type)
+                plain[var] = (None, place.value_type, bool(acc.component), place.storage != "Input",
+                              ((5 << 16) | OpAccessChain, ptr_type, place.var, m.int_constant(place.member)))
+        # a CALL needs a subroutine to call (call_order checks the calls)
+        order = cfg.call_order(p) if len(p.functions) > 1 else ["main"]
+        self.fn_ids = {name: m.new_id() for name in order}
+        for name in order:
+            self.function(name, p.functions[name].body)
+        m.functions.extend(self.helper_words)
+        main = self.fn_ids["main"]
+        if self.debug:
+            for name in order:
+                m.name(self.fn_ids[name], "main" if name == "main" else lay.namer.name(name))
+            m.source("Unknown", 0)
+        if self.fragment:
+            m.entry_point("Fragment", main, "main", self.iface.io)
+            m.execution_mode(main, "OriginUpperLeft")
+            if self.iface.depth:
+                m.execution_mode(main, "DepthReplacing")
+        else:
+            m.entry_point("Vertex", main, "main", self.iface.io)
+        refl = lay.reflection
+        refl["extensions"] = []
+        return m.to_bytes(debug=self.debug), refl
+
+    # -- types and constants ------------------------------------------------
+
+    def scalar_type(self, s: Scalar) -> int:
+        return self.float if s is FLOAT else self.int if s is INT else self.bool
+
+    def type_of(self, t) -> int:
+        r = self.types.get(id(t))
+        if r is None:
+            r = self.types[id(t)] = self.m.vector(self.scalar_type(t.scalar), t.width)
+        return r
+
+    def vec(self, s: Scalar, width: int) -> int:
+        key = (s, width)
+        r = self.vecs.get(key)
+        if r is None:
+            r = self.vecs[key] = self.m.vector(self.scalar_type(s), width)
+        return r
+
+    def float_bits(self, x: float) -> int:
+        """f32_bits, memoised per shader (zeros answered first: 0.0 == -0.0)."""
+        if x == 0:
+            return 0x80000000 if copysign(1.0, x) < 0 else 0
+        bits = self.bits.get(x)
+        if bits is None:
+            bits = self.bits[x] = f32_bits(x)
+        return bits
+
+    def constant(self, s: Scalar, width: int, values) -> int:
+        m = self.m
+        if s is FLOAT and len(values) == 1:  # the common constant, a float scalar or splat
+            key = (self.float, self.float_bits(values[0]))
+            c = m.constants.get(key)
+            if c is None:
+                c = m.scalar_constant(*key)
+            if width == 1:
+                return c
+            return m.composite_constant(self.vec(s, width), (c,) * width)
+        if s is FLOAT:
+            try:
+                key = (width, PACK_FLOATS[len(values)].pack(*values))
+            except (OverflowError, struct.error, IndexError):
+                return self.constant_of(s, width, values)
+        else:  # ints and bools: equal values are the same constant
+            key = (s, width, tuple(values))
+        c = self.vector_constants.get(key)
+        if c is None:
+            c = self.vector_constants[key] = self.constant_of(s, width, values)
+        return c
+
+    def constant_of(self, s: Scalar, width: int, values) -> int:
+        m = self.m
+        values = list(values)
+        if len(values) < width:
+            values += [values[-1] if values else 0] * (width - len(values))
+        if s is FLOAT:
+            ids = [m.scalar_constant(self.float, self.float_bits(x)) for x in values[:width]]
+        elif s is INT:
+            ids = [m.scalar_constant(self.int, int(x) & 0xFFFFFFFF) for x in values[:width]]
+        else:
+            ids = [m.bool_constant(bool(x)) for x in values[:width]]
+        if width == 1:
+            return ids[0]
+        return m.composite_constant(self.vec(s, width), tuple(ids))
+
+    def splat(self, value: float, width: int) -> int:
+        return self.constant(FLOAT, width, (value,) * width)
+
+    # -- one function -------------------------------------------------------
+
+    def function(self, name: str, body: list[Op]) -> None:
+        m = self.m
+        w = self.words = m.functions
+        label = m.bound
+        m.bound = label + 1
+        w += ((5 << 16) | OpFunction, self.void, self.fn_ids[name], FUNCTION_CONTROL_NONE, self.fn_type,
+              (2 << 16) | OpLabel, label)
+        self.ids: dict[Op, int] = {}
+        # open constructs: ("if", merge, position of the false target word, has else)
+        # or ("loop", merge, continue, header)
+        self.stack: list = []
+        handlers = HANDLERS
+        try:
+            for op in body:
+                handlers[op.code](self, op)
+        except KeyError as e:  # a handler, or a value, that is not there
+            what = e.args[0] if e.args else None
+            if isinstance(what, Op):
+                raise self.unsupported(what, f"value '{what.code.value}' used before it is defined "
+                                             "(IR invariant 2)") from None
+            if isinstance(what, Code):
+                raise self.unsupported(op, f"the backend cannot write '{what.value}' (a D3D op left by the "
+                                           "passes?)") from None
+            raise
+        if self.stack:
+            raise self.unsupported(None, "unclosed IF or LOOP (IR invariant 4)")
+        self.words += ((1 << 16) | OpReturn, (1 << 16) | OpFunctionEnd)
+
+    def value(self, op: Op) -> int:
+        try:
+            return self.ids[op]
+        except KeyError:
+            raise self.unsupported(op, f"value '{op.code.value}' used before it is defined (IR invariant 2)") from None
+
+    def new_block(self) -> None:
+        self.m.put(self.words, OpLabel, self.m.new_id())
+
+    def inst(self, opcode: int, type_id: int, *operands: int) -> int:
+        """A value instruction; returns its new result id."""
+        m = self.m
+        r = m.bound
+        m.bound = r + 1
+        self.words += (((len(operands) + 3) << 16) | opcode, type_id, r) + operands
+        return r
+
+    def ext(self, number: int, type_id: int, *operands: int) -> int:
+        return self.inst(OpExtInst, type_id, self.glsl, number, *operands)
+
+    # -- variables ------------------------------------------------------------
+
+    def access(self, op: Op, element, index: int | None) -> tuple[Place, list[int], str]:
+        """The place of ``op.var`` (element ``element``, plus the dynamic
+        index id ``index``): its Place, the access chain's index ids and the
+        layout's component suffix ("" or ".x").  Static accesses are
+        remembered (their chains hold only module-level constants)."""
+        if index is None:
+            key = (op.var, element)
+            found = self.static.get(key)
+            if found is None:
+                found = self.static[key] = self._access(op, element, None)
+            return found
+        return self._access(op, element, index)
+
+    def _access(self, op: Op, element, index: int | None) -> tuple[Place, list[int], str]:
+        var = op.var
+        lay = self.lay
+        if index is None and element is not None and var.storage in FILES:
+            g = lay.group_at(var, element)
+            if g is not None:
+                place = self.iface.places[g.name]
+                chain = [self.member(place)] if place.member is not None else []
+                if g.array:
+                    chain.append(self.m.int_constant(element - g.first))
+                return place, chain, ""
+        acc = lay.access.get(id(var))
+        if acc is None:
+            raise self.unsupported(op, f"{var.name} has no place in the layout")
+        place = self.iface.places.get(acc.name)
+        if place is None:
+            place = self.iface.builtin(acc.name)
+        chain = [self.member(place)] if place.member is not None else []
+        if acc.array:
+            offset = (element or 0) - acc.base
+            if index is None:
+                chain.append(self.m.int_constant(offset))
+            elif offset:
+                chain.append(self.inst(OpIAdd, self.int, index, self.m.int_constant(offset)))
+            else:
+                chain.append(index)
+        elif index is not None:
+            raise self.unsupported(op, f"dynamic index on {var.name}, which is not an array (relative pass missing?)")
+        return place, chain, acc.component
+
+    def member(self, place: Place) -> int:
+        return self.m.int_constant(place.member)
+
+    def pointer(self, place: Place, chain: list[int], pointee: int) -> int:
+        if not chain:
+            return place.var
+        key = (place.storage, pointee)
+        ptr = self.pointers.get(key)
+        if ptr is None:
+            ptr = self.pointers[key] = self.m.pointer(place.storage, pointee)
+        return self.inst(OpAccessChain, ptr, place.var, *chain)
+
+    def load(self, op: Op) -> None:
+        if not op.args and not op.imm:  # the common load: a whole register, without a call
+            found = self.plain.get(op.var)
+            if found is not None:
+                ptr, pointee, scalar, _, chain = found
+                m = self.m
+                if chain is not None:
+                    ptr = m.bound
+                    m.bound = ptr + 1
+                    head, ptr_type, var, member = chain
+                    self.words += (head, ptr_type, ptr, var, member)
+                r = m.bound
+                if scalar:  # an IR scalar in .x of a vec4
+                    m.bound = r + 2
+                    self.words += ((4 << 16) | OpLoad, pointee, r, ptr,
+                                   (5 << 16) | OpCompositeExtract, self.float, r + 1, r, 0)
+                    self.ids[op] = r + 1
+                else:
+                    m.bound = r + 1
+                    self.words += ((4 << 16) | OpLoad, pointee, r, ptr)
+                    self.ids[op] = r
+                return
+        args = op.args
+        if not args:  # a static element (a constant register ...): its access chain, ready-made
+            key = (op.var, op.imm[0] if op.imm else None)
+            ready = self.chains.get(key)
+            if ready is None:
+                place, chain, component = self.access(op, key[1], None)
+                arrayed = place.element_type is not None and len(chain) > (place.member is not None)
+                pointee = place.element_type if arrayed else place.value_type
+                ready = None
+                if chain and not place.uint_bool and not component:
+                    ready = self.chains[key] = (((4 + len(chain)) << 16) | OpAccessChain,
+                                                self.m.pointer(place.storage, pointee), place.var, tuple(chain),
+                                                pointee)
+            if ready is not None:
+                head, ptr_type, var, chain, pointee = ready
+                m = self.m
+                r = m.bound
+                m.bound = r + 2
+                self.words += (head, ptr_type, r, var, *chain, (4 << 16) | OpLoad, pointee, r + 1, r)
+                self.ids[op] = r + 1
+                return
+        index = self.value(args[0]) if args else None
+        place, chain, component = self.access(op, op.imm[0] if op.imm else None, index)
+        if place.sampler_dim is not None:
+            raise self.unsupported(op, f"the sampler {op.var.name} is read as a value (only texture "
+                                       "instructions can use a sampler register)")
+        arrayed = place.element_type is not None and len(chain) > (place.member is not None)
+        pointee = place.element_type if arrayed else place.value_type
+        v = self.inst(OpLoad, pointee, self.pointer(place, chain, pointee))
+        t = op.type
+        if place.uint_bool:
+            m = self.m
+            zero = m.uint_constant(0)
+            if t.width > 1:
+                zero = m.composite_constant(m.vector(m.int(False), t.width), (zero,) * t.width)
+            v = self.inst(OpINotEqual, self.type_of(t), v, zero)
+        if component:
+            v = self.inst(OpCompositeExtract, self.type_of(t), v, 0)
+        self.ids[op] = v
+
+    def store(self, op: Op) -> None:
+        args = op.args
+        imm = op.imm
+        if args[0].type.scalar is not op.var.type.scalar:  # e.g. a hostile setp into r#
+            raise self.unsupported(op, f"a {args[0].type} value stored into {op.var.name} ({op.var.type})")
+        if len(args) == 1 and len(imm) < 2:  # the common store: a whole register, written whole
+            found = self.plain.get(op.var)
+            if found is not None and found[3] and not found[2]:
+                width = op.var.type.width
+                full = (1 << width) - 1
+                mask = (imm[0] if imm else 0xF) & full
+                if width == 1 or mask == full:
+                    ptr = found[0]
+                    chain = found[4]
+                    if chain is not None:
+                        m = self.m
+                        ptr = m.bound
+                        m.bound = ptr + 1
+                        head, ptr_type, var, member = chain
+                        self.words += (head, ptr_type, ptr, var, member)
+                    self.words += ((3 << 16) | OpStore, ptr, self.ids[args[0]])
+                    return
+                # a write mask: load, put the new components in, store
+                ptr, pointee = found[0], found[1]
+                value = self.ids[args[0]]
+                m = self.m
+                chain = found[4]
+                if chain is not None:
+                    ptr = m.bound
+                    m.bound = ptr + 1
+                    head, ptr_type, var, member = chain
+                    self.words += (head, ptr_type, ptr, var, member)
+                r = m.bound
+                m.bound = r + 2
+                single = SINGLE[mask]
+                if single is not None and args[0].type.width == 1:
+                    self.words += ((4 << 16) | OpLoad, pointee, r, ptr,
+                                   (6 << 16) | OpCompositeInsert, pointee, r + 1, value, r, single,
+                                   (3 << 16) | OpStore, ptr, r + 1)
+                else:
+                    sel = MASK_SELECT[width][mask]
+                    self.words += ((4 << 16) | OpLoad, pointee, r, ptr,
+                                   ((5 + len(sel)) << 16) | OpVectorShuffle, pointee, r + 1, r, value, *sel,
+                                   (3 << 16) | OpStore, ptr, r + 1)
+                return
+        value = self.value(args[0])
+        index = self.value(args[1]) if len(args) > 1 else None
+        var = op.var
+        place, chain, component = self.access(op, imm[1] if len(imm) > 1 else None, index)
+        m = self.m
+        if place.storage in ("Uniform", "UniformConstant", "Input"):
+            raise self.unsupported(op, f"a store to {var.name}, which is read-only")
+        arrayed = place.element_type is not None and len(chain) > (place.member is not None)
+        pointee = place.element_type if arrayed else place.value_type
+        if component:  # an IR scalar kept in .x of a vec4
+            chain = chain + [m.int_constant(0)]
+            pointee = self.float
+        width = 1 if component else var.type.width
+        mask = (imm[0] if imm else 0xF) & ((1 << width) - 1)
+        ptr = self.pointer(place, chain, pointee)
+        full = (1 << width) - 1
+        if width > 1 and mask != full:
+            old = self.inst(OpLoad, pointee, ptr)
+            written = [i for i in range(width) if mask >> i & 1]
+            if len(written) == 1 and args[0].type.width == 1:
+                value = self.inst(OpCompositeInsert, pointee, value, old, written[0])
+            else:
+                value = self.inst(OpVectorShuffle, pointee, old, value, *_mask_select(width, mask))
+        m.put(self.words, OpStore, ptr, value)
+
+    # -- values -----------------------------------------------------------------
+
+    def const(self, op: Op) -> None:
+        t = op.type
+        self.ids[op] = self.constant(t.scalar, t.width, op.imm)
+
+    def swizzle(self, op: Op) -> None:
+        src = op.args[0]
+        comps = op.imm
+        code = src.code
+        if code is not SWIZZLE and code is not CONST:  # the common swizzles, written out
+            w = src.type.width
+            n = len(comps)
+            if w > 1 and max(comps) < w:
+                v = self.ids[src]
+                if n > 1 and comps == IDENTITY[w]:
+                    self.ids[op] = v
+                    return
+                t = self.types.get(id(op.type)) or self.type_of(op.type)
+                m = self.m
+                r = m.bound
+                m.bound = r + 1
+                if n == 1:
+                    self.words += ((5 << 16) | OpCompositeExtract, t, r, v, comps[0])
+                else:
+                    self.words += (((5 + n) << 16) | OpVectorShuffle, t, r, v, v, *comps)
+                self.ids[op] = r
+                return
+        while src.code is SWIZZLE:  # fold swizzles of swizzles
+            comps = tuple([src.imm[c] for c in comps])
+            src = src.args[0]
+        t = op.type
+        w = src.type.width
+        if src.code is CONST:
+            imm = list(src.imm) + [src.imm[-1]] * (w - len(src.imm))
+            self.ids[op] = self.constant(t.scalar, t.width, [imm[c] for c in comps])
+            return
+        v = self.ids[src]
+        if max(comps) >= w:
+            raise self.unsupported(op, f"swizzle {comps} of a {w}-component value")
+        if w == 1:
+            self.ids[op] = v if t.width == 1 else self.inst(OpCompositeConstruct, self.type_of(t), *([v] * t.width))
+        elif t.width == 1:
+            self.ids[op] = self.inst(OpCompositeExtract, self.type_of(t), v, comps[0])
+        elif comps == tuple(range(w)):
+            self.ids[op] = v
+        else:
+            self.ids[op] = self.inst(OpVectorShuffle, self.type_of(t), v, v, *comps)
+
+    def construct(self, op: Op) -> None:
+        args = op.args
+        if len(args) == 1 and args[0].type.width == op.type.width:
+            self.ids[op] = self.value(args[0])
+            return
+        self.ids[op] = self.inst(OpCompositeConstruct, self.type_of(op.type), *[self.value(a) for a in args])
+
+    def native(self, op: Op) -> None:
+        ids = self.ids
+        t = self.types.get(id(op.type)) or self.type_of(op.type)
+        args = [ids[a] for a in op.args]
+        m = self.m
+        r = m.bound
+        m.bound = r + 1
+        self.words += (((len(args) + 3) << 16) | NATIVE[op.code], t, r, *args)
+        ids[op] = r
+
+    def extended(self, op: Op) -> None:
+        ids = self.ids
+        t = self.types.get(id(op.type)) or self.type_of(op.type)
+        args = [ids[a] for a in op.args]
+        m = self.m
+        r = m.bound
+        m.bound = r + 1
+        self.words += (((len(args) + 5) << 16) | OpExtInst, t, r, self.glsl, EXTENDED[op.code], *args)
+        ids[op] = r
+
+    def derivative(self, op: Op) -> None:
+        if not self.fragment:
+            raise self.unsupported(op, "screen-space derivatives in a vertex shader")
+        self.ids[op] = self.inst(DERIVATIVES[op.code], self.type_of(op.type), self.value(op.args[0]))
+
+    def rcp(self, op: Op) -> None:
+        t = op.type
+        self.ids[op] = self.inst(OpFDiv, self.type_of(t), self.splat(1.0, t.width), self.value(op.args[0]))
+
+    def fmad(self, op: Op) -> None:
+        a, b, c = [self.value(x) for x in op.args]
+        t = self.type_of(op.type)
+        self.ids[op] = self.inst(OpFAdd, t, self.inst(OpFMul, t, a, b), c)
+
+    def dot(self, op: Op) -> None:
+        a, b = [self.value(x) for x in op.args]
+        if op.args[0].type.width == 1:
+            self.ids[op] = self.inst(OpFMul, self.float, a, b)
+        else:
+            self.ids[op] = self.inst(OpDot, self.float, a, b)
+
+    def select(self, op: Op) -> None:
+        ids = self.ids
+        cond, a, b = op.args
+        c = ids[cond]
+        width = op.type.width
+        if width > 1 and cond.type.width == 1:  # SPIR-V 1.0: one condition per component
+            c = self.inst(OpCompositeConstruct, self.vec(BOOL, width), *([c] * width))
+        t = self.types.get(id(op.type)) or self.type_of(op.type)
+        m = self.m
+        r = m.bound
+        m.bound = r + 1
+        self.words += ((6 << 16) | OpSelect, t, r, c, ids[a], ids[b])
+        ids[op] = r
+
+    def bany(self, op: Op) -> None:
+        a = self.value(op.args[0])
+        self.ids[op] = a if op.args[0].type.width == 1 else self.inst(OpAny, self.bool, a)
+
+    def b2f(self, op: Op) -> None:
+        width = op.type.width
+        self.ids[op] = self.inst(OpSelect, self.type_of(op.type), self.value(op.args[0]), self.splat(1.0, width),
+                                 self.splat(0.0, width))
+
+    def f2i(self, op: Op) -> None:
+        src = op.args[0]
+        rounded = self.ext(EXT_FLOOR if op.code is Code.F2I_FLOOR else EXT_ROUND_EVEN, self.type_of(src.type),
+                           self.value(src))
+        self.ids[op] = self.inst(OpConvertFToS, self.type_of(op.type), rounded)
+
+    def sample(self, op: Op) -> None:
+        kind = op.imm[0]
+        acc = self.lay.access.get(id(op.var))
+        place = self.iface.places.get(acc.name) if acc is not None else None
+        if place is None or place.sampler_dim is None:
+            raise self.unsupported(op, f"a texture lookup through {op.var.name}, which is not a declared sampler")
+        dim = place.sampler_dim
+        m = self.m
+        image_type = self.images.get(dim)
+        if image_type is None:
+            image_type = self.images[dim] = m.sampled_image(dim)
+        image = self.inst(OpLoad, image_type, place.var)
+        f4 = self.vec(FLOAT, 4)
+        coord = self.fit(op, op.args[0], DIM_COORDS[dim])
+        if kind is SampleKind.PLAIN:
+            if self.fragment:
+                r = self.inst(OpImageSampleImplicitLod, f4, image, coord)
+            else:  # glslang's texture() outside fragment shaders: level 0
+                r = self.inst(OpImageSampleExplicitLod, f4, image, coord, IMAGE_OPERANDS["Lod"],
+                              m.float_constant(0.0))
+        elif kind is SampleKind.BIAS:
+            if not self.fragment:
+                raise self.unsupported(op, "a LOD bias in a vertex shader")
+            r = self.inst(OpImageSampleImplicitLod, f4, image, coord, IMAGE_OPERANDS["Bias"],
+                          self.value(op.args[1]))
+        elif kind is SampleKind.LOD:
+            r = self.inst(OpImageSampleExplicitLod, f4, image, coord, IMAGE_OPERANDS["Lod"], self.value(op.args[1]))
+        elif kind is SampleKind.GRAD:
+            n = DIM_COORDS[dim]
+            r = self.inst(OpImageSampleExplicitLod, f4, image, coord, IMAGE_OPERANDS["Grad"],
+                          self.fit(op, op.args[1], n), self.fit(op, op.args[2], n))
+        else:
+            raise self.unsupported(op, f"sample kind {kind}")
+        self.ids[op] = r
+
+    def fit(self, op: Op, v: Op, width: int) -> int:
+        """A coordinate of exactly ``width`` components."""
+        w = v.type.width
+        x = self.value(v)
+        if w == width:
+            return x
+        if w > width:
+            return self.inst(OpVectorShuffle, self.vec(FLOAT, width), x, x, *range(width))
+        raise self.unsupported(op, f"a {w}-component texture coordinate where {width} are needed")
+
+
+HANDLERS = {
+    Code.CONST: Emitter.const, Code.LOAD: Emitter.load, Code.STORE: Emitter.store, Code.SWIZZLE: Emitter.swizzle,
+    Code.CONSTRUCT: Emitter.construct,
+    **{code: Emitter.native for code in NATIVE},
+    **{code: Emitter.extended for code in EXTENDED},
+    **{code: Emitter.derivative for code in DERIVATIVES},
+    Code.FRCP: Emitter.rcp, Code.FMAD: Emitter.fmad, Code.FDOT: Emitter.dot, Code.FSATURATE: Emitter.saturate,
+    Code.FMUL_LEGACY: Emitter.mul_legacy, Code.FDOT_LEGACY: Emitter.dot_legacy, Code.SELECT: Emitter.select,
+    Code.BANY: Emitter.bany, Code.B2F: Emitter.b2f, Code.F2I_FLOOR: Emitter.f2i, Code.F2I_ROUND: Emitter.f2i,
+    Code.SAMPLE: Emitter.sample,
+    Code.IF: Emitter.if_, Code.ELSE: Emitter.else_, Code.ENDIF: Emitter.endif, Code.LOOP: Emitter.loop,
+    Code.ENDLOOP: Emitter.endloop, Code.BREAK: Emitter.break_, Code.RETURN: Emitter.return_,
+    Code.DISCARD: Emitter.discard, Code.CALL: Emitter.call,
+}
+
+
+def emit(program: Program, target: Target, options, *, version: str = "1.0", names: bool = True) -> tuple[bytes, dict]:
+    """``(SPIR-V bytes, the layout's reflection)`` of a program after the passes."""
+    return Emitter(program, target, options, version, names).run()

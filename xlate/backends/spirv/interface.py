@@ -1,0 +1,236 @@
+"""The layout's declarations (``layout.Layout``, the ``vulkan`` GLSL
+target's) as SPIR-V variables, so both Vulkan targets bind alike and share
+one reflection.
+
+Every declaration and block member the layout names becomes a ``Place``:
+the variable, the member of its block, and the types a load or store
+through it needs.  GLSL built-ins the layout reaches by name
+(``gl_Position`` ...) become variables decorated ``BuiltIn``.  std140
+blocks keep the layout's member offsets; their arrays (16-byte strides)
+are the explicitly laid out array types, apart from the private ones.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...errors import UnsupportedError
+from ..layout import Layout
+from .module import DECORATION, E, OpMemberDecorate, Module
+
+# GLSL type name -> (scalar, width)
+GLSL_SCALARS = {"float": "float", "vec": "float", "int": "int", "ivec": "int", "bool": "bool", "bvec": "bool"}
+SAMPLER_DIMS = {"sampler2D": "2D", "samplerCube": "Cube", "sampler3D": "3D"}
+# GLSL built-in -> (storage class, SPIR-V BuiltIn, scalar, width)
+BUILTINS = {
+    "gl_Position": ("Output", "Position", "float", 4),
+    "gl_PointSize": ("Output", "PointSize", "float", 1),
+    "gl_FragCoord": ("Input", "FragCoord", "float", 4),
+    "gl_FrontFacing": ("Input", "FrontFacing", "bool", 1),
+    "gl_FragDepth": ("Output", "FragDepth", "float", 1),
+}
+STORAGE_OF_KIND = {"vs_input": "Input", "fs_input": "Input", "vs_output": "Output", "fs_output": "Output",
+                   "global": "Private", "sampler": "UniformConstant"}
+STD140_ARRAY_STRIDE = 16  # every array in the layout's blocks is of 16-byte registers
+
+
+@dataclass(slots=True)
+class Place:
+    """Where a layout name lives in the module."""
+
+    var: int  # the OpVariable
+    storage: str  # its storage class
+    member: int | None  # the member of its block, or None
+    value_type: int  # type of the variable (or member) as a whole
+    element_type: int | None  # arrays: the element's type; else None
+    uint_bool: bool = False  # a bool kept as a uint (blocks cannot hold bools)
+    sampler_dim: str | None = None
+
+
+def _split(glsl: str) -> tuple[str, int]:
+    if glsl[-1].isdigit() and glsl[:-1] in GLSL_SCALARS:
+        return GLSL_SCALARS[glsl[:-1]], int(glsl[-1])
+    return GLSL_SCALARS[glsl], 1
+
+
+# every GLSL type name a layout declares -> (scalar, width)
+SPLIT = {name: _split(name) for base in GLSL_SCALARS for name in
+         ((base,) if not base.endswith("vec") else tuple(f"{base}{n}" for n in (2, 3, 4)))}
+
+
+def split_type(glsl: str) -> tuple[str, int]:
+    """"vec3" -> ("float", 3), "int" -> ("int", 1)."""
+    found = SPLIT.get(glsl)
+    return found if found is not None else _split(glsl)
+
+
+class Interface:
+    """The module's variables for one layout."""
+
+    def __init__(self, m: Module, lay: Layout, names: bool):
+        self.m = m
+        self.places: dict[str, Place] = {}
+        self.io: list[int] = []  # Input/Output variables, for OpEntryPoint
+        self.depth = False
+        self.names = names
+        self.locations: dict = {}  # (storage class, location) -> the name there
+        for d in lay.decls:
+            self._decl(d)
+        for b in lay.blocks:
+            self._block(b)
+
+    def scalar(self, kind: str) -> int:
+        m = self.m
+        return m.float() if kind == "float" else m.int() if kind == "int" else m.bool()
+
+    def type_of(self, glsl: str) -> int:
+        kind, width = split_type(glsl)
+        return self.m.vector(self.scalar(kind), width)
+
+    def _zero(self, kind: str, width: int) -> int:
+        m = self.m
+        z = m.float_constant(0.0) if kind == "float" else m.int_constant(0) if kind == "int" else m.bool_constant(False)
+        return z if width == 1 else m.composite_constant(m.vector(self.scalar(kind), width), (z,) * width)
+
+    def _decl(self, d) -> None:
+        m = self.m
+        storage = STORAGE_OF_KIND.get(d.kind)
+        if storage is None:  # "uniform": GL only, never in a Vulkan layout
+            raise ValueError(f"declaration kind {d.kind} has no SPIR-V form")
+        if d.kind == "sampler":
+            dim = SAMPLER_DIMS[d.type]
+            v = m.variable(storage, m.sampled_image(dim))
+            m.decorate(v, "DescriptorSet", d.set)
+            m.decorate(v, "Binding", d.binding)
+            self._name(v, d.name)
+            self.places[d.name] = Place(v, storage, None, 0, None, False, dim)
+            return
+        kind, width = split_type(d.type)
+        t = m.vector(self.scalar(kind), width)
+        if d.array:
+            whole = m.array(t, d.array)
+            v = m.variable(storage, whole)
+            self.places[d.name] = Place(v, storage, None, whole, t)
+        else:
+            init = self._zero(kind, width) if d.kind == "global" else None
+            v = m.variable(storage, t, init)
+            self.places[d.name] = Place(v, storage, None, t, None)
+        if storage != "Private":
+            self.io.append(v)
+            if d.location is not None:
+                taken = self.locations.setdefault((storage, d.location), d.name)
+                if taken != d.name:  # e.g. one semantic declared on two input registers
+                    raise UnsupportedError(-1, f"{d.name} and {taken} would share location {d.location}")
+                m.decorate(v, "Location", d.location)
+            if d.centroid:
+                m.decorate(v, "Centroid")
+        self._name(v, d.name)
+
+    def _block(self, b) -> None:
+        m = self.m
+        members, places = [], []
+        for k, d in enumerate(b.members):
+            kind, width = split_type(d.type)
+            uint_bool = kind == "bool"
+            scalar = m.int(False) if uint_bool else self.scalar(kind)
+            t = m.vector(scalar, width)
+            if d.array:
+                whole = m.array(t, d.array, STD140_ARRAY_STRIDE)
+                places.append((d.name, whole, t, uint_bool))
+            else:
+                whole = t
+                places.append((d.name, whole, None, uint_bool))
+            members.append(whole)
+        s = m.struct(members)
+        m.decorate(s, "Block")
+        for k, d in enumerate(b.members):
+            m.member_decorate(s, k, "Offset", d.offset if d.offset is not None else 0)
+            if self.names:
+                m.member_name(s, k, d.name)
+        v = m.variable("Uniform", s)
+        m.decorate(v, "DescriptorSet", b.set)
+        m.decorate(v, "Binding", b.binding)
+        self._name(s, b.name)
+        for k, (name, whole, element, uint_bool) in enumerate(places):
+            self.places[name] = Place(v, "Uniform", k, whole, element, uint_bool)
+
+    def per_vertex(self) -> None:
+        """gl_Position and gl_PointSize as glslang declares them: members of
+        an output block decorated BuiltIn (the validation layer finds a
+        point size written only through such a member)."""
+        m = self.m
+        f = m.float()
+        v4 = m.vector(f, 4)
+        s = m.struct([v4, f])
+        m.decorate(s, "Block")
+        m.put(m.annotations, OpMemberDecorate, s, 0, DECORATION["BuiltIn"], E["BuiltIn"]["Position"])
+        m.put(m.annotations, OpMemberDecorate, s, 1, DECORATION["BuiltIn"], E["BuiltIn"]["PointSize"])
+        v = m.variable("Output", s)
+        self.io.append(v)
+        if self.names:
+            m.name(s, "gl_PerVertex")
+            m.member_name(s, 0, "gl_Position")
+            m.member_name(s, 1, "gl_PointSize")
+            m.name(v, "")
+        self.places["gl_Position"] = Place(v, "Output", 0, v4, None)
+        self.places["gl_PointSize"] = Place(v, "Output", 1, f, None)
+
+    def builtin(self, name: str) -> Place:
+        """The variable of a GLSL built-in the layout reaches by name."""
+        place = self.places.get(name)
+        if place is None:
+            storage, builtin, kind, width = BUILTINS[name]
+            m = self.m
+            t = m.vector(self.scalar(kind), width)
+            v = m.variable(storage, t)
+            m.decorate_builtin(v, builtin)
+            self._name(v, name)
+            self.io.append(v)
+            place = self.places[name] = Place(v, storage, None, t, None)
+            if builtin == "FragDepth":
+                self.depth = True
+        return place
+
+    def _name(self, target: int, text: str) -> None:
+        if self.names:
+            self.m.name(target, text)
+
+
+# Interfaces already built: their key -> (the module's state after them,
+# places, io, depth).  Shaders of one game (and of the corpora) share a few
+# interfaces between thousands of shaders; building one costs more than
+# the code of a median shader, copying a finished one a few lists.
+_BUILT: dict = {}
+_BUILT_MAX = 512
+
+
+def _signature(lay: Layout, vertex: bool, names: bool, version: int, builtins: tuple) -> tuple:
+    decls = tuple([(d.kind, d.name, d.type, d.array, d.location, d.binding, d.set, d.centroid) for d in lay.decls])
+    blocks = tuple([(b.name, b.set, b.binding, tuple([(d.name, d.type, d.array, d.offset) for d in b.members]))
+                    for b in lay.blocks])
+    return version, vertex, names, decls, blocks, builtins
+
+
+def build(version: str, lay: Layout, names: bool, vertex: bool, builtins: tuple) -> tuple[Module, Interface]:
+    """A module started with the layout's interface (``Module.start``, the
+    declarations and blocks, a vertex shader's gl_PerVertex, then the
+    built-ins ``builtins`` names): the same module whether it is built now
+    or copied from an earlier shader with the same interface."""
+    key = _signature(lay, vertex, names, version, builtins)
+    found = _BUILT.get(key)
+    if found is None:
+        m = Module.start(version)
+        iface = Interface(m, lay, names)
+        if vertex:
+            iface.per_vertex()
+        for name in builtins:
+            iface.builtin(name)
+        if len(_BUILT) >= _BUILT_MAX:
+            _BUILT.clear()
+        _BUILT[key] = (m.snapshot(), dict(iface.places), list(iface.io), iface.depth)
+        return m, iface
+    state, places, io, depth = found
+    m = Module.restore(state)
+    iface = Interface.__new__(Interface)
+    iface.m, iface.places, iface.io, iface.depth, iface.names = m, dict(places), list(io), depth, names
+    return m, iface

@@ -1,0 +1,340 @@
+"""A SPIR-V module builder: ids, the logical layout's sections, types and
+constants made once each, and the binary.
+
+Every instruction is a run of 32-bit words (``(word count << 16) | opcode``,
+then its operands) appended to the list of the section it belongs to
+(SPIR-V 2.4, "Logical Layout of a Module"); ``to_bytes`` writes the header
+and the sections in order.  Opcodes and enumerants come from the grammar
+(``grammar.py``), looked up by name once, at import.
+
+Types and constants are deduplicated (SPIR-V forbids two identical
+non-aggregate types; equal constants share an id so the module stays
+small): each has a key, and asking for a key twice gives the first id.
+Aggregate types that carry explicit layout decorations (arrays in uniform
+blocks) are kept apart from their undecorated twins (private arrays):
+Vulkan forbids explicit layout on Private storage.
+
+Specialization constants (``spec_constant``) are never deduplicated: each
+has its own ``SpecId`` (room for the draw-state issue's switches).
+"""
+
+from __future__ import annotations
+
+import struct
+import sys
+from array import array
+
+from .grammar import grammar
+
+G = grammar()
+OP = {name: inst.opcode for name, inst in G.instructions.items()}
+E = G.enums
+GLSL_STD_450 = "GLSL.std.450"
+# SPIR-V versions the writer emits -> the header's version word
+VERSIONS = {"1.0": 0x00010000, "1.3": 0x00010300}
+# Generator magic: 0 ("no registered tool"), which the specification allows.
+GENERATOR = 0
+
+_BASES: dict = {}  # version -> the module Module.start copies
+_F32 = struct.Struct("<f")
+_U32 = struct.Struct("<I")
+
+OpTypeVoid, OpTypeBool, OpTypeInt, OpTypeFloat = (OP[n] for n in ("OpTypeVoid", "OpTypeBool", "OpTypeInt",
+                                                                   "OpTypeFloat"))
+OpTypeVector, OpTypeArray, OpTypeStruct, OpTypePointer = (OP[n] for n in ("OpTypeVector", "OpTypeArray",
+                                                                          "OpTypeStruct", "OpTypePointer"))
+OpTypeFunction, OpTypeImage, OpTypeSampledImage = (OP[n] for n in ("OpTypeFunction", "OpTypeImage",
+                                                                   "OpTypeSampledImage"))
+OpConstant, OpConstantComposite, OpConstantTrue, OpConstantFalse = (
+    OP[n] for n in ("OpConstant", "OpConstantComposite", "OpConstantTrue", "OpConstantFalse"))
+OpSpecConstant, OpSpecConstantTrue, OpSpecConstantFalse = (OP[n] for n in ("OpSpecConstant", "OpSpecConstantTrue",
+                                                                           "OpSpecConstantFalse"))
+OpVariable, OpDecorate, OpMemberDecorate, OpName, OpMemberName = (
+    OP[n] for n in ("OpVariable", "OpDecorate", "OpMemberDecorate", "OpName", "OpMemberName"))
+OpSource, OpString, OpCapability, OpExtInstImport = (OP[n] for n in ("OpSource", "OpString", "OpCapability",
+                                                                     "OpExtInstImport"))
+OpMemoryModel, OpEntryPoint, OpExecutionMode = (OP[n] for n in ("OpMemoryModel", "OpEntryPoint",
+                                                                "OpExecutionMode"))
+DECORATION = E["Decoration"]
+STORAGE = E["StorageClass"]
+SPEC_ID = DECORATION["SpecId"]
+
+
+_STRINGS: dict[str, tuple[int, ...]] = {}  # memo of string_words: names repeat from shader to shader
+_STRINGS_MAX = 8192
+
+
+def string_words(text: str) -> tuple[int, ...]:
+    """A LiteralString: UTF-8, NUL-terminated, padded to whole words."""
+    found = _STRINGS.get(text)
+    if found is None:
+        data = text.encode("utf-8") + b"\0"
+        data += b"\0" * (-len(data) % 4)
+        found = struct.unpack(f"<{len(data) // 4}I", data)
+        if len(_STRINGS) >= _STRINGS_MAX:  # hostile inputs cannot grow it without bound
+            _STRINGS.clear()
+        _STRINGS[text] = found
+    return found
+
+
+def f32_bits(value: float) -> int:
+    """The float32 bit pattern of ``value``; beyond float32's range, ±inf
+    (D3D values are float32, as the GLSL literals' reading rounds too)."""
+    try:
+        return _U32.unpack(_F32.pack(value))[0]
+    except OverflowError:
+        return 0xFF800000 if value < 0 else 0x7F800000
+
+
+class Module:
+    """One module under construction.  Sections are lists of words, filled
+    in any order; ``to_bytes`` lays them out as the specification orders
+    them."""
+
+    def __init__(self, version: str = "1.0"):
+        if version not in VERSIONS:
+            raise ValueError(f"SPIR-V version must be one of {', '.join(VERSIONS)}, not {version!r}")
+        self.version = VERSIONS[version]
+        self.bound = 1
+        self.capabilities: list[int] = []
+        self.ext_imports: list[int] = []
+        self.memory_model: list[int] = []
+        self.entry_points: list[int] = []
+        self.execution_modes: list[int] = []
+        self.debug_strings: list[int] = []  # OpString, OpSource
+        self.names: list[int] = []  # OpName, OpMemberName
+        self.annotations: list[int] = []
+        self.globals: list[int] = []  # types, constants, global variables
+        self.functions: list[int] = []
+        self.types: dict = {}  # key -> id
+        self.constants: dict = {}  # (type id, bits or component ids) -> id
+        self.spec_ids: set[int] = set()
+
+    # -- ids and raw instructions -------------------------------------------
+
+    def new_id(self) -> int:
+        i = self.bound
+        self.bound = i + 1
+        return i
+
+    @staticmethod
+    def put(section: list[int], opcode: int, *operands: int) -> None:
+        section.append(((len(operands) + 1) << 16) | opcode)
+        section.extend(operands)
+
+    def capability(self, name: str) -> None:
+        self.put(self.capabilities, OpCapability, E["Capability"][name])
+
+    def import_glsl(self) -> int:
+        i = self.new_id()
+        self.put(self.ext_imports, OpExtInstImport, i, *string_words(GLSL_STD_450))
+        return i
+
+    def set_memory_model(self) -> None:
+        self.put(self.memory_model, OpMemoryModel, E["AddressingModel"]["Logical"], E["MemoryModel"]["GLSL450"])
+
+    def entry_point(self, model: str, function: int, name: str, interface: list[int]) -> None:
+        self.put(self.entry_points, OpEntryPoint, E["ExecutionModel"][model], function, *string_words(name),
+                 *interface)
+
+    def execution_mode(self, function: int, mode: str, *literals: int) -> None:
+        self.put(self.execution_modes, OpExecutionMode, function, E["ExecutionMode"][mode], *literals)
+
+    def source(self, language: str, version: int) -> None:
+        self.put(self.debug_strings, OpSource, E["SourceLanguage"][language], version)
+
+    def name(self, target: int, text: str) -> None:
+        self.put(self.names, OpName, target, *string_words(text))
+
+    def member_name(self, struct_id: int, member: int, text: str) -> None:
+        self.put(self.names, OpMemberName, struct_id, member, *string_words(text))
+
+    def decorate(self, target: int, decoration: str, *literals: int) -> None:
+        self.put(self.annotations, OpDecorate, target, DECORATION[decoration], *literals)
+
+    def decorate_builtin(self, target: int, builtin: str) -> None:
+        self.put(self.annotations, OpDecorate, target, DECORATION["BuiltIn"], E["BuiltIn"][builtin])
+
+    def member_decorate(self, struct_id: int, member: int, decoration: str, *literals: int) -> None:
+        self.put(self.annotations, OpMemberDecorate, struct_id, member, DECORATION[decoration], *literals)
+
+    # -- types ----------------------------------------------------------------
+
+    def _type(self, key, opcode: int, *operands: int) -> int:
+        t = self.types.get(key)
+        if t is None:
+            t = self.types[key] = self.new_id()
+            self.put(self.globals, opcode, t, *operands)
+        return t
+
+    def void(self) -> int:
+        return self._type("void", OpTypeVoid)
+
+    def bool(self) -> int:
+        return self._type("bool", OpTypeBool)
+
+    def int(self, signed: bool = True) -> int:
+        return self._type("int" if signed else "uint", OpTypeInt, 32, 1 if signed else 0)
+
+    def float(self) -> int:
+        return self._type("float", OpTypeFloat, 32)
+
+    def vector(self, component: int, n: int) -> int:
+        return component if n == 1 else self._type(("vec", component, n), OpTypeVector, component, n)
+
+    def array(self, element: int, length: int, stride: int | None = None) -> int:
+        """``element[length]``; ``stride``: an explicitly laid out array
+        (uniform blocks) with that ArrayStride, kept apart from the plain one."""
+        key = ("array", element, length, stride)
+        t = self.types.get(key)
+        if t is None:
+            t = self._type(key, OpTypeArray, element, self.uint_constant(length))
+            if stride is not None:
+                self.decorate(t, "ArrayStride", stride)
+        return t
+
+    def struct(self, members: list[int]) -> int:
+        """A new struct type (never shared: blocks carry their own decorations)."""
+        t = self.new_id()
+        self.put(self.globals, OpTypeStruct, t, *members)
+        return t
+
+    def pointer(self, storage: str, pointee: int) -> int:
+        sc = STORAGE[storage]
+        return self._type(("ptr", sc, pointee), OpTypePointer, sc, pointee)
+
+    def function_type(self, result: int) -> int:
+        return self._type(("fn", result), OpTypeFunction, result)
+
+    def sampled_image(self, dim: str) -> int:
+        image = self._type(("image", dim), OpTypeImage, self.float(), E["Dim"][dim], 0, 0, 0, 1,
+                           E["ImageFormat"]["Unknown"])
+        return self._type(("sampled", image), OpTypeSampledImage, image)
+
+    # -- constants ------------------------------------------------------------
+
+    def scalar_constant(self, type_id: int, bits: int) -> int:
+        key = (type_id, bits)
+        c = self.constants.get(key)
+        if c is None:
+            c = self.constants[key] = self.new_id()
+            self.put(self.globals, OpConstant, type_id, c, bits)
+        return c
+
+    def float_constant(self, value: float) -> int:
+        return self.scalar_constant(self.float(), f32_bits(value))
+
+    def int_constant(self, value: int) -> int:
+        return self.scalar_constant(self.int(), int(value) & 0xFFFFFFFF)
+
+    def uint_constant(self, value: int) -> int:
+        return self.scalar_constant(self.int(False), int(value) & 0xFFFFFFFF)
+
+    def bool_constant(self, value: bool) -> int:
+        key = ("bool", bool(value))
+        c = self.constants.get(key)
+        if c is None:
+            c = self.constants[key] = self.new_id()
+            self.put(self.globals, OpConstantTrue if value else OpConstantFalse, self.bool(), c)
+        return c
+
+    def composite_constant(self, type_id: int, components: tuple[int, ...]) -> int:
+        key = (type_id, components)
+        c = self.constants.get(key)
+        if c is None:
+            c = self.constants[key] = self.new_id()
+            self.put(self.globals, OpConstantComposite, type_id, c, *components)
+        return c
+
+    def spec_constant(self, type_id: int, spec_id: int, default) -> int:
+        """A specialization constant with ``SpecId`` = ``spec_id`` (unique in
+        the module): a bool (``type_id`` = ``bool()``) or a 32-bit scalar
+        whose default is ``default`` (float, or int bits)."""
+        if spec_id in self.spec_ids:
+            raise ValueError(f"SpecId {spec_id} is used twice")
+        self.spec_ids.add(spec_id)
+        c = self.new_id()
+        if type_id == self.types.get("bool"):
+            self.put(self.globals, OpSpecConstantTrue if default else OpSpecConstantFalse, type_id, c)
+        else:
+            bits = f32_bits(default) if type_id == self.types.get("float") else int(default) & 0xFFFFFFFF
+            self.put(self.globals, OpSpecConstant, type_id, c, bits)
+        self.decorate(c, "SpecId", spec_id)
+        return c
+
+    # -- variables ------------------------------------------------------------
+
+    def variable(self, storage: str, pointee: int, initializer: int | None = None) -> int:
+        v = self.new_id()
+        ptr = self.pointer(storage, pointee)
+        if initializer is None:
+            self.put(self.globals, OpVariable, ptr, v, STORAGE[storage])
+        else:
+            self.put(self.globals, OpVariable, ptr, v, STORAGE[storage], initializer)
+        return v
+
+    # -- a common start -------------------------------------------------------
+
+    @classmethod
+    def start(cls, version: str = "1.0") -> "Module":
+        """A module that already holds what every shader's does (capability
+        Shader, the GLSL.std.450 import as ``glsl``, the memory model, void
+        and its function type, float, vec4, int, bool, bvec4, 0.0, 1.0 and vec4(0.0)
+        and the vec4 pointers of the interface and the registers): a copy
+        of one built once per version, cheaper than building them anew."""
+        base = _BASES.get(version)
+        if base is None:
+            base = _BASES[version] = cls(version)
+            base.capability("Shader")
+            base.glsl = base.import_glsl()
+            base.set_memory_model()
+            base.function_type(base.void())
+            f = base.float()
+            v4 = base.vector(f, 4)
+            base.int()
+            base.vector(base.bool(), 4)
+            zero = base.float_constant(0.0)
+            base.float_constant(1.0)
+            base.composite_constant(v4, (zero,) * 4)
+            for storage in ("Input", "Output", "Private"):
+                base.pointer(storage, v4)
+        return cls.restore(base.__dict__)
+
+    def snapshot(self) -> dict:
+        """The module's state, for ``restore`` (containers copied)."""
+        return {name: value.copy() if isinstance(value, (list, dict, set)) else value
+                for name, value in self.__dict__.items()}
+
+    @classmethod
+    def restore(cls, state: dict) -> "Module":
+        """A module in the state ``snapshot`` took (containers copied again)."""
+        m = cls.__new__(cls)
+        d = m.__dict__
+        for name, value in state.items():
+            d[name] = value.copy() if isinstance(value, (list, dict, set)) else value
+        return m
+
+    # -- the binary -----------------------------------------------------------
+
+    def words(self, *, debug: bool = True) -> array:
+        words = [G.magic, self.version, GENERATOR, self.bound, 0]
+        words += self.capabilities
+        words += self.ext_imports
+        words += self.memory_model
+        words += self.entry_points
+        words += self.execution_modes
+        if debug:
+            words += self.debug_strings
+            words += self.names
+        words += self.annotations
+        words += self.globals
+        words += self.functions
+        return array("I", words)
+
+    def to_bytes(self, *, debug: bool = True) -> bytes:
+        """The module, little-endian (SPIR-V words in the host's order are
+        what Vulkan reads; this writes little-endian on every host)."""
+        out = self.words(debug=debug)
+        if sys.byteorder != "little":
+            out.byteswap()
+        return out.tobytes()
