@@ -321,6 +321,19 @@ def _stage_values(option: str):
     return parse
 
 
+def _varying_locations(ctx, param, values):
+    """A click callback: repeated USAGE[INDEX]=LOCATION into (usage, index, location) triples (checked by Options)."""
+    import re
+
+    result = []
+    for item in values:
+        m = re.fullmatch(r"\s*([A-Za-z_]+?)(\d*)\s*=\s*(\d+)\s*", item)
+        if not m:
+            raise click.BadParameter(f"{item!r}: expected USAGE[INDEX]=LOCATION, e.g. texcoord4=2 or color=0")
+        result.append((m.group(1).lower(), int(m.group(2) or 0), int(m.group(3))))
+    return tuple(result)
+
+
 # The translation options, shared by every command that translates (one list,
 # so 'translate' and 'convert' cannot drift apart).
 _TRANSLATION_OPTIONS = [
@@ -341,10 +354,19 @@ _TRANSLATION_OPTIONS = [
     click.option("--inline-preshader", is_flag=True,
                  help="Compute a preshader's constants in the shader itself (uniforms named after its inputs) "
                       "instead of leaving them to the CPU; the reflection says which mode each shader got."),
+    click.option("--varying-location", "varying_locations", multiple=True, metavar="USAGE[INDEX]=LOCATION",
+                 callback=_varying_locations,
+                 help="Put this varying at this location (glsl450, vulkan, SPIR-V), e.g. texcoord4=2: the map a layer "
+                      "passes to both shaders of a pair; repeat it."),
+    click.option("--spirv-version", type=click.Choice(["1.0", "1.3"]), default="1.0", show_default=True,
+                 help="SPIR-V version the spirv target writes (1.0: Vulkan 1.0; 1.3: Vulkan 1.1+)."),
+    click.option("--debug-names/--no-debug-names", default=True, show_default=True,
+                 help="SPIR-V OpName/OpSource from the CTAB names; --no-debug-names strips them."),
     click.option("--validate", is_flag=True, help="Check the IR's invariants after the passes (debugging)."),
 ]
 _OPTION_NAMES = ("annotate", "clip_z", "half_pixel", "half_pixel_exact", "flip_y", "fixed_outputs",
-                 "legacy_multiply", "infinities", "sampler_types", "texture_projection", "inline_preshader", "validate")
+                 "legacy_multiply", "infinities", "sampler_types", "texture_projection", "inline_preshader",
+                 "varying_locations", "spirv_version", "debug_names", "validate")
 
 
 def translation_options(command):

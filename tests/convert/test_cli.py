@@ -210,3 +210,25 @@ def test_report_with_the_report_package(tmp_path, vs_blob):
     shaders = {f"fx.fxb#{s.name}": "effect-shader" for s in translate_effect(effect.read_bytes()).shaders}
     assert shaders and kinds == {"a.bin": "shader", "b.vsh": "asm", "c.bin": "shader", **shaders}
     assert data["summary"]["files"] == 4 and data["summary"]["targets"]["glsl330"]["failed"] == 1
+
+
+def test_cli_spellings_of_the_spirv_and_location_options(vs_blob, tmp_path):
+    """--varying-location, --spirv-version and --no-debug-names reach the
+    same translation as the Python keywords; a bad spelling is one line."""
+    blob = vs_blob.read_bytes()
+    loc = run("translate", vs_blob, "-t", "vulkan", "--varying-location", "texcoord0=30")
+    assert loc.exit_code == 0
+    assert loc.stdout == translate(blob, "vulkan", varying_locations=(("texcoord", 0, 30),)).code
+    assert "location = 30" in loc.stdout
+    for flags, kwargs in (([], {}), (["--spirv-version", "1.3"], {"spirv_version": "1.3"}),
+                          (["--no-debug-names"], {"debug_names": False})):
+        out = tmp_path / "vs.spv"
+        r = run("translate", vs_blob, "-t", "spirv", *flags, "-o", out)
+        assert r.exit_code == 0, r.output
+        assert out.read_bytes() == translate(blob, "spirv", **kwargs).code
+    for bad, words in ((["--varying-location", "texcoord"], ["USAGE[INDEX]=LOCATION"]),
+                       (["--varying-location", "bogus1=3"], ["varying_locations", "bogus"])):
+        result = run("translate", vs_blob, "-t", "vulkan", *bad)
+        assert result.exit_code == 2
+        assert all(w in result.stderr for w in words), result.stderr
+        assert "Traceback" not in result.output
