@@ -87,7 +87,16 @@ def format_float_bits(bits: int) -> str:
         return f"0x{bits:08x}"
     if value == 0:
         return "-0" if bits & 0x80000000 else "0"
-    exact = Decimal(value)  # a float32 widened to double is exact
+    return format_g9(value)  # a float32 widened to double is exact
+
+
+def format_g9(value: float) -> str:
+    """A finite, non-zero double as MSVC's ``printf("%.9g")`` prints it:
+    nine significant digits of its exact binary value rounded half away
+    from zero, trailing zeros dropped, the exponent form below 1e-4 and from
+    1e9 with three exponent digits.  Shared by ``def`` literals and the
+    preshader's literals (``xlate.preshader.listing``)."""
+    exact = Decimal(value)
     exp = exact.adjusted()
     rounded = exact.quantize(Decimal(1).scaleb(exp - 8), rounding=ROUND_HALF_UP)
     if rounded.adjusted() != exp:  # 9.999999995 -> 10.0000000: one digit too many

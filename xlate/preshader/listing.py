@@ -29,8 +29,8 @@ it prints as ``l12[c0.x]`` (literal 12 as the base), an xlate spelling.
 from __future__ import annotations
 
 import math
-from decimal import ROUND_HALF_UP, Decimal
 
+from ..bytecode.disasm import format_g9
 from .model import COMPONENT_LETTERS, Instruction, Operand, Preshader, Register
 from .tables import RegisterFile
 
@@ -46,22 +46,7 @@ def format_double(value: float) -> str:
         return "1.#INF" if value > 0 else "-1.#INF"
     if value == 0:
         return "-0" if math.copysign(1.0, value) < 0 else "0"
-    exact = Decimal(value)
-    exp = exact.adjusted()
-    rounded = exact.quantize(Decimal(1).scaleb(exp - 8), rounding=ROUND_HALF_UP)
-    if rounded.adjusted() != exp:  # 9.999999995 rounds up to 10.0000000
-        exp = rounded.adjusted()
-        rounded = exact.quantize(Decimal(1).scaleb(exp - 8), rounding=ROUND_HALF_UP)
-    negative, digit_tuple, _ = rounded.as_tuple()
-    sign = "-" if negative else ""
-    digits = "".join(map(str, digit_tuple)).rstrip("0")
-    if exp < -4 or exp >= 9:
-        mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
-        return f"{sign}{mantissa}e{'-' if exp < 0 else '+'}{abs(exp):03d}"
-    if exp < 0:
-        return f"{sign}0.{'0' * (-exp - 1)}{digits}"
-    whole, frac = digits[: exp + 1], digits[exp + 1:]
-    return sign + whole.ljust(exp + 1, "0") + ("." + frac if frac else "")
+    return format_g9(value)
 
 
 def _letters(start: int, count: int) -> str:
