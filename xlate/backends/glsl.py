@@ -40,7 +40,7 @@ from ..ir.types import Scalar, Type
 from . import helpers, layout as layout_mod, templates
 from .layout import GLSL_TYPES, Layout, glsl_type
 from .literals import bool_literal, float_literal, int_literal
-from .targets import Target
+from .targets import Target, unsupported
 
 # Operator precedence (higher binds tighter), as in the GLSL grammar.
 PRIMARY, UNARY, MUL, ADD, REL, EQ, AND, OR, TERNARY = 16, 15, 14, 13, 11, 10, 6, 4, 2
@@ -123,12 +123,7 @@ class Emitter:
     # -- errors -------------------------------------------------------------
 
     def unsupported(self, op: Op | None, reason: str) -> UnsupportedError:
-        offset, where = -1, ""
-        if op is not None and 0 <= op.origin < len(self.p.instructions):
-            inst = self.p.instructions[op.origin]
-            offset = inst.offset
-            where = f"'{inst.info.mnemonic}' (instruction {op.origin + 1}): "
-        return UnsupportedError(offset, f"{where}{self.t.name}: {reason}")
+        return unsupported(self.p, self.t, op, reason)
 
     def need_extension(self, name: str) -> None:
         if name not in self.extensions:

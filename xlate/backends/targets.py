@@ -12,6 +12,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
+from ..errors import UnsupportedError
+
 
 class Api(enum.Enum):
     GL = "gl"
@@ -104,3 +106,16 @@ def resolve_options(target: Target, options):
     if options.flip_y is None:
         changes["flip_y"] = target.vulkan  # Vulkan NDC y points down
     return options.with_(**changes) if changes else options
+
+
+def unsupported(program, target: Target, op, reason: str) -> UnsupportedError:
+    """The error an emitter raises for an op it cannot write: the byte offset
+    and mnemonic of the D3D instruction the op came from (``op.origin``), when
+    there is one, and the target's name.  Shared by the GLSL and SPIR-V
+    emitters so both word it alike."""
+    offset, where = -1, ""
+    if op is not None and 0 <= op.origin < len(program.instructions):
+        inst = program.instructions[op.origin]
+        offset = inst.offset
+        where = f"'{inst.info.mnemonic}' (instruction {op.origin + 1}): "
+    return UnsupportedError(offset, f"{where}{target.name}: {reason}")

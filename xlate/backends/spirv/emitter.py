@@ -39,7 +39,7 @@ from ...ir.ops import Code, Op, SampleKind
 from ...ir.program import Program, Storage
 from ...ir.types import Scalar
 from .. import layout as layout_mod
-from ..targets import Target
+from ..targets import Target, unsupported
 from .grammar import grammar
 from . import interface
 from .control import ControlFlow
@@ -152,12 +152,7 @@ class Emitter(ControlFlow, HelperFunctions):
     # -- errors -------------------------------------------------------------
 
     def unsupported(self, op: Op | None, reason: str) -> UnsupportedError:
-        offset, where = -1, ""
-        if op is not None and 0 <= op.origin < len(self.p.instructions):
-            inst = self.p.instructions[op.origin]
-            offset = inst.offset
-            where = f"'{inst.info.mnemonic}' (instruction {op.origin + 1}): "
-        return UnsupportedError(offset, f"{where}{self.t.name}: {reason}")
+        return unsupported(self.p, self.t, op, reason)
 
     # -- whole program ------------------------------------------------------
 
