@@ -336,6 +336,62 @@ def test_vkd3d_lavapipe(vkr, record_property, spirv_target):
     tally.check()
 
 
+# The point-size cases under VK_LAYER_KHRONOS_validation, in a child process
+# (the layer is chosen when the process's device is created).  d2 clamps the
+# VS's oPts to POINTSIZE_MIN/MAX (24..36): the runner's wrapper stores the
+# clamped size once instead of reading the PointSize output back, which the
+# layer reported as VUID-VkGraphicsPipelineCreateInfo-Vertex-07722.
+_POINT_SIZE_CHILD = """
+import json, sys
+from pathlib import Path
+from xlate import translate
+from xlate.verify import vk
+from xlate.verify.cases import TargetSession, load_cases, make_draw, render_state
+r = vk.runner()
+if not r.dev.validating:
+    print(json.dumps({"skip": "VK_LAYER_KHRONOS_validation is not installed"})); sys.exit(0)
+corpus = Path(sys.argv[1])
+cases = [c for c in load_cases(corpus / "cases.jsonl") if c["id"].startswith("shader-point-size__d")]
+out = {"cases": [c["id"] for c in cases], "probes": [], "errors": []}
+for target in ("spirv", "spirv-glslang"):
+    def draw(case, targets):
+        points = case["draw"]["topology"].replace(" ", "_") in ("point_list", "points")
+        vs = translate((corpus / case["vs_file_used"]).read_bytes(), "vulkan", **json.loads(sys.argv[2]))
+        t = "vulkan" if vk._needs_wrappers(render_state(case), vs.reflection, points) else target
+        vs, ps = (translate((corpus / case[k]).read_bytes(), t, **json.loads(sys.argv[2])) for k in ("vs_file_used", "ps"))
+        r.draw(vs, ps, make_draw(case), targets=targets, read=False)
+    session = TargetSession({c["id"]: c for c in cases}, vk.RenderTargets, draw)
+    for case in cases:
+        try:
+            session.run(case)
+            out["probes"] += [[target, case["id"], ok, detail] for _, ok, detail in session.probe(case)]
+        except Exception as e:
+            out["errors"].append(f"{target} {case['id']}: {type(e).__name__}: {e}")
+    session.close()
+out["errors"] += r.dev.validation_errors
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.skipif(not CASES.exists(), reason=f"peer corpus not found at {CORPUS}")
+def test_point_size_cases_validation_layer_clean(vkr):
+    import json
+    import subprocess
+    import sys
+
+    env = dict(os.environ, XLATE_VK_VALIDATION="1", PYTHONPATH=str(Path(__file__).resolve().parents[2]))
+    proc = subprocess.run([sys.executable, "-c", _POINT_SIZE_CHILD, str(CORPUS), json.dumps(VKD3D_OPTIONS)],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    if "skip" in out:
+        pytest.skip(out["skip"])
+    assert "shader-point-size__d2" in out["cases"]
+    assert not out["errors"], "\n".join(out["errors"])
+    bad = [p for p in out["probes"] if not p[2]]
+    assert out["probes"] and not bad, bad
+
+
 # --------------------------------------------------------------------------
 # Generated programs: lavapipe against the reference interpreter
 # --------------------------------------------------------------------------

@@ -535,8 +535,15 @@ def _vs_render_state(code: str, refl: dict, state: RenderState, points: bool) ->
             after += f"    gl_ClipDistance[{k}] = dot(xl_clip_planes[{k}], p);\n"
     if points:
         writes = any(o["glsl"] == "gl_PointSize" for o in refl["outputs"])
-        size = "gl_PointSize" if writes else "xl_point_size.x"
+        size = "xl_vs_point_size" if writes else "xl_point_size.x"
         after += f"    gl_PointSize = clamp({size}, xl_point_size.y, xl_point_size.z);\n"
+        if writes:
+            # The shader's oPts goes to a private variable and main stores the
+            # clamped size once: reading the gl_PointSize output back (as
+            # clamp(gl_PointSize, ...) would) makes VK_LAYER_KHRONOS_validation
+            # report PointSize unwritten (VUID-...-Vertex-07722) on a point list.
+            code = _before_first_declaration(re.sub(r"\bgl_PointSize\b", "xl_vs_point_size", code),
+                                             ["float xl_vs_point_size = 1.0;"])
     if not after:
         return code
     decls = (f"layout(set = {SET_VERTEX}, binding = {BINDING_RENDER_STATE}, std140) uniform xl_render_state_block "
@@ -602,13 +609,17 @@ def _xfb_capture(code: str, refl: dict, locations: int = 32) -> tuple[str, list[
         code = _wrap_main(code, "", "", "    gl_PointSize = 1.0;\n")
     block = [f"    {builtins.get(name, '')}{glsl_type} {name};" for name, (glsl_type, _) in _BUILTIN_OUTPUTS.items()]
     decls = [f"layout(xfb_buffer = 0, xfb_stride = {4 * max(offset, 1)}) out;", "out gl_PerVertex", "{", *block, "};"]
-    # after #version / #extension lines and leading comments: the first declaration
+    return _before_first_declaration(code, decls), fields, offset
+
+
+def _before_first_declaration(code: str, decls: list[str]) -> str:
+    """``decls`` inserted after the #version / #extension lines and leading
+    comments, before the shader's first declaration."""
     lines = code.split("\n")
     at = 0
     while at < len(lines) and (not lines[at].strip() or lines[at].lstrip().startswith(("#", "//"))):
         at += 1
-    code = "\n".join(lines[:at] + decls + [""] + lines[at:])
-    return code, fields, offset
+    return "\n".join(lines[:at] + decls + [""] + lines[at:])
 
 
 def _vertex_input_state(vk, attributes: tuple):
