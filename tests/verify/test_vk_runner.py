@@ -397,7 +397,46 @@ def test_point_size_cases_validation_layer_clean(vkr):
 # --------------------------------------------------------------------------
 
 GENERATED_SEEDS = 6  # per pixel-shader version
-GENERATED_NATIVE_SEEDS = int(os.environ.get("XLATE_VK_NATIVE_SEEDS", "30"))  # native "spirv", per version
+# Native "spirv", per version: 340 x 3 pixel + 340 x 3 vertex versions =
+# 2,040 generated programs per run, as the GL campaign; ~40 s together on
+# lavapipe here (the PS pass-through VS is native too, pipelines dropped
+# every 50 programs).  XLATE_VK_NATIVE_SEEDS / XLATE_VK_NATIVE_VS_SEEDS
+# change the counts.
+GENERATED_NATIVE_SEEDS = int(os.environ.get("XLATE_VK_NATIVE_SEEDS", "340"))
+
+
+@lru_cache(maxsize=None)
+def native_passthrough(keys: tuple[tuple[str, int], ...]):
+    """A vs_3_0 passing POSITION and each (usage, index) through, translated
+    by the native writer: the runner's own pass-through VS is GLSL, and
+    glslang (~100 ms a call) dominated a generated PS's cost.  None when the
+    program cannot be written (too many varyings, a usage vs_3_0 outputs as
+    a built-in) or a varying would not land at the PS's location."""
+    lines = ["vs_3_0", "dcl_position v0", "dcl_position o0", "mov o0, v0"]
+    if len(keys) > 11:
+        return None
+    for i, (usage, index) in enumerate(keys, 1):
+        lines += [f"dcl_{usage}{index} v{i}", f"dcl_{usage}{index} o{i}", f"mov o{i}, v{i}"]
+    try:
+        return translate(assemble_bytes("\n".join(lines) + "\n"), "spirv")
+    except Exception:  # noqa: BLE001 - a usage the assembler or writer takes differently: the runner's VS
+        return None
+
+
+def _passthrough_for(t):
+    """``native_passthrough`` for a PS translation, None (the runner's own
+    pass-through) unless every varying lands at the PS input's location."""
+    ins = [i for i in t.reflection["inputs"] if not i["glsl"].startswith("gl_")]
+    vs = native_passthrough(tuple(sorted((i["usage"], i["usage_index"]) for i in ins)))
+    if vs is None:
+        return None
+    outs = {(o["usage"], o["usage_index"]): o.get("location") for o in vs.reflection["outputs"]}
+    return vs if all(outs.get((i["usage"], i["usage_index"])) == i["location"] for i in ins) else None
+
+
+PASSTHROUGH_USE = {"native": 0, "runner": 0}  # which VS the generated PS draws used
+
+
 def run_generated_ps(vkr, prog, seed: int, target: str = "spirv"):
     """(reference result, inputs, lavapipe colours) of a generated pixel
     shader, or None when the program reads POSITION (the pass-through VS's
@@ -423,7 +462,9 @@ def run_generated_ps(vkr, prog, seed: int, target: str = "spirv"):
         rep = lambda a: np.repeat(np.asarray(a, np.float64), 6, axis=0)  # noqa: E731
         verts[gk] = (rep(A) + rep(B) * offs[:, :1] + rep(C) * offs[:, 1:2]).astype(F32)
     ntargets = 1 + max([o["usage_index"] for o in refl["outputs"] if o["usage"] == "color"] + [0])
-    res = vkr.draw(None, t, Draw(vertices=verts, constants=inputs.constants, textures=inputs.textures,
+    vs = _passthrough_for(t) if target == "spirv" else None
+    PASSTHROUGH_USE["native" if vs is not None else "runner"] += 1
+    res = vkr.draw(vs, t, Draw(vertices=verts, constants=inputs.constants, textures=inputs.textures,
                                  size=(width, height), targets=ntargets, clear=[(SENTINEL,) * 4] * ntargets))
     res.targets.release()
     return inputs.run(shader), inputs, res.colors
@@ -435,7 +476,8 @@ def test_generated_programs_match_reference(vkr, target, seeds):
     on lavapipe: every written oC# component of every live pixel within the
     generator's error bound of the reference interpreter; texkill'd pixels
     keep the clear colour.  The native writer ("spirv") costs no glslang
-    call, so it runs many more seeds."""
+    call (its pass-through VS is ``native_passthrough``), so it runs many
+    more seeds."""
     from xlate.verify.differential import SENTINEL
     from xlate.verify.generate import generate_seed
 
@@ -445,6 +487,8 @@ def test_generated_programs_match_reference(vkr, target, seeds):
         for k in range(seeds):
             seed = random.Random(f"{version}/{k}").getrandbits(32)
             prog = generate_seed(seed, version)
+            if k % 50 == 0:
+                vkr.drop_pipelines()  # one-off pipelines: lavapipe slows as thousands stay alive
             out = run_generated_ps(vkr, prog, seed % 2**32, target)
             if out is None:
                 skipped += 1
@@ -472,7 +516,7 @@ def test_generated_programs_match_reference(vkr, target, seeds):
                         failures.append(f"{version} seed {seed}: {name}.{'xyzw'[c]} got {got[live, c][i]}, "
                                         f"want {want[live, c][i]} (bound {tol[i]})\n{prog.asm}")
     print(f"generated pixel shaders on lavapipe ({target}): {checked} programs, {components} components compared, "
-          f"{skipped} skipped (read POSITION), {len(failures)} failures")
+          f"{skipped} skipped (read POSITION), {len(failures)} failures; pass-through VS so far: {PASSTHROUGH_USE}")
     assert not failures, "\n\n".join(failures[:5])
     assert checked >= 2 * seeds
 
@@ -581,7 +625,7 @@ def test_vertex_check_catches_a_wrong_translation(vkr):
 
 
 GENERATED_VS_SEEDS = 10  # per vertex-shader version
-GENERATED_NATIVE_VS_SEEDS = int(os.environ.get("XLATE_VK_NATIVE_VS_SEEDS", "100"))  # "spirv", per version
+GENERATED_NATIVE_VS_SEEDS = int(os.environ.get("XLATE_VK_NATIVE_VS_SEEDS", "340"))  # "spirv", per version
 
 
 @pytest.mark.parametrize("target,seeds", [("vulkan", GENERATED_VS_SEEDS), ("spirv", GENERATED_NATIVE_VS_SEEDS)])
@@ -602,6 +646,8 @@ def test_generated_vertex_programs_match_reference(vkr, record_property, target,
         for k in range(seeds):
             seed = random.Random(f"{version}/{k}").getrandbits(32)
             prog = generate_seed(seed, version)
+            if k % 50 == 0:
+                vkr.drop_pipelines()
             verdict = check_generated(prog, seed, target=target, runner=vkr, name=f"{version} seed {seed}")
             programs += 1
             components += verdict.compared

@@ -728,6 +728,21 @@ class VKRunner:
         self.pipelines: dict[tuple, Any] = {}
         self.capture_pass: tuple | None = None  # (render pass, framebuffer) of run_vertex
 
+    def drop_pipelines(self) -> int:
+        """Destroy the cached pipelines and shader modules (draws wait for
+        their work, so none is in use); returns how many pipelines went.  A
+        long run of one-off shaders (generated programs) calls it: lavapipe
+        slows down as thousands of pipelines stay alive."""
+        vk, device = self.vk, self.dev.device
+        count = len(self.pipelines)
+        for pipe in self.pipelines.values():
+            vk.vkDestroyPipeline(device, pipe, None)
+        for mod in self.modules.values():
+            vk.vkDestroyShaderModule(device, mod, None)
+        self.pipelines.clear()
+        self.modules.clear()
+        return count
+
     # -- objects ------------------------------------------------------------
 
     def compile(self, code: str, stage: str, validate: bool = True) -> bytes:
@@ -1031,7 +1046,8 @@ class VKRunner:
     def _prepare_shaders(self, vs, ps, state: RenderState, points: bool):
         """(vs SPIR-V, vs reflection, ps SPIR-V, ps reflection, render-state block or None)."""
         ps = _Shader(ps)
-        if vs is None:
+        own_vs = vs is None  # the runner's pass-through: glslang's output needs no spirv-val run
+        if own_vs:
             vs = _Shader(passthrough_vs(ps.reflection))
         else:
             vs = _Shader(vs)
@@ -1055,7 +1071,7 @@ class VKRunner:
                 vs_refl = dict(vs_refl, xl_render_state=True)
                 block = _render_state_block(state)
         if isinstance(vs_code, str):
-            vs_code = self.compile(vs_code, "vertex")
+            vs_code = self.compile(vs_code, "vertex", validate=not (own_vs and vs_code == vs.code))
         if isinstance(ps_code, str):
             ps_code = self.compile(ps_code, "fragment")
         return vs_code, vs_refl, ps_code, ps_refl, block
