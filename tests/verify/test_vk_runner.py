@@ -278,13 +278,15 @@ def translated(name: str, target: str):
 
 def needs_glsl(case) -> bool:
     """Render state the runner wraps around the shader code (alpha test,
-    clip planes, flat shading, point size state, point sprites): such cases
-    run the "vulkan" GLSL, which is what the SPIR-V target compiles."""
+    clip planes, point size state, point sprites): such cases run the
+    "vulkan" GLSL, which is what the SPIR-V target compiles.  Flat shading
+    alone stays SPIR-V (a Flat decoration on the PS's colour inputs)."""
     from xlate.verify.vk import _needs_wrappers
 
     vs = translated(case["vs_file_used"], "vulkan")  # the same reflection as spirv, without glslang
     points = case["draw"]["topology"].replace(" ", "_") in ("point_list", "points")
-    return bool(_needs_wrappers(render_state(case), vs.reflection, points))
+    # flat shading alone is a decoration edit of the SPIR-V PS (xlate.verify.spirv_flat)
+    return bool(set(_needs_wrappers(render_state(case), vs.reflection, points)) - {"flat shading"})
 
 
 @pytest.mark.skipif(not CASES.exists(), reason=f"peer corpus not found at {CORPUS}")

@@ -6,7 +6,8 @@ and checked with the same probes.
 
 VULKAN_UNSUPPORTED lists the in-scope cases the Vulkan runner cannot draw
 with SPIR-V yet, with the reason (``wine_cases.vulkan_unsupported``: the GL
-path edits GLSL or uses GL's depth buffer for them); the table must match
+path edits GLSL or uses GL's depth buffer for them; D3DSHADE_FLAT is a
+Flat decoration on the SPIR-V PS, ``xlate.verify.spirv_flat``); the table must match
 what that function says, so it stays true.
 
 CI runs every SHARE_STRIDE-th runnable case (1: all of them, ~5 s here);
@@ -23,13 +24,9 @@ import pytest
 
 from xlate.verify import wine_cases as wc
 
-_FLAT = "flat shading: SPIR-V has no Flat-decoration edit in the runner yet"
 _UNWRITTEN = "a PS input no VS output writes: GL edits the GLSL to read 0, Vulkan leaves it undefined"
 _DEPTH = "texdepth needs a depth pre-pass: the Vulkan runner's targets have no depth attachment"
 VULKAN_UNSUPPORTED: dict[str, str] = {
-    "d3d9:test_shademode:tests8": _FLAT,
-    "d3d9:test_shademode:tests12": _FLAT,
-    "d3d9:test_shademode:tests14": _FLAT,
     "d3d9:test_uninitialized_varyings:tests9": _UNWRITTEN,
     "d3d9:test_uninitialized_varyings:tests10": _UNWRITTEN,
     "d3d9:texdepth_test:texdepth_test_data1": _DEPTH,
@@ -72,14 +69,19 @@ def test_unsupported_table_is_true():
     assert not set(KNOWN_FAILURES) & set(VULKAN_UNSUPPORTED)
 
 
-def test_unsupported_flat_shading_is_refused_not_drawn_wrong(vkr):
-    """The runner refuses flat shading with SPIR-V rather than drawing it smooth."""
+def test_flat_shading_needs_the_names(vkr):
+    """D3DSHADE_FLAT on SPIR-V is a Flat decoration found by OpName
+    (xlate.verify.spirv_flat): a module without names is refused, never
+    drawn smooth."""
     if _MISSING:
         pytest.skip(_MISSING)
+    from xlate import translate
+
     case = next(c for c in _IN_SCOPE if c.id == "d3d9:test_shademode:tests8")
     vs, ps, draw = wc.build_draw(case, vulkan=True)
-    with pytest.raises(NotImplementedError, match="flat shading"):
-        vkr.draw(vs, ps, draw)
+    stripped = translate(wc.shader_blob(case.ps), "spirv", debug_names=False)
+    with pytest.raises(NotImplementedError, match="names stripped"):
+        vkr.draw(vs, stripped, draw)
 
 
 def test_wine_visual_lavapipe_native_spirv(vkr, record_property):

@@ -57,10 +57,12 @@ API (mirrors ``gl.py``)
 
 Render state: cull mode and front face, viewport, topology (lists, strips,
 fans, points, lines), MRT with write masks for the outputs a PS writes.
-Alpha test, flat shading, user clip planes, point size state and point
-sprites need code around the shader (as in ``gl.py``); they work when the
-shaders are given as ``"vulkan"`` GLSL, and raise ``NotImplementedError``
-for SPIR-V binaries.
+Alpha test, user clip planes, point size state and point sprites need
+code around the shader (as in ``gl.py``); they work when the shaders are
+given as ``"vulkan"`` GLSL, and raise ``NotImplementedError`` for SPIR-V
+binaries.  Flat shading works for both: ``flat`` on the GLSL's colour
+varyings, or a ``Flat`` decoration on the SPIR-V PS's colour inputs
+(``spirv_flat``; found by OpName, so a module without names is refused).
 
 Textures are ``xlate.verify.textures.Texture`` (2D, 1D as 2D, cube, volume;
 float RGBA levels) with their ``SamplerState``: point/linear MAG and MIN,
@@ -1055,6 +1057,11 @@ class VKRunner:
         vs_code, ps_code = vs.code, ps.code
         why = _needs_wrappers(state, vs_refl, points)
         block = None
+        if "flat shading" in why and not ps.is_glsl:  # a decoration edit, no code around the shader
+            from .spirv_flat import flat_colours
+
+            why.remove("flat shading")
+            ps_code = flat_colours(ps_code, ps_refl)
         if why:
             if not (vs.is_glsl and ps.is_glsl):
                 raise NotImplementedError(f"{', '.join(why)} needs code around the shaders: give the Vulkan runner "

@@ -293,9 +293,6 @@ def vulkan_unsupported(case: Case) -> str | None:
     if case.function == "texdepth_test":
         return ("needs a depth buffer (a z pre-pass, then ZFUNC GREATER): the Vulkan runner's targets have "
                 "no depth attachment")
-    if _state(case, r"SHADEMODE D3DSHADE_FLAT"):
-        return ("D3DSHADE_FLAT makes the colour varyings flat: the Vulkan runner adds that only to Vulkan "
-                "GLSL, SPIR-V has no Flat decoration option yet")
     if case.vs is not None and case.ps is not None:
         written = {(o["usage"], o["usage_index"]) for o in _translate(case.vs["id"]).reflection["outputs"]}
         unread = [f"{i['usage']}{i['usage_index']}" for i in _translate(case.ps["id"]).reflection["inputs"]
