@@ -251,6 +251,33 @@ def test_render_state_needs_glsl(vkr):
         assert img[0, 0, 0] == want
 
 
+def test_spirv_edits_zero_input_and_flat(vkr):
+    """xlate.verify.spirv_edit on a native SPIR-V PS: an input no VS output
+    writes reads 0 once made a zero Private variable (spirv-val clean), and
+    Flat on the colour inputs gives the first vertex's colour everywhere."""
+    from xlate.backends.spirv.glslang import check
+    from xlate.verify.spirv_edit import flat_colours, zero_inputs
+
+    vs = tr("vs_3_0\ndcl_position v0\ndcl_color0 v1\ndcl_position o0\ndcl_color0 o1\nmov o0, v0\nmov o1, v1\n")
+    ps = tr("ps_3_0\ndcl_color0 v0\ndcl_texcoord1 v1\nadd oC0, v0, v1\n")
+    unread = next(i["glsl"] for i in ps.reflection["inputs"] if i["usage"] == "texcoord")
+    code = zero_inputs(ps.code, {unread})
+    check(code)
+    refl = dict(ps.reflection, inputs=[i for i in ps.reflection["inputs"] if i["glsl"] != unread])
+    colours = np.array([[0.25, 0.5, 0.75, 1.0], [1, 0, 0, 1], [0, 1, 0, 1]], F32)
+    verts = {("position", 0): np.c_[BIG_TRIANGLE, np.zeros(3), np.ones(3)].astype(F32), ("color", 0): colours}
+    for shade, want in (("gouraud", None), ("flat", colours[0])):
+        flat = flat_colours(code, refl) if shade == "flat" else code
+        check(flat)
+        img = vkr.draw(vs, (flat, refl), Draw(vertices=verts, size=(4, 4),
+                                              state=RenderState(cull="none", shade_mode=shade))).colors[0]
+        if want is None:
+            assert len(np.unique(img.reshape(-1, 4), axis=0)) > 1  # interpolated, and texcoord1 added 0
+            assert np.all(img >= 0) and np.all(img <= 1)
+        else:
+            assert np.all(img == want), img[0, 0]
+
+
 # --------------------------------------------------------------------------
 # vkd3d's D3D9 cases on lavapipe
 # --------------------------------------------------------------------------
@@ -285,7 +312,7 @@ def needs_glsl(case) -> bool:
 
     vs = translated(case["vs_file_used"], "vulkan")  # the same reflection as spirv, without glslang
     points = case["draw"]["topology"].replace(" ", "_") in ("point_list", "points")
-    # flat shading alone is a decoration edit of the SPIR-V PS (xlate.verify.spirv_flat)
+    # flat shading alone is a decoration edit of the SPIR-V PS (xlate.verify.spirv_edit)
     return bool(set(_needs_wrappers(render_state(case), vs.reflection, points)) - {"flat shading"})
 
 

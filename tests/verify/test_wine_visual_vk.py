@@ -2,12 +2,14 @@
 xlate's native SPIR-V writer (target "spirv"): the in-scope cases of
 test_wine_visual.py (fog and alpha test stay out of scope, as on GL), drawn
 by ``xlate.verify.vk`` through ``wine_cases.build_draw(case, vulkan=True)``
-and checked with the same probes.
+and checked with the same probes.  What the GL path does by editing GLSL
+is done on the SPIR-V words (``xlate.verify.spirv_edit``): D3DSHADE_FLAT
+as a Flat decoration on the PS's colour inputs, a PS input no VS output
+writes as a Private variable initialised to 0.
 
 VULKAN_UNSUPPORTED lists the in-scope cases the Vulkan runner cannot draw
 with SPIR-V yet, with the reason (``wine_cases.vulkan_unsupported``: the GL
-path edits GLSL or uses GL's depth buffer for them; D3DSHADE_FLAT is a
-Flat decoration on the SPIR-V PS, ``xlate.verify.spirv_flat``); the table must match
+path uses GL's depth buffer for them); the table must match
 what that function says, so it stays true.
 
 CI runs every SHARE_STRIDE-th runnable case (1: all of them, ~5 s here);
@@ -24,11 +26,8 @@ import pytest
 
 from xlate.verify import wine_cases as wc
 
-_UNWRITTEN = "a PS input no VS output writes: GL edits the GLSL to read 0, Vulkan leaves it undefined"
 _DEPTH = "texdepth needs a depth pre-pass: the Vulkan runner's targets have no depth attachment"
 VULKAN_UNSUPPORTED: dict[str, str] = {
-    "d3d9:test_uninitialized_varyings:tests9": _UNWRITTEN,
-    "d3d9:test_uninitialized_varyings:tests10": _UNWRITTEN,
     "d3d9:texdepth_test:texdepth_test_data1": _DEPTH,
     "d3d9:texdepth_test:texdepth_test_data3": _DEPTH,
     "d3d9:texdepth_test:texdepth_test_data4": _DEPTH,
@@ -71,7 +70,7 @@ def test_unsupported_table_is_true():
 
 def test_flat_shading_needs_the_names(vkr):
     """D3DSHADE_FLAT on SPIR-V is a Flat decoration found by OpName
-    (xlate.verify.spirv_flat): a module without names is refused, never
+    (xlate.verify.spirv_edit): a module without names is refused, never
     drawn smooth."""
     if _MISSING:
         pytest.skip(_MISSING)

@@ -62,7 +62,7 @@ code around the shader (as in ``gl.py``); they work when the shaders are
 given as ``"vulkan"`` GLSL, and raise ``NotImplementedError`` for SPIR-V
 binaries.  Flat shading works for both: ``flat`` on the GLSL's colour
 varyings, or a ``Flat`` decoration on the SPIR-V PS's colour inputs
-(``spirv_flat``; found by OpName, so a module without names is refused).
+(``spirv_edit.flat_colours``; found by OpName, so a module without names is refused).
 
 Textures are ``xlate.verify.textures.Texture`` (2D, 1D as 2D, cube, volume;
 float RGBA levels) with their ``SamplerState``: point/linear MAG and MIN,
@@ -1058,7 +1058,7 @@ class VKRunner:
         why = _needs_wrappers(state, vs_refl, points)
         block = None
         if "flat shading" in why and not ps.is_glsl:  # a decoration edit, no code around the shader
-            from .spirv_flat import flat_colours
+            from .spirv_edit import flat_colours
 
             why.remove("flat shading")
             ps_code = flat_colours(ps_code, ps_refl)

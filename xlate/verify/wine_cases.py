@@ -31,6 +31,11 @@ What this layer supplies (the translation is xlate's, untouched):
   BUMPENVMAT stage state (parsed from render_state_notes), and texdepth_test's
   depth pre-pass, drawn here because the runner's targets have no depth.
 
+On Vulkan (``build_draw(case, vulkan=True)``, ``run_case(case, vulkan=True)``):
+the shaders are native ``"spirv"``, the fixed-function PS Vulkan GLSL, an
+unwritten PS input a zero Private variable (``spirv_edit.zero_inputs``);
+``vulkan_unsupported()`` names what the Vulkan runner cannot draw yet.
+
 Out of scope (``out_of_scope()`` gives each case's reason): D3D fog, the
 alpha test, fixed-function lighting feeding a colour the pixel shader reads.
 """
@@ -288,18 +293,10 @@ VULKAN_TARGET = "spirv"  # xlate's own SPIR-V writer
 
 def vulkan_unsupported(case: Case) -> str | None:
     """Why an in-scope case cannot yet be drawn on the Vulkan runner with
-    native SPIR-V (the GL path does it by editing GLSL or with GL's own
-    depth buffer), or None."""
+    native SPIR-V (the GL path uses GL's own depth buffer), or None."""
     if case.function == "texdepth_test":
         return ("needs a depth buffer (a z pre-pass, then ZFUNC GREATER): the Vulkan runner's targets have "
                 "no depth attachment")
-    if case.vs is not None and case.ps is not None:
-        written = {(o["usage"], o["usage_index"]) for o in _translate(case.vs["id"]).reflection["outputs"]}
-        unread = [f"{i['usage']}{i['usage_index']}" for i in _translate(case.ps["id"]).reflection["inputs"]
-                  if not i["glsl"].startswith("gl_") and (i["usage"], i["usage_index"]) not in written]
-        if unread:
-            return (f"PS input {', '.join(unread)} has no VS output (D3D9 reads 0): the GL path makes it a "
-                    "zero global by editing GLSL; Vulkan leaves it undefined and SPIR-V has no such edit")
     return None
 
 
@@ -450,6 +447,18 @@ def _link_unwritten(ps_code: str, ps_refl: dict, vs_outputs: list[dict]) -> tupl
     return ps_code, dict(ps_refl, inputs=keep)
 
 
+def _link_unwritten_spirv(ps_code: bytes, ps_refl: dict, vs_outputs: list[dict]) -> tuple[bytes, dict]:
+    """``_link_unwritten`` for a SPIR-V PS: the unmatched inputs become
+    Private variables initialised to 0 (``spirv_edit.zero_inputs``)."""
+    from .spirv_edit import zero_inputs
+
+    written = {(o["usage"], o["usage_index"]) for o in vs_outputs}
+    unread = {i["glsl"] for i in ps_refl["inputs"]
+              if not i["glsl"].startswith("gl_") and (i["usage"], i["usage_index"]) not in written}
+    keep = [i for i in ps_refl["inputs"] if i["glsl"] not in unread]
+    return zero_inputs(ps_code, unread), dict(ps_refl, inputs=keep)
+
+
 # --------------------------------------------------------------------------- draws
 
 
@@ -506,8 +515,9 @@ def build_draw(case: Case, vulkan: bool = False):
     if case.ps is not None:
         ps_t = _translate(case.ps["id"], target=target)
         ps = ps_t
-        if vs_t is not None and not vulkan:  # (vulkan_unsupported refuses such pairs)
-            code, prefl = _link_unwritten(ps_t.code, ps_t.reflection, vs_outputs)
+        if vs_t is not None:
+            link = _link_unwritten_spirv if vulkan else _link_unwritten
+            code, prefl = link(ps_t.code, ps_t.reflection, vs_outputs)
             if code != ps_t.code:
                 ps = (code, prefl)
     else:
