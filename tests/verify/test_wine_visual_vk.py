@@ -5,12 +5,8 @@ by ``xlate.verify.vk`` through ``wine_cases.build_draw(case, vulkan=True)``
 and checked with the same probes.  What the GL path does by editing GLSL
 is done on the SPIR-V words (``xlate.verify.spirv_edit``): D3DSHADE_FLAT
 as a Flat decoration on the PS's colour inputs, a PS input no VS output
-writes as a Private variable initialised to 0.
-
-VULKAN_UNSUPPORTED lists the in-scope cases the Vulkan runner cannot draw
-with SPIR-V yet, with the reason (``wine_cases.vulkan_unsupported``: the GL
-path uses GL's depth buffer for them); the table must match
-what that function says, so it stays true.
+writes as a Private variable initialised to 0; texdepth_test's depth
+pre-pass on the runner's targets with a depth image.
 
 CI runs every SHARE_STRIDE-th runnable case (1: all of them, ~5 s here);
 XLATE_VK_CASES=N runs every N-th, XLATE_VK_CASES=all or XLATE_CORPUS_FULL=1
@@ -26,14 +22,6 @@ import pytest
 
 from xlate.verify import wine_cases as wc
 
-_DEPTH = "texdepth needs a depth pre-pass: the Vulkan runner's targets have no depth attachment"
-VULKAN_UNSUPPORTED: dict[str, str] = {
-    "d3d9:texdepth_test:texdepth_test_data1": _DEPTH,
-    "d3d9:texdepth_test:texdepth_test_data3": _DEPTH,
-    "d3d9:texdepth_test:texdepth_test_data4": _DEPTH,
-    "d3d9:texdepth_test:texdepth_test_data6": _DEPTH,
-    "d3d9:texdepth_test:texdepth_test_data7": _DEPTH,
-}
 # case id -> why native SPIR-V on lavapipe does not match the probes
 KNOWN_FAILURES: dict[str, str] = {}
 SHARE_STRIDE = 1  # the whole set costs ~5 s on lavapipe here
@@ -59,15 +47,6 @@ def vkr():
         pytest.skip(str(e))
 
 
-def test_unsupported_table_is_true():
-    if _MISSING:
-        pytest.skip(_MISSING)
-    said = {c.id for c in _IN_SCOPE if wc.vulkan_unsupported(c)}
-    assert said == set(VULKAN_UNSUPPORTED), (sorted(said - set(VULKAN_UNSUPPORTED)),
-                                             sorted(set(VULKAN_UNSUPPORTED) - said))
-    assert not set(KNOWN_FAILURES) & set(VULKAN_UNSUPPORTED)
-
-
 def test_flat_shading_needs_the_names(vkr):
     """D3DSHADE_FLAT on SPIR-V is a Flat decoration found by OpName
     (xlate.verify.spirv_edit): a module without names is refused, never
@@ -87,7 +66,7 @@ def test_wine_visual_lavapipe_native_spirv(vkr, record_property):
     if _MISSING:
         pytest.skip(_MISSING)
     stride = _stride()
-    runnable = [c for c in _IN_SCOPE if c.id not in VULKAN_UNSUPPORTED]
+    runnable = _IN_SCOPE
     chosen = runnable[::stride]
     start = time.perf_counter()
     passed, unexpected, fixed = 0, [], []
@@ -100,9 +79,9 @@ def test_wine_visual_lavapipe_native_spirv(vkr, record_property):
         elif not res.passed and not known:
             unexpected.append(f"{case.id}: {res.describe()}")
     elapsed = time.perf_counter() - start
-    summary = (f"wine visual cases on lavapipe (native spirv): {len(chosen)} of {len(runnable)} runnable "
+    summary = (f"wine visual cases on lavapipe (native spirv): {len(chosen)} of {len(runnable)} in-scope "
                f"(every {stride}), {passed} passed, {len(chosen) - passed} failed ({len(KNOWN_FAILURES)} known); "
-               f"{len(VULKAN_UNSUPPORTED)} in-scope cases not drawable on Vulkan yet; {elapsed:.1f}s")
+               f"{elapsed:.1f}s")
     print(summary)
     record_property("corpus_summary", summary)
     assert not unexpected, "\n".join(unexpected)

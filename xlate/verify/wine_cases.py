@@ -33,8 +33,8 @@ What this layer supplies (the translation is xlate's, untouched):
 
 On Vulkan (``build_draw(case, vulkan=True)``, ``run_case(case, vulkan=True)``):
 the shaders are native ``"spirv"``, the fixed-function PS Vulkan GLSL, an
-unwritten PS input a zero Private variable (``spirv_edit.zero_inputs``);
-``vulkan_unsupported()`` names what the Vulkan runner cannot draw yet.
+unwritten PS input a zero Private variable (``spirv_edit.zero_inputs``),
+texdepth_test's pre-pass on targets with a depth image.
 
 Out of scope (``out_of_scope()`` gives each case's reason): D3D fog, the
 alpha test, fixed-function lighting feeding a colour the pixel shader reads.
@@ -291,15 +291,6 @@ def out_of_scope(case: Case) -> str | None:
 VULKAN_TARGET = "spirv"  # xlate's own SPIR-V writer
 
 
-def vulkan_unsupported(case: Case) -> str | None:
-    """Why an in-scope case cannot yet be drawn on the Vulkan runner with
-    native SPIR-V (the GL path uses GL's own depth buffer), or None."""
-    if case.function == "texdepth_test":
-        return ("needs a depth buffer (a z pre-pass, then ZFUNC GREATER): the Vulkan runner's targets have "
-                "no depth attachment")
-    return None
-
-
 # --------------------------------------------------------------------------- vertex data
 
 
@@ -483,7 +474,7 @@ def _combiner(case: Case):
 def build_draw(case: Case, vulkan: bool = False):
     """(vs, ps, Draw) for ``xlate.verify.gl.GLRunner.draw``, or with ``vulkan``
     for ``xlate.verify.vk.VKRunner.draw`` (the shaders translated to native
-    ``"spirv"``; see ``vulkan_unsupported`` for the cases it cannot draw):
+    ``"spirv"``):
     vs/ps are Translations or (code, reflection) pairs; vs None = the runner's
     pass-through VS fed with fixed-function vertex processing's outputs."""
     from .gl import Draw, RenderState
@@ -666,6 +657,30 @@ def _draw_texdepth(case: Case, vs, ps, draw) -> np.ndarray:
     return img
 
 
+def _draw_texdepth_vk(case: Case, vs, ps, draw) -> np.ndarray:
+    """``_draw_texdepth`` on the Vulkan runner: targets with a depth image,
+    the pre-pass (white, ZFUNC ALWAYS, z writes) then the shader (ZFUNC
+    GREATER, no z writes)."""
+    import dataclasses
+
+    from . import vk
+
+    r = vk.runner()
+    targets = vk.RenderTargets(*case.size, depth=True)
+    try:
+        targets.clear((1.0, 1.0, 0.0, 1.0))
+        targets.clear_depth(0.0)
+        pre = dataclasses.replace(draw, vertices={("position", 0): draw.vertices[("position", 0)]}, clear=None)
+        r.draw(None, ff_pixel_shader([], False, None, vulkan=True), pre, targets=targets, read=False,
+               depth=("always", True))
+        if not case.notes.startswith("Draw 1 of"):  # the first shader draw follows the setup directly
+            targets.clear(draw.clear)
+        res = r.draw(vs, ps, dataclasses.replace(draw, clear=None), targets=targets, depth=("greater", False))
+        return res.colors[0]
+    finally:
+        targets.release()
+
+
 # --------------------------------------------------------------------------- probes
 
 
@@ -759,9 +774,8 @@ def render(case: Case, vulkan: bool = False) -> np.ndarray:
     if vulkan:
         from . import vk
 
-        why = vulkan_unsupported(case)
-        if why:
-            raise NotImplementedError(why)
+        if case.function == "texdepth_test":
+            return quantise(_draw_texdepth_vk(case, vs, ps, draw))
         res = vk.runner().draw(vs, ps, draw)
         res.targets.release()
         return quantise(res.colors[0])
