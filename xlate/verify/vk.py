@@ -52,8 +52,11 @@ API (mirrors ``gl.py``)
     feature are enabled at device creation when the device has them
     (lavapipe does); otherwise ``run_vertex`` raises ``VulkanUnavailable``
     with the reason (``device().transform_feedback``).
-``RenderTargets(width, height, count)``: R32G32B32A32_SFLOAT images that
-    persist across draws: ``clear(colours)``, ``read(i, rect)``, ``release()``.
+``RenderTargets(width, height, count, depth=False)``: R32G32B32A32_SFLOAT
+    images that persist across draws: ``clear(colours)``, ``read(i, rect)``,
+    ``release()``; ``depth=True`` adds a D32_SFLOAT image (``clear_depth(z)``)
+    that ``draw(..., depth=(compare op, writes))`` tests against, e.g.
+    ("greater", False).
 
 Render state: cull mode and front face, viewport, topology (lists, strips,
 fans, points, lines), MRT with write masks for the outputs a PS writes.
