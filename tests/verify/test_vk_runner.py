@@ -251,6 +251,33 @@ def test_render_state_needs_glsl(vkr):
         assert img[0, 0, 0] == want
 
 
+def test_spirv_edits_zero_input_and_flat(vkr):
+    """xlate.verify.spirv_edit on a native SPIR-V PS: an input no VS output
+    writes reads 0 once made a zero Private variable (spirv-val clean), and
+    Flat on the colour inputs gives the first vertex's colour everywhere."""
+    from xlate.backends.spirv.glslang import check
+    from xlate.verify.spirv_edit import flat_colours, zero_inputs
+
+    vs = tr("vs_3_0\ndcl_position v0\ndcl_color0 v1\ndcl_position o0\ndcl_color0 o1\nmov o0, v0\nmov o1, v1\n")
+    ps = tr("ps_3_0\ndcl_color0 v0\ndcl_texcoord1 v1\nadd oC0, v0, v1\n")
+    unread = next(i["glsl"] for i in ps.reflection["inputs"] if i["usage"] == "texcoord")
+    code = zero_inputs(ps.code, {unread})
+    check(code)
+    refl = dict(ps.reflection, inputs=[i for i in ps.reflection["inputs"] if i["glsl"] != unread])
+    colours = np.array([[0.25, 0.5, 0.75, 1.0], [1, 0, 0, 1], [0, 1, 0, 1]], F32)
+    verts = {("position", 0): np.c_[BIG_TRIANGLE, np.zeros(3), np.ones(3)].astype(F32), ("color", 0): colours}
+    for shade, want in (("gouraud", None), ("flat", colours[0])):
+        flat = flat_colours(code, refl) if shade == "flat" else code
+        check(flat)
+        img = vkr.draw(vs, (flat, refl), Draw(vertices=verts, size=(4, 4),
+                                              state=RenderState(cull="none", shade_mode=shade))).colors[0]
+        if want is None:
+            assert len(np.unique(img.reshape(-1, 4), axis=0)) > 1  # interpolated, and texcoord1 added 0
+            assert np.all(img >= 0) and np.all(img <= 1)
+        else:
+            assert np.all(img == want), img[0, 0]
+
+
 # --------------------------------------------------------------------------
 # vkd3d's D3D9 cases on lavapipe
 # --------------------------------------------------------------------------
@@ -278,13 +305,15 @@ def translated(name: str, target: str):
 
 def needs_glsl(case) -> bool:
     """Render state the runner wraps around the shader code (alpha test,
-    clip planes, flat shading, point size state, point sprites): such cases
-    run the "vulkan" GLSL, which is what the SPIR-V target compiles."""
+    clip planes, point size state, point sprites): such cases run the
+    "vulkan" GLSL, which is what the SPIR-V target compiles.  Flat shading
+    alone stays SPIR-V (a Flat decoration on the PS's colour inputs)."""
     from xlate.verify.vk import _needs_wrappers
 
     vs = translated(case["vs_file_used"], "vulkan")  # the same reflection as spirv, without glslang
     points = case["draw"]["topology"].replace(" ", "_") in ("point_list", "points")
-    return bool(_needs_wrappers(render_state(case), vs.reflection, points))
+    # flat shading alone is a decoration edit of the SPIR-V PS (xlate.verify.spirv_edit)
+    return bool(set(_needs_wrappers(render_state(case), vs.reflection, points)) - {"flat shading"})
 
 
 @pytest.mark.skipif(not CASES.exists(), reason=f"peer corpus not found at {CORPUS}")
@@ -336,12 +365,107 @@ def test_vkd3d_lavapipe(vkr, record_property, spirv_target):
     tally.check()
 
 
+# The point-size cases under VK_LAYER_KHRONOS_validation, in a child process
+# (the layer is chosen when the process's device is created).  d2 clamps the
+# VS's oPts to POINTSIZE_MIN/MAX (24..36): the runner's wrapper stores the
+# clamped size once instead of reading the PointSize output back, which the
+# layer reported as VUID-VkGraphicsPipelineCreateInfo-Vertex-07722.
+_POINT_SIZE_CHILD = """
+import json, sys
+from pathlib import Path
+from xlate import translate
+from xlate.verify import vk
+from xlate.verify.cases import TargetSession, load_cases, make_draw, render_state
+r = vk.runner()
+if not r.dev.validating:
+    print(json.dumps({"skip": "VK_LAYER_KHRONOS_validation is not installed"})); sys.exit(0)
+corpus = Path(sys.argv[1])
+cases = [c for c in load_cases(corpus / "cases.jsonl") if c["id"].startswith("shader-point-size__d")]
+out = {"cases": [c["id"] for c in cases], "probes": [], "errors": []}
+for target in ("spirv", "spirv-glslang"):
+    def draw(case, targets):
+        points = case["draw"]["topology"].replace(" ", "_") in ("point_list", "points")
+        vs = translate((corpus / case["vs_file_used"]).read_bytes(), "vulkan", **json.loads(sys.argv[2]))
+        t = "vulkan" if vk._needs_wrappers(render_state(case), vs.reflection, points) else target
+        vs, ps = (translate((corpus / case[k]).read_bytes(), t, **json.loads(sys.argv[2])) for k in ("vs_file_used", "ps"))
+        r.draw(vs, ps, make_draw(case), targets=targets, read=False)
+    session = TargetSession({c["id"]: c for c in cases}, vk.RenderTargets, draw)
+    for case in cases:
+        try:
+            session.run(case)
+            out["probes"] += [[target, case["id"], ok, detail] for _, ok, detail in session.probe(case)]
+        except Exception as e:
+            out["errors"].append(f"{target} {case['id']}: {type(e).__name__}: {e}")
+    session.close()
+out["errors"] += r.dev.validation_errors
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.skipif(not CASES.exists(), reason=f"peer corpus not found at {CORPUS}")
+def test_point_size_cases_validation_layer_clean(vkr):
+    import json
+    import subprocess
+    import sys
+
+    env = dict(os.environ, XLATE_VK_VALIDATION="1", PYTHONPATH=str(Path(__file__).resolve().parents[2]))
+    proc = subprocess.run([sys.executable, "-c", _POINT_SIZE_CHILD, str(CORPUS), json.dumps(VKD3D_OPTIONS)],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    if "skip" in out:
+        pytest.skip(out["skip"])
+    assert "shader-point-size__d2" in out["cases"]
+    assert not out["errors"], "\n".join(out["errors"])
+    bad = [p for p in out["probes"] if not p[2]]
+    assert out["probes"] and not bad, bad
+
+
 # --------------------------------------------------------------------------
 # Generated programs: lavapipe against the reference interpreter
 # --------------------------------------------------------------------------
 
 GENERATED_SEEDS = 6  # per pixel-shader version
-GENERATED_NATIVE_SEEDS = int(os.environ.get("XLATE_VK_NATIVE_SEEDS", "30"))  # native "spirv", per version
+# Native "spirv", per version: 340 x 3 pixel + 340 x 3 vertex versions =
+# 2,040 generated programs per run, as the GL campaign; ~40 s together on
+# lavapipe here (the PS pass-through VS is native too, pipelines dropped
+# every 50 programs).  XLATE_VK_NATIVE_SEEDS / XLATE_VK_NATIVE_VS_SEEDS
+# change the counts.
+GENERATED_NATIVE_SEEDS = int(os.environ.get("XLATE_VK_NATIVE_SEEDS", "340"))
+
+
+@lru_cache(maxsize=None)
+def native_passthrough(keys: tuple[tuple[str, int], ...]):
+    """A vs_3_0 passing POSITION and each (usage, index) through, translated
+    by the native writer: the runner's own pass-through VS is GLSL, and
+    glslang (~100 ms a call) dominated a generated PS's cost.  None when the
+    program cannot be written (too many varyings, a usage vs_3_0 outputs as
+    a built-in) or a varying would not land at the PS's location."""
+    lines = ["vs_3_0", "dcl_position v0", "dcl_position o0", "mov o0, v0"]
+    if len(keys) > 11:
+        return None
+    for i, (usage, index) in enumerate(keys, 1):
+        lines += [f"dcl_{usage}{index} v{i}", f"dcl_{usage}{index} o{i}", f"mov o{i}, v{i}"]
+    try:
+        return translate(assemble_bytes("\n".join(lines) + "\n"), "spirv")
+    except Exception:  # noqa: BLE001 - a usage the assembler or writer takes differently: the runner's VS
+        return None
+
+
+def _passthrough_for(t):
+    """``native_passthrough`` for a PS translation, None (the runner's own
+    pass-through) unless every varying lands at the PS input's location."""
+    ins = [i for i in t.reflection["inputs"] if not i["glsl"].startswith("gl_")]
+    vs = native_passthrough(tuple(sorted((i["usage"], i["usage_index"]) for i in ins)))
+    if vs is None:
+        return None
+    outs = {(o["usage"], o["usage_index"]): o.get("location") for o in vs.reflection["outputs"]}
+    return vs if all(outs.get((i["usage"], i["usage_index"])) == i["location"] for i in ins) else None
+
+
+PASSTHROUGH_USE = {"native": 0, "runner": 0}  # which VS the generated PS draws used
+
+
 def run_generated_ps(vkr, prog, seed: int, target: str = "spirv"):
     """(reference result, inputs, lavapipe colours) of a generated pixel
     shader, or None when the program reads POSITION (the pass-through VS's
@@ -367,7 +491,9 @@ def run_generated_ps(vkr, prog, seed: int, target: str = "spirv"):
         rep = lambda a: np.repeat(np.asarray(a, np.float64), 6, axis=0)  # noqa: E731
         verts[gk] = (rep(A) + rep(B) * offs[:, :1] + rep(C) * offs[:, 1:2]).astype(F32)
     ntargets = 1 + max([o["usage_index"] for o in refl["outputs"] if o["usage"] == "color"] + [0])
-    res = vkr.draw(None, t, Draw(vertices=verts, constants=inputs.constants, textures=inputs.textures,
+    vs = _passthrough_for(t) if target == "spirv" else None
+    PASSTHROUGH_USE["native" if vs is not None else "runner"] += 1
+    res = vkr.draw(vs, t, Draw(vertices=verts, constants=inputs.constants, textures=inputs.textures,
                                  size=(width, height), targets=ntargets, clear=[(SENTINEL,) * 4] * ntargets))
     res.targets.release()
     return inputs.run(shader), inputs, res.colors
@@ -379,7 +505,8 @@ def test_generated_programs_match_reference(vkr, target, seeds):
     on lavapipe: every written oC# component of every live pixel within the
     generator's error bound of the reference interpreter; texkill'd pixels
     keep the clear colour.  The native writer ("spirv") costs no glslang
-    call, so it runs many more seeds."""
+    call (its pass-through VS is ``native_passthrough``), so it runs many
+    more seeds."""
     from xlate.verify.differential import SENTINEL
     from xlate.verify.generate import generate_seed
 
@@ -389,6 +516,8 @@ def test_generated_programs_match_reference(vkr, target, seeds):
         for k in range(seeds):
             seed = random.Random(f"{version}/{k}").getrandbits(32)
             prog = generate_seed(seed, version)
+            if k % 50 == 0:
+                vkr.drop_pipelines()  # one-off pipelines: lavapipe slows as thousands stay alive
             out = run_generated_ps(vkr, prog, seed % 2**32, target)
             if out is None:
                 skipped += 1
@@ -416,7 +545,7 @@ def test_generated_programs_match_reference(vkr, target, seeds):
                         failures.append(f"{version} seed {seed}: {name}.{'xyzw'[c]} got {got[live, c][i]}, "
                                         f"want {want[live, c][i]} (bound {tol[i]})\n{prog.asm}")
     print(f"generated pixel shaders on lavapipe ({target}): {checked} programs, {components} components compared, "
-          f"{skipped} skipped (read POSITION), {len(failures)} failures")
+          f"{skipped} skipped (read POSITION), {len(failures)} failures; pass-through VS so far: {PASSTHROUGH_USE}")
     assert not failures, "\n\n".join(failures[:5])
     assert checked >= 2 * seeds
 
@@ -525,7 +654,7 @@ def test_vertex_check_catches_a_wrong_translation(vkr):
 
 
 GENERATED_VS_SEEDS = 10  # per vertex-shader version
-GENERATED_NATIVE_VS_SEEDS = int(os.environ.get("XLATE_VK_NATIVE_VS_SEEDS", "100"))  # "spirv", per version
+GENERATED_NATIVE_VS_SEEDS = int(os.environ.get("XLATE_VK_NATIVE_VS_SEEDS", "340"))  # "spirv", per version
 
 
 @pytest.mark.parametrize("target,seeds", [("vulkan", GENERATED_VS_SEEDS), ("spirv", GENERATED_NATIVE_VS_SEEDS)])
@@ -546,6 +675,8 @@ def test_generated_vertex_programs_match_reference(vkr, record_property, target,
         for k in range(seeds):
             seed = random.Random(f"{version}/{k}").getrandbits(32)
             prog = generate_seed(seed, version)
+            if k % 50 == 0:
+                vkr.drop_pipelines()
             verdict = check_generated(prog, seed, target=target, runner=vkr, name=f"{version} seed {seed}")
             programs += 1
             components += verdict.compared

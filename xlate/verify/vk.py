@@ -52,15 +52,20 @@ API (mirrors ``gl.py``)
     feature are enabled at device creation when the device has them
     (lavapipe does); otherwise ``run_vertex`` raises ``VulkanUnavailable``
     with the reason (``device().transform_feedback``).
-``RenderTargets(width, height, count)``: R32G32B32A32_SFLOAT images that
-    persist across draws: ``clear(colours)``, ``read(i, rect)``, ``release()``.
+``RenderTargets(width, height, count, depth=False)``: R32G32B32A32_SFLOAT
+    images that persist across draws: ``clear(colours)``, ``read(i, rect)``,
+    ``release()``; ``depth=True`` adds a D32_SFLOAT image (``clear_depth(z)``)
+    that ``draw(..., depth=(compare op, writes))`` tests against, e.g.
+    ("greater", False).
 
 Render state: cull mode and front face, viewport, topology (lists, strips,
 fans, points, lines), MRT with write masks for the outputs a PS writes.
-Alpha test, flat shading, user clip planes, point size state and point
-sprites need code around the shader (as in ``gl.py``); they work when the
-shaders are given as ``"vulkan"`` GLSL, and raise ``NotImplementedError``
-for SPIR-V binaries.
+Alpha test, user clip planes, point size state and point sprites need
+code around the shader (as in ``gl.py``); they work when the shaders are
+given as ``"vulkan"`` GLSL, and raise ``NotImplementedError`` for SPIR-V
+binaries.  Flat shading works for both: ``flat`` on the GLSL's colour
+varyings, or a ``Flat`` decoration on the SPIR-V PS's colour inputs
+(``spirv_edit.flat_colours``; found by OpName, so a module without names is refused).
 
 Textures are ``xlate.verify.textures.Texture`` (2D, 1D as 2D, cube, volume;
 float RGBA levels) with their ``SamplerState``: point/linear MAG and MIN,
@@ -206,6 +211,44 @@ class _Image:
 
     def release(self):
         vk = self.dev.vk
+        vk.vkDestroyImage(self.dev.device, self.handle, None)
+        vk.vkFreeMemory(self.dev.device, self.memory, None)
+
+
+class _DepthImage:
+    """A D32_SFLOAT depth target, always in VK_IMAGE_LAYOUT_GENERAL."""
+
+    def __init__(self, dev: "_Device", width: int, height: int):
+        vk = dev.vk
+        self.dev = dev
+        self.handle = vk.vkCreateImage(dev.device, vk.VkImageCreateInfo(
+            imageType=vk.VK_IMAGE_TYPE_2D, format=vk.VK_FORMAT_D32_SFLOAT, extent=vk.VkExtent3D(width, height, 1),
+            mipLevels=1, arrayLayers=1, samples=vk.VK_SAMPLE_COUNT_1_BIT, tiling=vk.VK_IMAGE_TILING_OPTIMAL,
+            usage=vk.VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | vk.VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+            sharingMode=vk.VK_SHARING_MODE_EXCLUSIVE, initialLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED), None)
+        req = vk.vkGetImageMemoryRequirements(dev.device, self.handle)
+        self.memory = dev.allocate(req, host=False)
+        vk.vkBindImageMemory(dev.device, self.handle, self.memory, 0)
+        dev.submit(lambda cmd: vk.vkCmdPipelineBarrier(
+            cmd, vk.VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, vk.VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, None, 0, None, 1,
+            [vk.VkImageMemoryBarrier(
+                srcAccessMask=0, dstAccessMask=vk.VK_ACCESS_MEMORY_READ_BIT | vk.VK_ACCESS_MEMORY_WRITE_BIT,
+                oldLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED, newLayout=vk.VK_IMAGE_LAYOUT_GENERAL,
+                srcQueueFamilyIndex=vk.VK_QUEUE_FAMILY_IGNORED, dstQueueFamilyIndex=vk.VK_QUEUE_FAMILY_IGNORED,
+                image=self.handle, subresourceRange=self.range())]))
+        self.view = vk.vkCreateImageView(dev.device, vk.VkImageViewCreateInfo(
+            image=self.handle, viewType=vk.VK_IMAGE_VIEW_TYPE_2D, format=vk.VK_FORMAT_D32_SFLOAT,
+            components=vk.VkComponentMapping(*[vk.VK_COMPONENT_SWIZZLE_IDENTITY] * 4),
+            subresourceRange=self.range()), None)
+
+    def range(self):
+        vk = self.dev.vk
+        return vk.VkImageSubresourceRange(aspectMask=vk.VK_IMAGE_ASPECT_DEPTH_BIT, baseMipLevel=0, levelCount=1,
+                                          baseArrayLayer=0, layerCount=1)
+
+    def release(self):
+        vk = self.dev.vk
+        vk.vkDestroyImageView(self.dev.device, self.view, None)
         vk.vkDestroyImage(self.dev.device, self.handle, None)
         vk.vkFreeMemory(self.dev.device, self.memory, None)
 
@@ -391,7 +434,7 @@ class RenderTargets:
     Vulkan default), upside down otherwise; ``read`` returns D3D order
     either way (``flip_y`` is set by the last draw)."""
 
-    def __init__(self, width: int, height: int, count: int = 1):
+    def __init__(self, width: int, height: int, count: int = 1, depth: bool = False):
         dev = self.dev = device()
         vk = dev.vk
         self.width, self.height, self.count = width, height, count
@@ -399,6 +442,7 @@ class RenderTargets:
                  | vk.VK_IMAGE_USAGE_TRANSFER_DST_BIT)
         self.images = [_Image(dev, "2d", width, height, usage=usage) for _ in range(count)]
         self.views = [img.view() for img in self.images]
+        self.depth = _DepthImage(dev, width, height) if depth else None
         self.flip_y = True
         self._framebuffers: dict[Any, Any] = {}
         self._readback = _Buffer(dev, width * height * 16, vk.VK_BUFFER_USAGE_TRANSFER_DST_BIT)
@@ -407,8 +451,9 @@ class RenderTargets:
         vk = self.dev.vk
         fb = self._framebuffers.get(render_pass)
         if fb is None:
+            views = self.views + ([self.depth.view] if self.depth else [])
             fb = vk.vkCreateFramebuffer(self.dev.device, vk.VkFramebufferCreateInfo(
-                renderPass=render_pass, attachmentCount=self.count, pAttachments=self.views,
+                renderPass=render_pass, attachmentCount=len(views), pAttachments=views,
                 width=self.width, height=self.height, layers=1), None)
             self._framebuffers[render_pass] = fb
         return fb
@@ -425,6 +470,17 @@ class RenderTargets:
             for img, c in zip(self.images, colours):
                 vk.vkCmdClearColorImage(cmd, img.handle, vk.VK_IMAGE_LAYOUT_GENERAL,
                                         vk.VkClearColorValue(float32=[float(v) for v in c]), 1, [img.range()])
+            dev.barrier(cmd)
+
+        dev.submit(record)
+
+    def clear_depth(self, z: float):
+        """The depth target (``depth=True``) to ``z``."""
+        vk, dev = self.dev.vk, self.dev
+
+        def record(cmd):
+            vk.vkCmdClearDepthStencilImage(cmd, self.depth.handle, vk.VK_IMAGE_LAYOUT_GENERAL,
+                                           vk.VkClearDepthStencilValue(float(z), 0), 1, [self.depth.range()])
             dev.barrier(cmd)
 
         dev.submit(record)
@@ -461,6 +517,9 @@ class RenderTargets:
             vk.vkDestroyImageView(self.dev.device, v, None)
         for img in self.images:
             img.release()
+        if self.depth:
+            self.depth.release()
+            self.depth = None
         self._readback.release()
         self.images, self.views, self._framebuffers = [], [], {}
 
@@ -535,8 +594,15 @@ def _vs_render_state(code: str, refl: dict, state: RenderState, points: bool) ->
             after += f"    gl_ClipDistance[{k}] = dot(xl_clip_planes[{k}], p);\n"
     if points:
         writes = any(o["glsl"] == "gl_PointSize" for o in refl["outputs"])
-        size = "gl_PointSize" if writes else "xl_point_size.x"
+        size = "xl_vs_point_size" if writes else "xl_point_size.x"
         after += f"    gl_PointSize = clamp({size}, xl_point_size.y, xl_point_size.z);\n"
+        if writes:
+            # The shader's oPts goes to a private variable and main stores the
+            # clamped size once: reading the gl_PointSize output back (as
+            # clamp(gl_PointSize, ...) would) makes VK_LAYER_KHRONOS_validation
+            # report PointSize unwritten (VUID-...-Vertex-07722) on a point list.
+            code = _before_first_declaration(re.sub(r"\bgl_PointSize\b", "xl_vs_point_size", code),
+                                             ["float xl_vs_point_size = 1.0;"])
     if not after:
         return code
     decls = (f"layout(set = {SET_VERTEX}, binding = {BINDING_RENDER_STATE}, std140) uniform xl_render_state_block "
@@ -602,13 +668,17 @@ def _xfb_capture(code: str, refl: dict, locations: int = 32) -> tuple[str, list[
         code = _wrap_main(code, "", "", "    gl_PointSize = 1.0;\n")
     block = [f"    {builtins.get(name, '')}{glsl_type} {name};" for name, (glsl_type, _) in _BUILTIN_OUTPUTS.items()]
     decls = [f"layout(xfb_buffer = 0, xfb_stride = {4 * max(offset, 1)}) out;", "out gl_PerVertex", "{", *block, "};"]
-    # after #version / #extension lines and leading comments: the first declaration
+    return _before_first_declaration(code, decls), fields, offset
+
+
+def _before_first_declaration(code: str, decls: list[str]) -> str:
+    """``decls`` inserted after the #version / #extension lines and leading
+    comments, before the shader's first declaration."""
     lines = code.split("\n")
     at = 0
     while at < len(lines) and (not lines[at].strip() or lines[at].lstrip().startswith(("#", "//"))):
         at += 1
-    code = "\n".join(lines[:at] + decls + [""] + lines[at:])
-    return code, fields, offset
+    return "\n".join(lines[:at] + decls + [""] + lines[at:])
 
 
 def _vertex_input_state(vk, attributes: tuple):
@@ -713,9 +783,24 @@ class VKRunner:
         self.spirv: dict[tuple[str, str], bytes] = {}
         self.set_layouts: dict[tuple, Any] = {}
         self.pipeline_layouts: dict[tuple, Any] = {}
-        self.render_passes: dict[int, Any] = {}
+        self.render_passes: dict[tuple[int, bool], Any] = {}
         self.pipelines: dict[tuple, Any] = {}
         self.capture_pass: tuple | None = None  # (render pass, framebuffer) of run_vertex
+
+    def drop_pipelines(self) -> int:
+        """Destroy the cached pipelines and shader modules (draws wait for
+        their work, so none is in use); returns how many pipelines went.  A
+        long run of one-off shaders (generated programs) calls it: lavapipe
+        slows down as thousands of pipelines stay alive."""
+        vk, device = self.vk, self.dev.device
+        count = len(self.pipelines)
+        for pipe in self.pipelines.values():
+            vk.vkDestroyPipeline(device, pipe, None)
+        for mod in self.modules.values():
+            vk.vkDestroyShaderModule(device, mod, None)
+        self.pipelines.clear()
+        self.modules.clear()
+        return count
 
     # -- objects ------------------------------------------------------------
 
@@ -737,9 +822,9 @@ class VKRunner:
             self.modules[spirv] = mod
         return mod
 
-    def render_pass(self, count: int):
+    def render_pass(self, count: int, depth: bool = False):
         vk = self.vk
-        rp = self.render_passes.get(count)
+        rp = self.render_passes.get((count, depth))
         if rp is None:
             general = vk.VK_IMAGE_LAYOUT_GENERAL
             attachments = [vk.VkAttachmentDescription(
@@ -748,11 +833,21 @@ class VKRunner:
                 stencilStoreOp=vk.VK_ATTACHMENT_STORE_OP_DONT_CARE, initialLayout=general, finalLayout=general)
                 for _ in range(count)]
             refs = [vk.VkAttachmentReference(attachment=i, layout=general) for i in range(count)]
+            depth_ref = None
+            if depth:
+                attachments.append(vk.VkAttachmentDescription(
+                    format=vk.VK_FORMAT_D32_SFLOAT, samples=vk.VK_SAMPLE_COUNT_1_BIT,
+                    loadOp=vk.VK_ATTACHMENT_LOAD_OP_LOAD, storeOp=vk.VK_ATTACHMENT_STORE_OP_STORE,
+                    stencilLoadOp=vk.VK_ATTACHMENT_LOAD_OP_DONT_CARE, stencilStoreOp=vk.VK_ATTACHMENT_STORE_OP_DONT_CARE,
+                    initialLayout=general, finalLayout=general))
+                depth_ref = vk.VkAttachmentReference(attachment=count, layout=general)
             subpass = vk.VkSubpassDescription(pipelineBindPoint=vk.VK_PIPELINE_BIND_POINT_GRAPHICS,
-                                              colorAttachmentCount=count, pColorAttachments=refs)
+                                              colorAttachmentCount=count, pColorAttachments=refs,
+                                              pDepthStencilAttachment=depth_ref)
             rp = vk.vkCreateRenderPass(self.dev.device, vk.VkRenderPassCreateInfo(
-                attachmentCount=count, pAttachments=attachments, subpassCount=1, pSubpasses=[subpass]), None)
-            self.render_passes[count] = rp
+                attachmentCount=len(attachments), pAttachments=attachments, subpassCount=1, pSubpasses=[subpass]),
+                None)
+            self.render_passes[(count, depth)] = rp
         return rp
 
     @staticmethod
@@ -802,10 +897,11 @@ class VKRunner:
         return pl
 
     def pipeline(self, vs_spirv: bytes, ps_spirv: bytes, layout, render_pass, attributes: tuple, topology: str,
-                 cull: str, front_face: str, write_masks: tuple[int, ...]):
-        """``attributes``: (location, components or 0 for a constant (0, 0, 0, 1)) per VS input."""
+                 cull: str, front_face: str, write_masks: tuple[int, ...], depth: tuple[str, bool] | None = None):
+        """``attributes``: (location, components or 0 for a constant (0, 0, 0, 1)) per VS input;
+        ``depth``: (compare op as VK_COMPARE_OP_<name>, depth writes) for a render pass with depth."""
         vk = self.vk
-        key = (vs_spirv, ps_spirv, layout, render_pass, attributes, topology, cull, front_face, write_masks)
+        key = (vs_spirv, ps_spirv, layout, render_pass, attributes, topology, cull, front_face, write_masks, depth)
         pipe = self.pipelines.get(key)
         if pipe is not None:
             return pipe
@@ -833,7 +929,11 @@ class VKRunner:
         info = vk.VkGraphicsPipelineCreateInfo(
             stageCount=2, pStages=stages, pVertexInputState=vertex_input, pInputAssemblyState=assembly,
             pViewportState=viewport, pRasterizationState=raster, pMultisampleState=multisample,
-            pColorBlendState=blend, pDynamicState=dynamic, layout=layout, renderPass=render_pass, subpass=0)
+            pColorBlendState=blend, pDynamicState=dynamic, layout=layout, renderPass=render_pass, subpass=0,
+            pDepthStencilState=None if depth is None else vk.VkPipelineDepthStencilStateCreateInfo(
+                depthTestEnable=vk.VK_TRUE, depthWriteEnable=vk.VK_TRUE if depth[1] else vk.VK_FALSE,
+                depthCompareOp=getattr(vk, f"VK_COMPARE_OP_{depth[0].upper()}"), depthBoundsTestEnable=vk.VK_FALSE,
+                stencilTestEnable=vk.VK_FALSE, minDepthBounds=0.0, maxDepthBounds=1.0))
         pipe = vk.vkCreateGraphicsPipelines(self.dev.device, None, 1, [info], None)[0]
         self.pipelines[key] = pipe
         return pipe
@@ -1020,7 +1120,8 @@ class VKRunner:
     def _prepare_shaders(self, vs, ps, state: RenderState, points: bool):
         """(vs SPIR-V, vs reflection, ps SPIR-V, ps reflection, render-state block or None)."""
         ps = _Shader(ps)
-        if vs is None:
+        own_vs = vs is None  # the runner's pass-through: glslang's output needs no spirv-val run
+        if own_vs:
             vs = _Shader(passthrough_vs(ps.reflection))
         else:
             vs = _Shader(vs)
@@ -1028,6 +1129,11 @@ class VKRunner:
         vs_code, ps_code = vs.code, ps.code
         why = _needs_wrappers(state, vs_refl, points)
         block = None
+        if "flat shading" in why and not ps.is_glsl:  # a decoration edit, no code around the shader
+            from .spirv_edit import flat_colours
+
+            why.remove("flat shading")
+            ps_code = flat_colours(ps_code, ps_refl)
         if why:
             if not (vs.is_glsl and ps.is_glsl):
                 raise NotImplementedError(f"{', '.join(why)} needs code around the shaders: give the Vulkan runner "
@@ -1044,13 +1150,18 @@ class VKRunner:
                 vs_refl = dict(vs_refl, xl_render_state=True)
                 block = _render_state_block(state)
         if isinstance(vs_code, str):
-            vs_code = self.compile(vs_code, "vertex")
+            vs_code = self.compile(vs_code, "vertex", validate=not (own_vs and vs_code == vs.code))
         if isinstance(ps_code, str):
             ps_code = self.compile(ps_code, "fragment")
         return vs_code, vs_refl, ps_code, ps_refl, block
 
-    def draw(self, vs, ps, draw: Draw, targets: RenderTargets | None = None, read: bool = True) -> DrawResult:
+    def draw(self, vs, ps, draw: Draw, targets: RenderTargets | None = None, read: bool = True,
+             depth: tuple[str, bool] | None = None) -> DrawResult:
+        """``depth``: (compare op, e.g. "always" / "greater", depth writes)
+        against ``targets`` made with ``depth=True`` (None: no depth test)."""
         vk, dev = self.vk, self.dev
+        if depth is not None and (targets is None or targets.depth is None):
+            raise ValueError("a depth test needs RenderTargets(..., depth=True)")
         state = draw.state
         mode = _primitive(draw.primitive)
         errors_before = len(dev.validation_errors)  # pipeline creation reports too
@@ -1075,14 +1186,14 @@ class VKRunner:
         vs_bind = self._bindings(vs_refl, SET_VERTEX)
         ps_bind = self._bindings(ps_refl, SET_FRAGMENT)
         layout = self.pipeline_layout(vs_bind, ps_bind)
-        render_pass = self.render_pass(targets.count)
+        render_pass = self.render_pass(targets.count, targets.depth is not None)
         res = _DrawResources(dev)
         try:
             attributes, vbuffers, n = self._vertex_buffers(vs_refl, draw.vertices, res)
             if draw.count is not None:
                 n = draw.count
             pipe = self.pipeline(vs_spirv, ps_spirv, layout, render_pass, attributes, _TOPOLOGY[mode], cull, ff,
-                                 write_masks)
+                                 write_masks, depth if targets.depth is None or depth else ("always", False))
             vx, vy, vw, vh = draw.viewport or (0, 0, width, height)
             vp_value = (1.0 / vw, 1.0 / vh, float(height), 0.0)
             vs_consts = draw.vs_constants if draw.vs_constants is not None else draw.constants

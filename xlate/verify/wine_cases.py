@@ -31,6 +31,11 @@ What this layer supplies (the translation is xlate's, untouched):
   BUMPENVMAT stage state (parsed from render_state_notes), and texdepth_test's
   depth pre-pass, drawn here because the runner's targets have no depth.
 
+On Vulkan (``build_draw(case, vulkan=True)``, ``run_case(case, vulkan=True)``):
+the shaders are native ``"spirv"``, the fixed-function PS Vulkan GLSL, an
+unwritten PS input a zero Private variable (``spirv_edit.zero_inputs``),
+texdepth_test's pre-pass on targets with a depth image.
+
 Out of scope (``out_of_scope()`` gives each case's reason): D3D fog, the
 alpha test, fixed-function lighting feeding a colour the pixel shader reads.
 """
@@ -283,6 +288,9 @@ def out_of_scope(case: Case) -> str | None:
     return None
 
 
+VULKAN_TARGET = "spirv"  # xlate's own SPIR-V writer
+
+
 # --------------------------------------------------------------------------- vertex data
 
 
@@ -368,31 +376,35 @@ def ff_varying(case: Case, usage: str, index: int) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=None)
-def _translate(rec_id: str, options: tuple = ()):
+def _translate(rec_id: str, options: tuple = (), target: str | None = None):
     from .. import translate
 
-    return translate(shader_blob(shader_records()[rec_id]), TARGET, **dict(options or OPTIONS))
+    return translate(shader_blob(shader_records()[rec_id]), target or TARGET, **dict(options or OPTIONS))
 
 
 def _varyings(refl: dict, key: str) -> list[dict]:
     return [v for v in refl[key] if not v["glsl"].startswith("gl_")]
 
 
-def ff_pixel_shader(vs_outputs: list[dict], specular: bool, combiner: tuple | None) -> tuple[str, dict]:
+def ff_pixel_shader(vs_outputs: list[dict], specular: bool, combiner: tuple | None,
+                    vulkan: bool = False) -> tuple[str, dict]:
     """D3D9's default texture stages with no texture bound: the diffuse colour,
     + the specular one when D3DRS_SPECULARENABLE.  ``combiner``: the one
     non-default setup a case uses (stage 0 ADD(DIFFUSE, SPECULAR), stage 1
     MODULATE(TFACTOR, CURRENT)), given as the TEXTUREFACTOR RGB.
-    Returns (code, reflection) as the GL runner takes them."""
+    Returns (code, reflection) as the GL runner takes them, or with ``vulkan``
+    as the Vulkan runner does (GLSL 450, inputs at the VS outputs' locations)."""
     names = {(o["usage"], o["usage_index"]): o["glsl"] for o in vs_outputs}
-    lines = ["#version 330", "layout(location = 0) out vec4 xl_ff_out;"]
+    locations = {(o["usage"], o["usage_index"]): o.get("location", 0) for o in vs_outputs}
+    lines = ["#version 450" if vulkan else "#version 330", "layout(location = 0) out vec4 xl_ff_out;"]
     inputs = []
     diffuse, spec = "vec4(1.0)", "vec4(0.0)"
     for key, use in ((("color", 0), True), (("color", 1), specular or combiner is not None)):
         if use and key in names:
-            lines.append(f"in vec4 {names[key]};")
+            loc = locations[key] if vulkan else 16 + key[1]
+            lines.append((f"layout(location = {loc}) " if vulkan else "") + f"in vec4 {names[key]};")
             inputs.append({"usage": key[0], "usage_index": key[1], "register": key[1], "mask": "xyzw",
-                           "glsl": names[key], "location": 16 + key[1], "centroid": False})
+                           "glsl": names[key], "location": loc, "centroid": False})
             if key == ("color", 0):
                 diffuse = names[key]
             else:
@@ -405,7 +417,7 @@ def ff_pixel_shader(vs_outputs: list[dict], specular: bool, combiner: tuple | No
     else:
         expr = diffuse
     code = "\n".join(lines + ["void main()", "{", f"    xl_ff_out = {expr};", "}"]) + "\n"
-    refl = {"stage": "fragment", "target": TARGET, "constants": [], "samplers": [], "inputs": inputs,
+    refl = {"stage": "fragment", "target": "vulkan" if vulkan else TARGET, "constants": [], "samplers": [], "inputs": inputs,
             "outputs": [{"usage": "color", "usage_index": 0, "glsl": "xl_ff_out", "location": 0}],
             "viewport": None, "front_face": None, "draw_state": None, "options": {}}
     return code, refl
@@ -424,6 +436,18 @@ def _link_unwritten(ps_code: str, ps_refl: dict, vs_outputs: list[dict]) -> tupl
         ps_code = re.sub(rf"^[^\n;]*\bin\s+vec4\s+{inp['glsl']}\s*;", f"vec4 {inp['glsl']} = vec4(0.0);",
                          ps_code, count=1, flags=re.M)
     return ps_code, dict(ps_refl, inputs=keep)
+
+
+def _link_unwritten_spirv(ps_code: bytes, ps_refl: dict, vs_outputs: list[dict]) -> tuple[bytes, dict]:
+    """``_link_unwritten`` for a SPIR-V PS: the unmatched inputs become
+    Private variables initialised to 0 (``spirv_edit.zero_inputs``)."""
+    from .spirv_edit import zero_inputs
+
+    written = {(o["usage"], o["usage_index"]) for o in vs_outputs}
+    unread = {i["glsl"] for i in ps_refl["inputs"]
+              if not i["glsl"].startswith("gl_") and (i["usage"], i["usage_index"]) not in written}
+    keep = [i for i in ps_refl["inputs"] if i["glsl"] not in unread]
+    return zero_inputs(ps_code, unread), dict(ps_refl, inputs=keep)
 
 
 # --------------------------------------------------------------------------- draws
@@ -447,16 +471,19 @@ def _combiner(case: Case):
     return None
 
 
-def build_draw(case: Case):
-    """(vs, ps, Draw) for ``xlate.verify.gl.GLRunner.draw``: vs/ps are
-    Translations or (code, reflection) pairs; vs None = the runner's
+def build_draw(case: Case, vulkan: bool = False):
+    """(vs, ps, Draw) for ``xlate.verify.gl.GLRunner.draw``, or with ``vulkan``
+    for ``xlate.verify.vk.VKRunner.draw`` (the shaders translated to native
+    ``"spirv"``):
+    vs/ps are Translations or (code, reflection) pairs; vs None = the runner's
     pass-through VS fed with fixed-function vertex processing's outputs."""
     from .gl import Draw, RenderState
     from .reference import ReferenceConstants
     from .reference_sm1 import TextureStage
 
     n = len(case.vertices)
-    vs_t = _translate(case.vs["id"]) if case.vs else None
+    target = VULKAN_TARGET if vulkan else None
+    vs_t = _translate(case.vs["id"], target=target) if case.vs else None
     vertices: dict = {}
     vs = vs_t
     if vs_t is not None:
@@ -477,15 +504,17 @@ def build_draw(case: Case):
                                                             else np.zeros((n, 4), np.float32))
         vs_outputs = _varyings(refl, "outputs")
     if case.ps is not None:
-        ps_t = _translate(case.ps["id"])
+        ps_t = _translate(case.ps["id"], target=target)
         ps = ps_t
         if vs_t is not None:
-            code, prefl = _link_unwritten(ps_t.code, ps_t.reflection, vs_outputs)
+            link = _link_unwritten_spirv if vulkan else _link_unwritten
+            code, prefl = link(ps_t.code, ps_t.reflection, vs_outputs)
             if code != ps_t.code:
                 ps = (code, prefl)
     else:
-        outs = vs_outputs if vs_t is not None else [{"usage": "color", "usage_index": 0, "glsl": "v_color0"}]
-        ps = ff_pixel_shader(outs, _state(case, r"SPECULARENABLE TRUE"), _combiner(case))
+        outs = vs_outputs if vs_t is not None else [{"usage": "color", "usage_index": 0, "glsl": "v_color0",
+                                                     "location": 0}]
+        ps = ff_pixel_shader(outs, _state(case, r"SPECULARENABLE TRUE"), _combiner(case), vulkan)
     if vs_t is None:
         ps_refl = ps[1] if isinstance(ps, tuple) else ps.reflection
         vertices[("position", 0)] = ff_positions(case)
@@ -499,7 +528,7 @@ def build_draw(case: Case):
     textures = _case_textures(case)
     ps_refl = ps[1] if isinstance(ps, tuple) else ps.reflection
     state = RenderState(
-        cull="none" if _state(case, r"CULL(MODE)?\s*(=\s*)?(D3DCULL_)?NONE") else _cull_ccw(ps_refl),
+        cull="none" if _state(case, r"CULL(MODE)?\s*(=\s*)?(D3DCULL_)?NONE") else _cull_ccw(ps_refl, vulkan),
         shade_mode="flat" if _state(case, r"SHADEMODE D3DSHADE_FLAT") else "gouraud")
     draw = Draw(
         vertices=vertices, primitive="triangle_strip" if case.strip else "triangle_list",
@@ -513,7 +542,7 @@ def build_draw(case: Case):
     return vs, ps, draw
 
 
-def _cull_ccw(ps_refl: dict) -> str:
+def _cull_ccw(ps_refl: dict, vulkan: bool = False) -> str:
     """The RenderState.cull value that makes the GL runner cull what D3DCULL_CCW
     (the default) culls: triangles counter-clockwise on screen.
 
@@ -523,7 +552,18 @@ def _cull_ccw(ps_refl: dict) -> str:
     on-screen winding is GL window winding and D3D's back faces are GL's CCW
     triangles; with flip_y on they are GL's CW ones.  Whichever front face the
     runner picks, the side holding those triangles is asked for here, so
-    culling stays right even where that front face is not."""
+    culling stays right even where that front face is not.
+
+    The Vulkan runner takes the reflection's ``front_face["vulkan"]``, or
+    else CLOCKWISE when flip_y (its default) / COUNTER_CLOCKWISE when not,
+    and the same cull values ("ccw" -> BACK, "cw" -> FRONT); with flip_y on
+    its framebuffer is the D3D image, so D3D's back faces are its CCW ones."""
+    if vulkan:
+        flip_y = bool(ps_refl.get("options", {}).get("flip_y", True))
+        front = (ps_refl.get("front_face") or {}).get("vulkan") or (
+            "VK_FRONT_FACE_CLOCKWISE" if flip_y else "VK_FRONT_FACE_COUNTER_CLOCKWISE")
+        d3d_back = "VK_FRONT_FACE_COUNTER_CLOCKWISE" if flip_y else "VK_FRONT_FACE_CLOCKWISE"
+        return "cw" if front == d3d_back else "ccw"
     flip_y = bool(ps_refl.get("options", {}).get("flip_y"))
     front = (ps_refl.get("front_face") or {}).get("gl") or ("GL_CW" if flip_y else "GL_CCW")
     d3d_back = "GL_CW" if flip_y else "GL_CCW"
@@ -617,6 +657,30 @@ def _draw_texdepth(case: Case, vs, ps, draw) -> np.ndarray:
     return img
 
 
+def _draw_texdepth_vk(case: Case, vs, ps, draw) -> np.ndarray:
+    """``_draw_texdepth`` on the Vulkan runner: targets with a depth image,
+    the pre-pass (white, ZFUNC ALWAYS, z writes) then the shader (ZFUNC
+    GREATER, no z writes)."""
+    import dataclasses
+
+    from . import vk
+
+    r = vk.runner()
+    targets = vk.RenderTargets(*case.size, depth=True)
+    try:
+        targets.clear((1.0, 1.0, 0.0, 1.0))
+        targets.clear_depth(0.0)
+        pre = dataclasses.replace(draw, vertices={("position", 0): draw.vertices[("position", 0)]}, clear=None)
+        r.draw(None, ff_pixel_shader([], False, None, vulkan=True), pre, targets=targets, read=False,
+               depth=("always", True))
+        if not case.notes.startswith("Draw 1 of"):  # the first shader draw follows the setup directly
+            targets.clear(draw.clear)
+        res = r.draw(vs, ps, dataclasses.replace(draw, clear=None), targets=targets, depth=("greater", False))
+        return res.colors[0]
+    finally:
+        targets.release()
+
+
 # --------------------------------------------------------------------------- probes
 
 
@@ -701,11 +765,20 @@ def check_probe(probe: Probe, pixels: np.ndarray) -> ProbeResult:
 # --------------------------------------------------------------------------- running
 
 
-def render(case: Case) -> np.ndarray:
-    """Draw the case; (h, w) uint32 0xAARRGGBB, row 0 = top."""
+def render(case: Case, vulkan: bool = False) -> np.ndarray:
+    """Draw the case (on lavapipe with native SPIR-V when ``vulkan``);
+    (h, w) uint32 0xAARRGGBB, row 0 = top."""
     from .gl import runner
 
-    vs, ps, draw = build_draw(case)
+    vs, ps, draw = build_draw(case, vulkan)
+    if vulkan:
+        from . import vk
+
+        if case.function == "texdepth_test":
+            return quantise(_draw_texdepth_vk(case, vs, ps, draw))
+        res = vk.runner().draw(vs, ps, draw)
+        res.targets.release()
+        return quantise(res.colors[0])
     if case.function == "texdepth_test":
         return quantise(_draw_texdepth(case, vs, ps, draw))
     res = runner().draw(vs, ps, draw, targets=_targets(case.size))
@@ -726,9 +799,9 @@ def _targets(size):
     return _TARGETS[size]
 
 
-def run_case(case: Case) -> CaseResult:
+def run_case(case: Case, vulkan: bool = False) -> CaseResult:
     try:
-        pixels = render(case)
+        pixels = render(case, vulkan)
     except Exception as exc:  # noqa: BLE001 - a failure is a result
         return CaseResult(case, [], f"{type(exc).__name__}: {exc}")
     return CaseResult(case, [check_probe(p, pixels) for p in case.probes])
