@@ -33,12 +33,23 @@ from ..errors import (
     OperandError,
     RegisterError,
     ReservedBitsError,
+    StructureError,
     TrailingDataError,
     TruncatedError,
     UnknownOpcodeError,
     VersionError,
 )
 from .ctab import parse_ctab
+from .validity import (
+    NEST_OF,
+    SAMPLING_OPCODES,
+    SLOT_ONLY_FILES,
+    Nest,
+    checks_operands,
+    nesting_problem,
+    operand_problem,
+    src_modifier_problem,
+)
 from .model import (
     _SourceOperandSlots,
     Comment,
@@ -74,10 +85,13 @@ from .tables import (
     OpcodeInfo,
     RegisterFile,
     RegisterType,
+    SRC_MODS,
     SamplerType,
     ShaderKind,
     ShaderVersion,
     SrcMod,
+    TexControl,
+    register_name,
     register_type_bits,
 )
 
@@ -202,6 +216,7 @@ class _OpcodeEntry:
     __slots__ = (
         "opcode", "info", "layout", "forms", "has_dst", "nsrc", "src_counts",
         "max_control", "check_writable", "literal_count", "plain_dsts", "sm1_length",
+        "rules", "nest", "block", "checked",
     )
 
     def __init__(self, info: OpcodeInfo, profile: _Profile):
@@ -226,6 +241,12 @@ class _OpcodeEntry:
         self.check_writable = info.opcode not in DST_READ_OPCODES and info.layout is Layout.OPERANDS
         self.plain_dsts = profile.plain_written_dsts if self.check_writable else profile.plain_dsts
         self.literal_count = _LITERAL_COUNTS.get(info.layout, 0)
+        # validity.py: operand rules to apply, the nesting kind a block opener
+        # opens, and +1/-1 for openers and closers (``else`` neither).
+        self.rules = checks_operands(info.opcode, info.layout) or info.opcode in SAMPLING_OPCODES
+        self.nest = NEST_OF.get(info.opcode)
+        self.block = info.block if info.block in (1, -1) else 0
+        self.checked = bool(self.rules or self.block)
         # SM1 has no length field: a plain instruction's parameter count.
         if info.layout is Layout.DCL:
             self.sm1_length = 2  # usage token, destination
@@ -240,22 +261,30 @@ class _PlainForm:
     the instruction takes (``size``, the instruction token included) and the
     plain reader for its layout (a ``_Decoder`` method)."""
 
-    __slots__ = ("entry", "opcode", "control", "size", "read", "plain_dsts")
+    __slots__ = ("entry", "opcode", "control", "size", "read", "plain_dsts", "plain_srcs", "unchecked_read")
 
-    def __init__(self, entry: _OpcodeEntry, control: int, length: int):
+    def __init__(self, entry: _OpcodeEntry, control: int, length: int, profile: _Profile):
         self.entry = entry
         self.opcode = entry.opcode
         self.control = control
         self.size = 1 + length
         self.plain_dsts = entry.plain_dsts
+        # Samplers and labels are plain sources only of the instructions
+        # whose operand rules (validity.py) name them; those, and the
+        # instructions that open or close a block, are read by
+        # ``_plain_checked``, which applies the rules on top.
+        checked = entry.checked
+        self.plain_srcs = profile.plain_slot_srcs if entry.rules else profile.plain_srcs
         if entry.layout is Layout.DCL:
-            self.read = _Decoder._plain_dcl
+            read = _Decoder._plain_dcl
         elif entry.layout is not Layout.OPERANDS:
-            self.read = _Decoder._plain_def
+            read = _Decoder._plain_def
         elif entry.has_dst:
-            self.read = _Decoder._plain_operation
+            read = _Decoder._plain_operation
         else:
-            self.read = _Decoder._plain_control
+            read = _Decoder._plain_control
+        self.unchecked_read = read
+        self.read = _Decoder._plain_checked if checked else read
 
     @staticmethod
     def lengths(entry: _OpcodeEntry, sm1: bool) -> list[int]:
@@ -277,7 +306,7 @@ class _Profile:
 
     __slots__ = (
         "version", "sm1", "registers", "opcodes", "plain_instructions",
-        "plain_srcs", "plain_dsts", "plain_written_dsts",
+        "plain_srcs", "plain_slot_srcs", "plain_dsts", "plain_written_dsts",
     )
 
     def __init__(self, version: ShaderVersion, shared: _SharedOperands):
@@ -287,14 +316,23 @@ class _Profile:
         self.registers: tuple[RegisterFile | None, ...] = tuple(
             files.get(R(v)) if v in R._value2member_map_ else None for v in range(32)
         )
+        # Plain sources: a register with a modifier this version allows on it
+        # for any opcode (validity.py); ``plain_slot_srcs`` adds the files
+        # only some operand slots may name (samplers, labels).
         self.plain_srcs: dict[int, _PlainOperand] = {}
+        self.plain_slot_srcs: dict[int, _PlainOperand] = {}
         self.plain_dsts: dict[int, _PlainOperand] = {}
         self.plain_written_dsts: dict[int, _PlainOperand] = {}
         for rf in files.values():
             param = BITS.PARAM | register_type_bits(rf.type)
             for modifier in SrcMod:
+                if src_modifier_problem(version, modifier, rf.type, None, ""):
+                    continue
                 common = shared.sources(rf.type, rf.count) if modifier is SrcMod.NONE else {}
-                self.plain_srcs[_source_key(param | modifier << BITS.SRCMOD_SHIFT)] = (rf.type, rf.count, modifier, common)
+                key = _source_key(param | modifier << BITS.SRCMOD_SHIFT)
+                self.plain_slot_srcs[key] = (rf.type, rf.count, modifier, common)
+                if rf.type not in SLOT_ONLY_FILES:
+                    self.plain_srcs[key] = (rf.type, rf.count, modifier, common)
             for modifiers in _DST_MODS:
                 key = _dest_key(param | modifiers << BITS.DSTMOD_SHIFT)
                 common = shared.destinations(rf.type, rf.count) if not modifiers else {}
@@ -312,7 +350,7 @@ class _Profile:
             for length in _PlainForm.lengths(entry, self.sm1):
                 length_bits = 0 if self.sm1 else length << BITS.LENGTH_SHIFT
                 for control in range(entry.max_control + 1):
-                    form = _PlainForm(entry, control, length)
+                    form = _PlainForm(entry, control, length, self)
                     self.plain_instructions[op | control << BITS.CONTROL_SHIFT | length_bits] = form
 
 
@@ -365,6 +403,12 @@ def _type_name(rtype: RegisterType, version: ShaderVersion) -> str:
     if rtype == R.TEXCRDOUT and version.is_vertex and version.major >= 3:
         return "OUTPUT (o#)"
     return rtype.name
+
+
+def _spelling(modifier: SrcMod, name: str) -> str:
+    """A modified source as the disassembler writes it (``-r0_bias``)."""
+    info = SRC_MODS[modifier]
+    return f"{info.prefix}{name}{info.suffix}"
 
 
 def _plural(n: int, word: str) -> str:
@@ -430,7 +474,10 @@ class _Decoder:
         profile = self.profile = _PROFILES.get(tokens[0]) or _unknown_version(tokens[0])
         version = self.version = profile.version
         self.sm1 = profile.sm1
-        self.plain_srcs = profile.plain_srcs
+        # Open blocks, innermost last (their Nest kind), and how many of each
+        # kind are open: the nesting limits of validity.py.
+        self.nesting: list[Nest | None] = []
+        self.depth = {Nest.LOOP: 0, Nest.IF: 0}
         plain_instructions = profile.plain_instructions
         items: list[Item] = []
         # Shader.instructions is handed over, so that no reader filters
@@ -475,7 +522,10 @@ class _Decoder:
                     return new_shader(version, stream, self.ctab, tuple(self.diagnostics), instructions)
                 entry = self._check_instruction_token(token, i * 4)
             self.entry = entry
-            items.append(self._instruction(token, i, entry))
+            instruction = self._instruction(token, i, entry)
+            if entry.checked:
+                self._check_rules(instruction, entry, raise_error=True)
+            items.append(instruction)
             i = self.pos
 
     def _comment(self, token: int, i: int) -> Comment:
@@ -513,7 +563,7 @@ class _Decoder:
         dst = self._plain_destination(t, form)
         if dst is None:
             return None
-        srcs = self._plain_sources(i + 2, end)
+        srcs = self._plain_sources(i + 2, end, form.plain_srcs)
         if srcs is None:
             return None
         return new_instruction(form.opcode, dst, srcs, form.control, None, False, None, (), i * 4)
@@ -523,14 +573,13 @@ class _Decoder:
         end = i + form.size
         if end > self.ntokens:
             return None
-        srcs = self._plain_sources(i + 1, end)
+        srcs = self._plain_sources(i + 1, end, form.plain_srcs)
         if srcs is None:
             return None
         return new_instruction(form.opcode, None, srcs, form.control, None, False, None, (), i * 4)
 
-    def _plain_sources(self, first: int, end: int) -> tuple[SourceOperand, ...] | None:
+    def _plain_sources(self, first: int, end: int, plain_srcs: dict) -> tuple[SourceOperand, ...] | None:
         """The source operands in ``tokens[first:end]``, if all are plain."""
-        plain_srcs = self.plain_srcs
         srcs = []
         for t in self.tokens[first:end]:
             plain = plain_srcs.get(t & 0xFF00F800)  # _source_key(t)
@@ -553,6 +602,47 @@ class _Decoder:
                 src.__class__ = SourceOperand
             srcs.append(src)
         return tuple(srcs)
+
+    def _plain_checked(self, i: int, form: _PlainForm) -> Instruction | None:
+        """A plain instruction with operand rules or a block (``validity.py``):
+        None where a rule is broken, so that the general reader reports it."""
+        instruction = form.unchecked_read(self, i, form)
+        if instruction is None or not self._check_rules(instruction, form.entry, raise_error=False):
+            return None
+        return instruction
+
+    # -- validity.py's rules ------------------------------------------------------
+
+    def _check_rules(self, instruction: Instruction, entry: _OpcodeEntry, *, raise_error: bool) -> bool:
+        """Apply the operand rules and nesting limits to ``instruction`` (of
+        an opcode that has them); False (or, with ``raise_error``, an
+        OperandError) if an operand rule is broken.  Nesting beyond the limits
+        raises at once: both readers would."""
+        if entry.rules:
+            operands = ((instruction.dst,) if instruction.dst is not None else ()) + instruction.srcs
+            mnemonic = entry.info.mnemonic
+            if entry.opcode is Opcode.TEX and not self.sm1:
+                mnemonic = TexControl(instruction.control).mnemonic
+            for slot, operand in enumerate(operands):
+                problem = operand_problem(entry.opcode, slot, operand.type,
+                                          register_name(self.version, operand.type, operand.index), mnemonic)
+                if problem:
+                    if raise_error:
+                        raise OperandError(instruction.offset, problem)
+                    return False
+        if entry.block == 1:
+            nest = entry.nest
+            self.nesting.append(nest)
+            if nest is not None:
+                depth = self.depth[nest] = self.depth[nest] + 1
+                problem = nesting_problem(nest, depth, self.version)
+                if problem:
+                    raise StructureError(instruction.offset, problem)
+        elif entry.block == -1 and self.nesting:
+            nest = self.nesting.pop()
+            if nest is not None:
+                self.depth[nest] -= 1
+        return True
 
     def _plain_dcl(self, i: int, form: _PlainForm) -> Instruction | None:
         """The usage token, then the declared register."""
@@ -786,6 +876,15 @@ class _Decoder:
         modifier = _SRC_MODS[mod_value]
         if modifier is None:
             raise ReservedBitsError(offset, f"source modifier {mod_value} is reserved (token 0x{token:08x})")
+        if modifier is not SrcMod.NONE:
+            problem = src_modifier_problem(self.version, modifier, rtype, self.entry.opcode,
+                                           _spelling(modifier, register_name(self.version, rtype, index)))
+            if problem:
+                raise OperandError(offset, problem)
+        if rtype in SLOT_ONLY_FILES and not self.entry.rules:
+            what = "a sampler" if rtype == R.SAMPLER else "a label"
+            raise OperandError(offset, f"'{self.entry.info.mnemonic}' cannot read {register_name(self.version, rtype, index)}: "
+                                       f"{what} is only read where an instruction samples or calls")
         relative = None
         if token & BITS.RELATIVE:
             relative = self._source_relative(rtype, offset)
