@@ -46,7 +46,9 @@ from .validity import (
     SLOT_ONLY_FILES,
     Nest,
     checks_operands,
+    dcl_problem,
     nesting_problem,
+    result_modifier_problem,
     operand_problem,
     src_modifier_problem,
 )
@@ -243,7 +245,8 @@ class _OpcodeEntry:
         self.literal_count = _LITERAL_COUNTS.get(info.layout, 0)
         # validity.py: operand rules to apply, the nesting kind a block opener
         # opens, and +1/-1 for openers and closers (``else`` neither).
-        self.rules = checks_operands(info.opcode, info.layout) or info.opcode in SAMPLING_OPCODES
+        self.rules = (checks_operands(info.opcode, info.layout) or info.opcode in SAMPLING_OPCODES
+                      or info.layout is not Layout.OPERANDS)
         self.nest = NEST_OF.get(info.opcode)
         self.block = info.block if info.block in (1, -1) else 0
         self.checked = bool(self.rules or self.block)
@@ -334,6 +337,8 @@ class _Profile:
                 if rf.type not in SLOT_ONLY_FILES:
                     self.plain_srcs[key] = (rf.type, rf.count, modifier, common)
             for modifiers in _DST_MODS:
+                if version.is_vertex and modifiers & (DstMod.PARTIALPRECISION | DstMod.CENTROID):
+                    continue  # validity.result_modifier_problem: _pp and _centroid are pixel-only
                 key = _dest_key(param | modifiers << BITS.DSTMOD_SHIFT)
                 common = shared.destinations(rf.type, rf.count) if not modifiers else {}
                 self.plain_dsts[key] = (rf.type, rf.count, modifiers, common)
@@ -618,7 +623,25 @@ class _Decoder:
         an opcode that has them); False (or, with ``raise_error``, an
         OperandError) if an operand rule is broken.  Nesting beyond the limits
         raises at once: both readers would."""
-        if entry.rules:
+        dst = instruction.dst
+        if dst is not None and (dst.modifiers or dst.shift):
+            problem = result_modifier_problem(self.version, entry.info, entry.info.mnemonic, dst.modifiers, dst.shift)
+            if problem:
+                if raise_error:
+                    raise OperandError(instruction.offset, problem)
+                return False
+        if entry.layout is _DCL:
+            # (the spelling the disassembler writes: dcl_2d for a sampler, a
+            # bare dcl for ps_2_x v#/t# and vPos/vFace, else a usage)
+            bare = dst.type == R.MISCTYPE or (self.version.is_pixel and self.sm1 is False
+                                               and self.version.major < 3 and dst.type in (R.INPUT, R.ADDR))
+            problem = dcl_problem(self.version, dst.type, register_name(self.version, dst.type, dst.index),
+                                  usage=not bare and dst.type != R.SAMPLER, sampler=dst.type == R.SAMPLER)
+            if problem:
+                if raise_error:
+                    raise RegisterError(instruction.offset, problem)
+                return False
+        elif entry.rules:
             operands = ((instruction.dst,) if instruction.dst is not None else ()) + instruction.srcs
             mnemonic = entry.info.mnemonic
             if entry.opcode is Opcode.TEX and not self.sm1:
@@ -859,6 +882,10 @@ class _Decoder:
             raise ReservedBitsError(offset, f"a result shift (bits 24-27 = {shift}) exists only in ps_1_x, not {version}")
         if shift >= 8:
             shift -= 16
+        if mods or shift:
+            problem = result_modifier_problem(version, self.entry.info, self.entry.info.mnemonic, _DST_MODS[mods], shift)
+            if problem:
+                raise OperandError(offset, problem)
         relative = None
         if token & BITS.RELATIVE:
             # Only vs_3_0 o# (TEXCRDOUT's vs_3_0 meaning, tables.OUTPUT) may be indexed.

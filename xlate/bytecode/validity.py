@@ -24,9 +24,14 @@ import enum
 from dataclasses import dataclass
 
 from .tables import (
+    DEF_REGISTER,
+    OUTPUT,
     SRC_MODS,
+    TEXTURE,
     Layout,
+    DstMod,
     Opcode,
+    OpcodeInfo,
     RegisterType,
     ShaderVersion,
     SrcMod,
@@ -74,6 +79,10 @@ OPERAND_RULES: tuple[OperandRule, ...] = (
     _rule(Opcode.REP, 0, R.CONSTINT),
     _rule(Opcode.SETP, 0, R.PREDICATE),
     _rule(Opcode.MOVA, 0, R.ADDR),
+    # def, defi and defb define a constant of their own file (tables.DEF_REGISTER).
+    _rule(Opcode.DEF, 0, R.CONST, R.CONST2, R.CONST3, R.CONST4),
+    _rule(Opcode.DEFI, 0, R.CONSTINT),
+    _rule(Opcode.DEFB, 0, R.CONSTBOOL),
 ) + tuple(_rule(op, SAMPLER_SLOT, R.SAMPLER, assembler=False) for op in sorted(SAMPLING_OPCODES))
 
 # Register files an operand slot accepts, by opcode and slot.
@@ -112,6 +121,29 @@ def checks_operands(opcode: Opcode, layout: Layout) -> bool:
 
 
 # --------------------------------------------------------------------------
+# Declarations
+# --------------------------------------------------------------------------
+
+
+def dcl_problem(version: ShaderVersion, rtype: RegisterType, name: str, *, usage: bool, sampler: bool) -> str | None:
+    """Can ``name`` be declared here, with a usage (``dcl_texcoord``) or a
+    texture type (``dcl_2d``) as written?  (The decoder passes what the
+    disassembler would write for the token.)"""
+    if rtype == R.SAMPLER:
+        return None if sampler else f"declare sampler {name} with its texture type: dcl_2d, dcl_cube, dcl_volume"
+    if sampler:
+        return f"dcl_2d/dcl_cube/dcl_volume declare samplers, not {name}"
+    if version.is_vertex:
+        if rtype == R.INPUT or (version.major >= 3 and rtype == OUTPUT):
+            return None
+    elif rtype == R.MISCTYPE:
+        return f"{name} is declared with a plain dcl" if usage else None
+    elif rtype in (R.INPUT, TEXTURE):  # v#; t# exists only below ps_3_0
+        return None
+    return f"{name} cannot be declared in {version}"
+
+
+# --------------------------------------------------------------------------
 # Source modifiers
 # --------------------------------------------------------------------------
 
@@ -139,6 +171,30 @@ def src_modifier_problem(version: ShaderVersion, mod: SrcMod, rtype: RegisterTyp
         return f"the source modifier in {spelling} exists only in ps_1_x, not {version}"
     if mod in (SrcMod.DZ, SrcMod.DW) and not (version.minor == 4 and opcode in (Opcode.TEX, Opcode.TEXCOORD)):
         return f"_dz and _dw apply only to texld and texcrd sources in ps_1_4 ({spelling})"
+    return None
+
+
+# --------------------------------------------------------------------------
+# Result modifiers
+# --------------------------------------------------------------------------
+
+
+def result_modifier_problem(version: ShaderVersion, info: OpcodeInfo, spelled: str, mods: DstMod, shift: int) -> str | None:
+    """Result modifiers and shift written on the mnemonic (``spelled``)."""
+    if info.opcode == Opcode.DCL:
+        if shift:
+            return "dcl takes no result shift"
+        if mods & DstMod.SATURATE:
+            return "dcl takes no _sat modifier"
+        if mods and version.is_vertex:
+            return "dcl takes no modifiers in vertex shaders"
+        return None
+    if (mods or shift) and (not info.forms[0].has_dst or info.layout in DEF_REGISTER):
+        return f"'{spelled}' takes no result modifiers"
+    if mods & (DstMod.PARTIALPRECISION | DstMod.CENTROID) and version.is_vertex:
+        return "_pp and _centroid do not exist in vertex shaders"
+    if shift and not _is_ps1(version):
+        return f"result shifts (_x2, _d2, ...) exist only in ps_1_x, not {version}"
     return None
 
 

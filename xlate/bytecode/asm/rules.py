@@ -34,7 +34,7 @@ from ..tables import (
     register_file,
     register_name,
 )
-from ..validity import operand_problem
+from ..validity import dcl_problem, operand_problem, result_modifier_problem  # noqa: F401 (the parser's)
 from ..validity import src_modifier_problem as _src_modifier_problem
 
 R = RegisterType
@@ -116,25 +116,6 @@ def src_modifier_problem(version: ShaderVersion, mod: SrcMod, rtype: RegisterTyp
     return _src_modifier_problem(version, mod, rtype, opcode, spelling)
 
 
-def result_modifier_problem(version: ShaderVersion, info: OpcodeInfo, spelled: str, mods: DstMod, shift: int) -> str | None:
-    """Result modifiers and shift written on the mnemonic (``spelled``)."""
-    if info.opcode == Opcode.DCL:
-        if shift:
-            return "dcl takes no result shift"
-        if mods & DstMod.SATURATE:
-            return "dcl takes no _sat modifier"
-        if mods and version.is_vertex:
-            return "dcl takes no modifiers in vertex shaders"
-        return None
-    if (mods or shift) and (not info.forms[0].has_dst or info.layout in DEF_REGISTER):
-        return f"'{spelled}' takes no result modifiers"
-    if mods & (DstMod.PARTIALPRECISION | DstMod.CENTROID) and version.is_vertex:
-        return "_pp and _centroid do not exist in vertex shaders"
-    if shift and not _is_ps1(version):
-        return f"result shifts (_x2, _d2, ...) exist only in ps_1_x, not {version}"
-    return None
-
-
 def coissue_problem(version: ShaderVersion) -> str | None:
     if _is_ps1(version):
         return None
@@ -149,20 +130,3 @@ def predication_problem(version: ShaderVersion) -> str | None:
 
 def predicable_problem(info: OpcodeInfo, spelled: str) -> str | None:
     return None if info.predicable else f"'{spelled}' cannot be predicated"
-
-
-def dcl_problem(version: ShaderVersion, rtype: RegisterType, name: str, *, usage: bool, sampler: bool) -> str | None:
-    """Can ``name`` be declared here, with a usage (``dcl_texcoord``) or a
-    texture type (``dcl_2d``) as written?"""
-    if rtype == R.SAMPLER:
-        return None if sampler else f"declare sampler {name} with its texture type: dcl_2d, dcl_cube, dcl_volume"
-    if sampler:
-        return f"dcl_2d/dcl_cube/dcl_volume declare samplers, not {name}"
-    if version.is_vertex:
-        if rtype == R.INPUT or (version.major >= 3 and rtype == OUTPUT):
-            return None
-    elif rtype == R.MISCTYPE:
-        return f"{name} is declared with a plain dcl" if usage else None
-    elif rtype in (R.INPUT, TEXTURE):  # v#; t# exists only below ps_3_0
-        return None
-    return f"{name} cannot be declared in {version}"
