@@ -329,8 +329,8 @@ class _Profile:
         for rf in files.values():
             param = BITS.PARAM | register_type_bits(rf.type)
             for modifier in SrcMod:
-                if src_modifier_problem(version, modifier, rf.type, None, ""):
-                    continue
+                if not rf.readable or src_modifier_problem(version, modifier, rf.type, None, ""):
+                    continue  # (output registers are never sources)
                 common = shared.sources(rf.type, rf.count) if modifier is SrcMod.NONE else {}
                 key = _source_key(param | modifier << BITS.SRCMOD_SHIFT)
                 self.plain_slot_srcs[key] = (rf.type, rf.count, modifier, common)
@@ -899,6 +899,8 @@ class _Decoder:
         offset = self.pos * 4 - 4
         self._check_param(token, offset, role)
         rtype, index = self._register(token, offset, role)
+        if not self.profile.registers[rtype].readable:
+            raise RegisterError(offset, f"{register_name(self.version, rtype, index)} cannot be read in {self.version}")
         mod_value = (token & BITS.SRCMOD_MASK) >> BITS.SRCMOD_SHIFT
         modifier = _SRC_MODS[mod_value]
         if modifier is None:
