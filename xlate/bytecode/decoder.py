@@ -45,6 +45,7 @@ from .validity import (
     SAMPLING_OPCODES,
     SLOT_ONLY_FILES,
     Nest,
+    OPERAND_REGISTERS,
     checks_operands,
     dcl_problem,
     nesting_problem,
@@ -149,6 +150,7 @@ _LITERAL_COUNTS = {Layout.DEF: 4, Layout.DEFI: 4, Layout.DEFB: 1}
 # 3.11 reading a member off its Enum class (``Layout.OPERANDS``) goes through
 # the enum machinery and costs about 0.1 us, more than the test itself.
 _COMMENT = int(Opcode.COMMENT)
+_SAMPLER = RegisterType.SAMPLER
 _END = int(Opcode.END)
 _OPERANDS = Layout.OPERANDS
 _DCL = Layout.DCL
@@ -218,7 +220,7 @@ class _OpcodeEntry:
     __slots__ = (
         "opcode", "info", "layout", "forms", "has_dst", "nsrc", "src_counts",
         "max_control", "check_writable", "literal_count", "plain_dsts", "sm1_length",
-        "rules", "nest", "block", "checked",
+        "rules", "nest", "block", "checked", "slot_types", "plain_checked",
     )
 
     def __init__(self, info: OpcodeInfo, profile: _Profile):
@@ -250,6 +252,25 @@ class _OpcodeEntry:
         self.nest = NEST_OF.get(info.opcode)
         self.block = info.block if info.block in (1, -1) else 0
         self.checked = bool(self.rules or self.block)
+        # dcl and def* destinations: their plain tables hold only what the
+        # rules allow (the files a dcl may name or a def* defines, the
+        # modifiers they take), so that their plain reads need no check.
+        if info.layout is not Layout.OPERANDS:
+            if info.layout is Layout.DCL:
+                allowed = profile.declarable
+            else:
+                allowed = OPERAND_REGISTERS[info.opcode][0].allowed
+            self.plain_dsts = {
+                key: plain for key, plain in profile.plain_dsts.items()
+                if plain[0] in allowed and not (plain[2] and result_modifier_problem(profile.version, info, "", plain[2], 0))
+            }
+        elif not self.check_writable:  # texkill: it reads the register its destination token names
+            self.plain_dsts = {key: plain for key, plain in self.plain_dsts.items() if plain[0] not in SLOT_ONLY_FILES}
+        self.plain_checked = info.layout is Layout.OPERANDS and self.checked
+        # The register files each operand slot accepts (None: any but the
+        # slot-only files), by slot, destination first.
+        rules = OPERAND_REGISTERS.get(info.opcode, {})
+        self.slot_types = tuple(rules[k].allowed if k in rules else None for k in range(max(rules, default=-1) + 1))
         # SM1 has no length field: a plain instruction's parameter count.
         if info.layout is Layout.DCL:
             self.sm1_length = 2  # usage token, destination
@@ -276,7 +297,7 @@ class _PlainForm:
         # whose operand rules (validity.py) name them; those, and the
         # instructions that open or close a block, are read by
         # ``_plain_checked``, which applies the rules on top.
-        checked = entry.checked
+        checked = entry.plain_checked
         self.plain_srcs = profile.plain_slot_srcs if entry.rules else profile.plain_srcs
         if entry.layout is Layout.DCL:
             read = _Decoder._plain_dcl
@@ -287,7 +308,11 @@ class _PlainForm:
         else:
             read = _Decoder._plain_control
         self.unchecked_read = read
-        self.read = _Decoder._plain_checked if checked else read
+        if entry.opcode in SAMPLING_OPCODES and entry.has_dst and length >= 3:
+            self.read = _Decoder._plain_sample  # texld and kin: the most common checked form
+            self.plain_srcs = profile.plain_sampler_srcs
+        else:
+            self.read = _Decoder._plain_checked if checked else read
 
     @staticmethod
     def lengths(entry: _OpcodeEntry, sm1: bool) -> list[int]:
@@ -309,7 +334,7 @@ class _Profile:
 
     __slots__ = (
         "version", "sm1", "registers", "opcodes", "plain_instructions",
-        "plain_srcs", "plain_slot_srcs", "plain_dsts", "plain_written_dsts",
+        "plain_srcs", "plain_slot_srcs", "plain_sampler_srcs", "plain_dsts", "plain_written_dsts", "declarable",
     )
 
     def __init__(self, version: ShaderVersion, shared: _SharedOperands):
@@ -322,8 +347,15 @@ class _Profile:
         # Plain sources: a register with a modifier this version allows on it
         # for any opcode (validity.py); ``plain_slot_srcs`` adds the files
         # only some operand slots may name (samplers, labels).
+        # The files a dcl may name (validity.dcl_problem, as the disassembler
+        # would spell each one).
+        self.declarable = frozenset(
+            rf.type for rf in files.values()
+            if dcl_problem(version, rf.type, "", usage=_dcl_spelling(version, rf.type)[1],
+                           sampler=_dcl_spelling(version, rf.type)[2]) is None)
         self.plain_srcs: dict[int, _PlainOperand] = {}
         self.plain_slot_srcs: dict[int, _PlainOperand] = {}
+        self.plain_sampler_srcs: dict[int, _PlainOperand] = {}  # (samplers, not labels)
         self.plain_dsts: dict[int, _PlainOperand] = {}
         self.plain_written_dsts: dict[int, _PlainOperand] = {}
         for rf in files.values():
@@ -334,6 +366,8 @@ class _Profile:
                 common = shared.sources(rf.type, rf.count) if modifier is SrcMod.NONE else {}
                 key = _source_key(param | modifier << BITS.SRCMOD_SHIFT)
                 self.plain_slot_srcs[key] = (rf.type, rf.count, modifier, common)
+                if rf.type != R.LABEL:
+                    self.plain_sampler_srcs[key] = (rf.type, rf.count, modifier, common)
                 if rf.type not in SLOT_ONLY_FILES:
                     self.plain_srcs[key] = (rf.type, rf.count, modifier, common)
             for modifiers in _DST_MODS:
@@ -408,6 +442,15 @@ def _type_name(rtype: RegisterType, version: ShaderVersion) -> str:
     if rtype == R.TEXCRDOUT and version.is_vertex and version.major >= 3:
         return "OUTPUT (o#)"
     return rtype.name
+
+
+def _dcl_spelling(version: ShaderVersion, rtype: RegisterType) -> tuple[bool, bool, bool]:
+    """How the disassembler writes a dcl of ``rtype``: (bare ``dcl``, with a
+    usage such as ``dcl_texcoord``, with a texture type such as ``dcl_2d``);
+    validity.dcl_problem judges the register by that spelling."""
+    sampler = rtype == R.SAMPLER
+    bare = rtype == R.MISCTYPE or (version.is_pixel and version.major == 2 and rtype in (R.INPUT, R.ADDR))
+    return bare, not bare and not sampler, sampler
 
 
 def _spelling(modifier: SrcMod, name: str) -> str:
@@ -616,43 +659,47 @@ class _Decoder:
             return None
         return instruction
 
+    def _plain_sample(self, i: int, form: _PlainForm) -> Instruction | None:
+        """A plain SM2+ sampling instruction (texld, texldl, texldd): its
+        sampler slot names an s# and no other operand does."""
+        instruction = _Decoder._plain_operation(self, i, form)
+        if instruction is None:
+            return None
+        srcs = instruction.srcs
+        if srcs[1].type is not _SAMPLER or srcs[0].type is _SAMPLER or (len(srcs) > 2 and (
+                srcs[2].type is _SAMPLER or srcs[3].type is _SAMPLER)):
+            return None
+        return instruction
+
     # -- validity.py's rules ------------------------------------------------------
 
     def _check_rules(self, instruction: Instruction, entry: _OpcodeEntry, *, raise_error: bool) -> bool:
         """Apply the operand rules and nesting limits to ``instruction`` (of
         an opcode that has them); False (or, with ``raise_error``, an
-        OperandError) if an operand rule is broken.  Nesting beyond the limits
-        raises at once: both readers would."""
+        OperandError or RegisterError) if an operand rule is broken.  Nesting
+        beyond the limits raises at once: both readers would.  (Set look-ups
+        first; the rule functions run only to word the error.)"""
         dst = instruction.dst
-        if dst is not None and (dst.modifiers or dst.shift):
-            problem = result_modifier_problem(self.version, entry.info, entry.info.mnemonic, dst.modifiers, dst.shift)
-            if problem:
-                if raise_error:
-                    raise OperandError(instruction.offset, problem)
-                return False
         if entry.layout is _DCL:
-            # (the spelling the disassembler writes: dcl_2d for a sampler, a
-            # bare dcl for ps_2_x v#/t# and vPos/vFace, else a usage)
-            bare = dst.type == R.MISCTYPE or (self.version.is_pixel and self.sm1 is False
-                                               and self.version.major < 3 and dst.type in (R.INPUT, R.ADDR))
-            problem = dcl_problem(self.version, dst.type, register_name(self.version, dst.type, dst.index),
-                                  usage=not bare and dst.type != R.SAMPLER, sampler=dst.type == R.SAMPLER)
-            if problem:
-                if raise_error:
-                    raise RegisterError(instruction.offset, problem)
-                return False
+            ok = dst.type in self.profile.declarable
         elif entry.rules:
-            operands = ((instruction.dst,) if instruction.dst is not None else ()) + instruction.srcs
-            mnemonic = entry.info.mnemonic
-            if entry.opcode is Opcode.TEX and not self.sm1:
-                mnemonic = TexControl(instruction.control).mnemonic
-            for slot, operand in enumerate(operands):
-                problem = operand_problem(entry.opcode, slot, operand.type,
-                                          register_name(self.version, operand.type, operand.index), mnemonic)
-                if problem:
-                    if raise_error:
-                        raise OperandError(instruction.offset, problem)
-                    return False
+            slots = entry.slot_types
+            k = 0
+            ok = True
+            for operand in ((dst,) if dst is not None else ()) + instruction.srcs:
+                allowed = slots[k] if k < len(slots) else None
+                if (operand.type not in allowed) if allowed is not None else (operand.type in SLOT_ONLY_FILES):
+                    ok = False
+                    break
+                k += 1
+        else:
+            ok = True
+        if ok and dst is not None and (dst.modifiers or dst.shift):
+            ok = result_modifier_problem(self.version, entry.info, entry.info.mnemonic, dst.modifiers, dst.shift) is None
+        if not ok:
+            if not raise_error:
+                return False
+            self._rule_error(instruction, entry)
         if entry.block == 1:
             nest = entry.nest
             self.nesting.append(nest)
@@ -666,6 +713,29 @@ class _Decoder:
             if nest is not None:
                 self.depth[nest] -= 1
         return True
+
+    def _rule_error(self, instruction: Instruction, entry: _OpcodeEntry) -> NoReturn:
+        """Raise the error for the rule ``_check_rules`` found broken."""
+        dst = instruction.dst
+        version = self.version
+        if dst is not None and (dst.modifiers or dst.shift):
+            problem = result_modifier_problem(version, entry.info, entry.info.mnemonic, dst.modifiers, dst.shift)
+            if problem:
+                raise OperandError(instruction.offset, problem)
+        if entry.layout is _DCL:
+            bare, usage, sampler = _dcl_spelling(version, dst.type)
+            problem = dcl_problem(version, dst.type, register_name(version, dst.type, dst.index), usage=usage, sampler=sampler)
+            raise RegisterError(instruction.offset, problem or f"{register_name(version, dst.type, dst.index)} cannot be declared in {version}")
+        mnemonic = entry.info.mnemonic
+        if entry.opcode is Opcode.TEX and not self.sm1:
+            mnemonic = TexControl(instruction.control).mnemonic
+        operands = ((dst,) if dst is not None else ()) + instruction.srcs
+        for slot, operand in enumerate(operands):
+            problem = operand_problem(entry.opcode, slot, operand.type,
+                                      register_name(version, operand.type, operand.index), mnemonic)
+            if problem:
+                raise OperandError(instruction.offset, problem)
+        raise AssertionError("a rule was broken but none says which")  # pragma: no cover
 
     def _plain_dcl(self, i: int, form: _PlainForm) -> Instruction | None:
         """The usage token, then the declared register."""
@@ -874,6 +944,9 @@ class _Decoder:
         version = self.version
         if self.entry.check_writable and not self.profile.registers[rtype].writable:
             raise RegisterError(offset, f"{_type_name(rtype, version)} registers cannot be written in {version}")
+        if rtype in SLOT_ONLY_FILES and self.entry.layout is _OPERANDS:  # texkill s0, texkill l0
+            raise OperandError(offset, operand_problem(self.entry.opcode, 0, rtype, register_name(version, rtype, index),
+                                                       self.entry.info.mnemonic) or f"{register_name(version, rtype, index)} cannot be named here")
         mods = (token & BITS.DSTMOD_MASK) >> BITS.DSTMOD_SHIFT
         if mods & 8:
             raise ReservedBitsError(offset, f"reserved result-modifier bit 23 is set in destination token 0x{token:08x}")
