@@ -5,6 +5,7 @@ limits, and the assembler preprocessor's expansion limits."""
 from __future__ import annotations
 
 import json
+import struct
 import random
 import time
 from pathlib import Path
@@ -20,7 +21,8 @@ from xlate.bytecode import decode
 from xlate.bytecode.asm import assemble_bytes
 from xlate.bytecode.ctab import shown_name
 from xlate.bytecode.disasm import disassemble
-from xlate.errors import AsmError, OperandError, StructureError, XlateError
+from xlate.bytecode.tables import RegisterType, register_type_bits
+from xlate.errors import AsmError, OperandError, RegisterError, ReservedBitsError, StructureError, XlateError
 
 FINDINGS = Path(__file__).resolve().parents[1].parent / "shared" / "fuzz-findings"
 
@@ -227,3 +229,41 @@ def test_preprocessor_expansion_is_bounded(text, reason):
     with pytest.raises(AsmError, match=reason):
         assemble_bytes(text)
     assert time.perf_counter() - start < 30  # a hang guard, not a benchmark (it takes well under a second)
+
+
+# --------------------------------------------------------------------------
+# What scripts/fuzz found since (minimised), decoded now as the runtime would
+# --------------------------------------------------------------------------
+
+def _blob(*tokens: int) -> bytes:
+    return struct.pack(f"<{len(tokens)}I", *tokens)
+
+
+def _dst(rtype: RegisterType, index: int = 0, mods: int = 0) -> int:
+    return 0x80000000 | register_type_bits(rtype) | 0xF << 16 | mods << 20 | index
+
+
+def _src(rtype: RegisterType, index: int = 0) -> int:
+    return 0x80000000 | register_type_bits(rtype) | 0xE4 << 16 | index
+
+
+@pytest.mark.parametrize("blob, error, reason", [
+    # ps_1_4 "+ texld r0, t0" first: nothing before it to pair with
+    (_blob(0xFFFF0104, 0x40000042, _dst(RegisterType.TEMP), _src(RegisterType.ADDR), 0xFFFF), ReservedBitsError,
+     "first instruction"),
+    # ps_2_x "texkill l0" (its destination-format token names a label)
+    (_blob(0xFFFF0201, 0x01000041, _dst(RegisterType.LABEL), 0xFFFF), OperandError, "cannot be l0"),
+    # vs_2_0 "dcl_position c0": only inputs (and vs_3_0 outputs) are declared
+    (_blob(0xFFFE0200, 0x0200001F, 0x80000000, _dst(RegisterType.CONST), 0xFFFF), RegisterError, "cannot be declared"),
+    # vs_2_0 "def oPos, 0, 0, 0, 0": def defines c# only
+    (_blob(0xFFFE0200, 0x05000051, _dst(RegisterType.RASTOUT), 0, 0, 0, 0, 0xFFFF), OperandError, "cannot be oPos"),
+    # ps_2_0 "mov r0, oC0": outputs are never sources
+    (_blob(0xFFFF0200, 0x02000001, _dst(RegisterType.TEMP), _src(RegisterType.COLOROUT), 0xFFFF), RegisterError,
+     "cannot be read"),
+    # vs_2_0 "dcl_position_pp v0": no result modifiers on a vertex dcl
+    (_blob(0xFFFE0200, 0x0200001F, 0x80000000, _dst(RegisterType.INPUT, mods=2), 0xFFFF), OperandError,
+     "dcl takes no modifiers in vertex shaders"),
+])
+def test_fuzz_found_since(blob, error, reason):
+    with pytest.raises(error, match=reason):
+        decode(blob)

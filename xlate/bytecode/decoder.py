@@ -571,6 +571,9 @@ class _Decoder:
                 entry = self._check_instruction_token(token, i * 4)
             self.entry = entry
             instruction = self._instruction(token, i, entry)
+            if instruction.coissue and len(items) == leading:  # only comments before it
+                raise ReservedBitsError(i * 4, "the co-issue bit (30) is set on the first instruction; "
+                                               "a co-issued instruction pairs with the one before it")
             if entry.checked:
                 self._check_rules(instruction, entry, raise_error=True)
             items.append(instruction)
