@@ -10,7 +10,7 @@ one to three mutations, byte-level (``corpus.mutate``) and structure-aware
 (``hostile.structured_mutation``: operand register types, source and result
 modifiers, operands swapped, nesting deepened, length fields and comment
 sizes edited), and seeds given a CTAB of hostile names.  Derandomized, no
-deadline: 3,000 decode/listing cases and 600 translation cases (six GLSL
+deadline: 3,000 decode/listing cases and 1,500 translation cases (six GLSL
 targets each) per run; ``scripts/fuzz`` runs the long campaign.
 """
 
@@ -92,7 +92,7 @@ def test_whatever_decodes_reassembles(seed, plan):
     listing_tokens_match(shader, data)
 
 
-@settings(FUZZ, max_examples=600)
+@settings(FUZZ, max_examples=1500)
 @given(seed=u32, plan=plans)
 def test_whatever_decodes_translates(seed, plan):
     glsl: list = []
