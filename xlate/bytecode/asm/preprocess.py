@@ -38,8 +38,8 @@ MAX_MACRO_DEPTH = 64
 # (one per macro name replaced, however short its text) the whole text may
 # take.  Doubling #defines otherwise turn 4 KB of text into gigabytes; real
 # assembly (Wine's tests, SDK samples) expands a few kilobytes at most.
-MAX_EXPANSION = 1 << 20
-MAX_EXPANSIONS = 1 << 16
+MAX_EXPANSION = 1 << 18
+MAX_EXPANSIONS = 1 << 14
 MAX_EXPR_DEPTH = 100  # nesting of parentheses/unary operators in #if
 MAX_EXPR_TOKENS = 10_000  # tokens in one #if expression
 
