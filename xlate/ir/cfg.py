@@ -14,7 +14,7 @@ from operator import attrgetter
 
 import networkx as nx
 
-from ..bytecode.validity import Nest, nesting_problem
+from ..bytecode.validity import Nest, nesting_limits, nesting_problem
 from ..errors import StructureError
 from .ops import Code, Op
 from .program import Function, Program
@@ -120,17 +120,21 @@ def dominators(graph: nx.DiGraph) -> dict:
 
 def check_structure(fn: Function, program: Program | None = None, *, error=None) -> None:
     """Nesting of IF/ELSE/ENDIF and LOOP/ENDLOOP (one ELSE per IF), BREAK
-    inside loops.  ``error(op, reason)`` makes the exception to raise; by
+    inside loops, loops no deeper than validity.py allows (the decoder
+    refuses deeper ones; no pass adds a loop).  ``error(op, reason)`` makes the exception to raise; by
     default a StructureError naming the D3D instruction (the validator passes
     its own, since there a bad nesting is a pass bug, not bad input)."""
     fail = error or (lambda op, reason: _error(program, op, reason))
     stack: list[Code] = []  # IF, ELSE (an IF past its ELSE) or LOOP
     loops = 0
+    loop_limit = nesting_limits(program.version).loop if program is not None else None
     for op in fn.body:
         code = op.code
         if code in (Code.IF, Code.LOOP):
             stack.append(code)
             loops += code is Code.LOOP
+            if loop_limit is not None and loops > loop_limit:
+                raise fail(op, nesting_problem(Nest.LOOP, loops, program.version))
         elif code is Code.ELSE:
             if not stack or stack[-1] is not Code.IF:
                 raise fail(op, "'else' without an open 'if'")
