@@ -267,3 +267,22 @@ def _src(rtype: RegisterType, index: int = 0) -> int:
 def test_fuzz_found_since(blob, error, reason):
     with pytest.raises(error, match=reason):
         decode(blob)
+
+
+@pytest.mark.parametrize("text, reason", [
+    ("ps_3_0\ndcl_texcoord0 v0.xy\ndcl_texcoord1 v0.xy\nmov oC0, v0\n", "v0 is declared twice over the same components"),
+    ("ps_3_0\ndcl_texcoord1 v0.xy\ndcl_texcoord1 v1.zw\nmov oC0, v0\n", "v1 is declared as texcoord1, which v0 already is"),
+    ("vs_3_0\ndcl_position o0\ndcl_position o1\nmov o0, c0\n", "o1 is declared as position, which o0 already is"),
+    ("ps_2_0\ndcl_2d s0\ndcl_cube s0\ntexld r0, t0, s0\nmov oC0, r0\n", "s0 is declared twice"),
+])
+def test_redeclarations_are_refused(text, reason):
+    """scripts/fuzz found ps_3_0 inputs declared twice (GLSL with overlapping
+    locations); the runtime refuses them, so does the decoder."""
+    with pytest.raises(RegisterError, match=reason):
+        decode(assemble_bytes(text))
+
+
+def test_packed_semantics_still_decode():
+    # two semantics in one register over disjoint components: legal, fxc writes it
+    translate(assemble_bytes("vs_3_0\ndcl_position v0\ndcl_position o0\ndcl_texcoord0 o1.xy\ndcl_texcoord1 o1.zw\n"
+                             "mov o0, v0\nmov o1, v0\n"), "glsl330")

@@ -49,7 +49,9 @@ from .validity import (
     checks_operands,
     dcl_problem,
     nesting_problem,
+    redeclaration_problem,
     result_modifier_problem,
+    semantic_linked,
     operand_problem,
     src_modifier_problem,
 )
@@ -266,7 +268,8 @@ class _OpcodeEntry:
             }
         elif not self.check_writable:  # texkill: it reads the register its destination token names
             self.plain_dsts = {key: plain for key, plain in self.plain_dsts.items() if plain[0] not in SLOT_ONLY_FILES}
-        self.plain_checked = info.layout is Layout.OPERANDS and self.checked
+        # (dcl: each declaration is remembered, validity.redeclaration_problem)
+        self.plain_checked = (info.layout is Layout.OPERANDS and self.checked) or info.layout is Layout.DCL
         # The register files each operand slot accepts (None: any but the
         # slot-only files), by slot, destination first.
         rules = OPERAND_REGISTERS.get(info.opcode, {})
@@ -525,6 +528,10 @@ class _Decoder:
         # Open blocks, innermost last (their Nest kind), and how many of each
         # kind are open: the nesting limits of validity.py.
         self.nesting: list[Nest | None] = []
+        # dcl: components declared per (register type, index); the register
+        # each linked semantic (usage and index bits) names.
+        self.declared: dict[tuple, int] = {}
+        self.semantics: dict[int, int] = {}
         self.depth = {Nest.LOOP: 0, Nest.IF: 0}
         plain_instructions = profile.plain_instructions
         items: list[Item] = []
@@ -703,6 +710,8 @@ class _Decoder:
             if not raise_error:
                 return False
             self._rule_error(instruction, entry)
+        if entry.layout is _DCL:
+            self._declare(instruction)
         if entry.block == 1:
             nest = entry.nest
             self.nesting.append(nest)
@@ -716,6 +725,25 @@ class _Decoder:
             if nest is not None:
                 self.depth[nest] -= 1
         return True
+
+    def _declare(self, instruction: Instruction) -> None:
+        """Remember a dcl; refuse one that repeats a register's components or
+        (where semantics link stages) a semantic."""
+        dst = instruction.dst
+        key = (dst.type, dst.index)
+        declared = self.declared.get(key, 0)
+        version = self.version
+        if declared & dst.write_mask:
+            raise RegisterError(instruction.offset, redeclaration_problem(register_name(version, dst.type, dst.index), None, None))
+        self.declared[key] = declared | dst.write_mask
+        if semantic_linked(version, dst.type):
+            raw = instruction.declaration.raw & 0x000F000F  # usage and usage index
+            other = self.semantics.setdefault(raw, dst.index)
+            if other != dst.index:
+                usage = instruction.declaration.usage
+                semantic = f"{getattr(usage, 'asm', usage)}{instruction.declaration.usage_index or ''}"
+                raise RegisterError(instruction.offset, redeclaration_problem(
+                    register_name(version, dst.type, dst.index), semantic, register_name(version, dst.type, other)))
 
     def _rule_error(self, instruction: Instruction, entry: _OpcodeEntry) -> NoReturn:
         """Raise the error for the rule ``_check_rules`` found broken."""

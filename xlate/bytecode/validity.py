@@ -143,6 +143,25 @@ def dcl_problem(version: ShaderVersion, rtype: RegisterType, name: str, *, usage
     return f"{name} cannot be declared in {version}"
 
 
+def semantic_linked(version: ShaderVersion, rtype: RegisterType) -> bool:
+    """Is a dcl of ``rtype`` the linkage of a semantic between stages (the
+    ps_3_0 inputs and the vs_3_0 outputs)?  Each semantic there names one
+    register: the runtime refuses a second register with the same usage and
+    index, and a register declared twice over the same components."""
+    if version.major < 3:
+        return False
+    return rtype == (R.INPUT if version.is_pixel else OUTPUT)
+
+
+def redeclaration_problem(name: str, semantic: str | None, other: str | None) -> str:
+    """The reason for a dcl that repeats one (``other``: the register that
+    already has ``semantic``; None: ``name`` itself was declared over the same
+    components)."""
+    if other is None:
+        return f"{name} is declared twice over the same components"
+    return f"{name} is declared as {semantic}, which {other} already is: a semantic names one register"
+
+
 # --------------------------------------------------------------------------
 # Source modifiers
 # --------------------------------------------------------------------------
