@@ -4,7 +4,6 @@ limits, and the assembler preprocessor's expansion limits."""
 
 from __future__ import annotations
 
-import json
 import struct
 import random
 import time
@@ -12,9 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from corpus import corpus_root, dwords_to_bytes, read_jsonl, require_corpus, valid_shaders
-from hostile import HOSTILE_NAMES, check_entry_points, info_text, listing_tokens_match, one_line_error, \
-    structured_mutation, with_hostile_ctab, _deepen
+from corpus import dwords_to_bytes, read_jsonl, require_corpus
+from hostile import HOSTILE_NAMES, _deepen, check_entry_points, info_text, one_line_error, with_hostile_ctab
 from xlate.api import translate
 from xlate.backends.check import validate_glsl
 from xlate.bytecode import decode
