@@ -199,6 +199,7 @@ def test_load_type_and_unknown_variable():
     ((Code.LOOP,), "open block"),
     ((Code.ELSE,), "'else' without"),
     ((Code.IF, Code.ELSE, Code.ELSE), "'else' without"),
+    ((Code.LOOP,) * 5 + (Code.ENDLOOP,) * 5, "nested 5 deep"),  # validity.py: 4 at most
 ])
 def test_nesting(codes, words):
     b = IRBuilder()

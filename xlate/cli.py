@@ -226,7 +226,15 @@ def info(file: str, as_json: bool) -> None:
 
 def _print_info(facts) -> None:
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
+
+    from .bytecode.ctab import shown_name
+
+    def shown(text) -> str:
+        # Names, tags and creator strings come from the shader: no control
+        # character reaches the terminal, no ``[...]`` is read as markup.
+        return escape(shown_name(str(text)))
 
     console = Console()
     console.print(f"[bold]{facts.version}[/bold] ({facts.stage} shader), {facts.instructions} instructions")
@@ -236,17 +244,17 @@ def _print_info(facts) -> None:
     console.print("  registers read: " + (" ".join(facts.registers_read) or "-"))
     console.print("  registers written: " + (" ".join(facts.registers_written) or "-"))
     for c in facts.comments:
-        console.print(f"  comment at byte {c['offset']}: {c['fourcc'] or 'binary'}, {c['bytes']} bytes")
+        console.print(f"  comment at byte {c['offset']}: {shown(c['fourcc'] or 'binary')}, {c['bytes']} bytes")
     if facts.ctab and facts.ctab["constants"]:
-        table = Table(title=f"CTAB ({facts.ctab['creator']}, {facts.ctab['target']})")
+        table = Table(title=f"CTAB ({shown(facts.ctab['creator'])}, {shown(facts.ctab['target'])})")
         for col in ("name", "set", "first", "count", "type"):
             table.add_column(col)
         for c in facts.ctab["constants"]:
             shape = f"{c['class']} {c['type']} {c['rows']}x{c['columns']}" + (f"[{c['elements']}]" if c["elements"] > 1 else "")
-            table.add_row(c["name"], str(c["register_set"]), str(c["register_index"]), str(c["register_count"]), shape)
+            table.add_row(shown(c["name"]), shown(c["register_set"]), str(c["register_index"]), str(c["register_count"]), escape(shape))
         console.print(table)
     elif facts.ctab:
-        console.print(f"  CTAB: {facts.ctab['creator']}, {facts.ctab['target']}, no constants")
+        console.print(f"  CTAB: {shown(facts.ctab['creator'])}, {shown(facts.ctab['target'])}, no constants")
 
 
 TARGET_NAMES = ("glsl120", "glsl330", "glsl450", "essl100", "essl300", "vulkan", "spirv", "spirv-glslang", "spirv-native")

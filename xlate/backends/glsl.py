@@ -151,6 +151,11 @@ class Emitter:
         functions = []
         for name in order:
             functions.append((self.fn_names[name], self.function(p.functions[name], analyses[name])))
+        if self.t.es and self.t.version < 300 and any(
+                d.kind == "sampler" and d.type == "sampler3D" for d in self.lay.decls):
+            # GLSL ES 1.00 knows sampler3D only through the extension, even
+            # for a volume sampler that is declared and never sampled.
+            self.need_extension("GL_OES_texture_3D")
         refl = self.lay.reflection
         refl["extensions"] = sorted(self.extensions)
         code = templates.render_shader(

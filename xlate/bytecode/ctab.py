@@ -563,7 +563,30 @@ def parse_ctab(payload: bytes, base_offset: int = 0) -> ConstantTable:
 # --------------------------------------------------------------------------
 
 
+# The longest name a listing or a terminal shows whole; a longer one is cut
+# there and says how much was left out (a 64 KB name is one line of noise).
+SHOWN_NAME_LIMIT = 256
+
+
+def shown_name(name: str, limit: int = SHOWN_NAME_LIMIT) -> str:
+    """A name from a shader (CTAB constant, struct member, creator string) as
+    a listing or a terminal may show it: printable ASCII as is, every other
+    character (newline, ESC, NUL, non-ASCII) and the backslash as ``\\xNN``,
+    cut to ``limit`` characters.  The result holds no line break and no
+    trailing backslash, so it cannot end a ``//`` comment line, continue it
+    onto the next or send a terminal control sequence; the names fxc writes
+    (identifiers) come out unchanged."""
+    cut = len(name) - limit
+    if cut > 0:
+        name = name[:limit]
+    if not name.isascii() or not name.isprintable() or "\\" in name:
+        name = "".join(c if " " <= c <= "~" and c != "\\" else f"\\x{ord(c):02x}" if ord(c) < 256 else f"\\u{ord(c):04x}"
+                       for c in name)
+    return name + (f"...({cut} more characters)" if cut > 0 else "")
+
+
 def _declaration(name: str, info: TypeInfo, indent: str) -> list[str]:
+    name = shown_name(name)
     suffix = f"[{info.elements}]" if info.elements > 1 else ""
     if not info.is_struct:
         return [f"//{indent}{info.hlsl_name} {name}{suffix};"]
@@ -620,11 +643,12 @@ def format_ctab(ctab: ConstantTable) -> list[str]:
     lines += _declarations(params, "   ")
     lines += ["//", "//", "// Registers:", "//"]
 
-    width = max(12, *(len(c.name) for c in ctab.constants))
+    names = {id(c): shown_name(c.name) for c in ctab.constants}
+    width = max(12, *(len(name) for name in names.values()))
     lines.append(f"//   {'Name':<{width}} Reg   Size")
     lines.append(f"//   {'-' * width} ----- ----")
     for constant in sorted(ctab.constants, key=_register_order):
-        lines.append(f"//   {constant.name:<{width}} {_register_name(constant):<5} {constant.register_count:>4}")
+        lines.append(f"//   {names[id(constant)]:<{width}} {_register_name(constant):<5} {constant.register_count:>4}")
     lines.append("//")
     return lines
 

@@ -33,12 +33,28 @@ from ..errors import (
     OperandError,
     RegisterError,
     ReservedBitsError,
+    StructureError,
     TrailingDataError,
     TruncatedError,
     UnknownOpcodeError,
     VersionError,
 )
 from .ctab import parse_ctab
+from .validity import (
+    NEST_OF,
+    SAMPLING_OPCODES,
+    SLOT_ONLY_FILES,
+    Nest,
+    OPERAND_REGISTERS,
+    checks_operands,
+    dcl_problem,
+    nesting_problem,
+    redeclaration_problem,
+    result_modifier_problem,
+    semantic_linked,
+    operand_problem,
+    src_modifier_problem,
+)
 from .model import (
     _SourceOperandSlots,
     Comment,
@@ -74,10 +90,13 @@ from .tables import (
     OpcodeInfo,
     RegisterFile,
     RegisterType,
+    SRC_MODS,
     SamplerType,
     ShaderKind,
     ShaderVersion,
     SrcMod,
+    TexControl,
+    register_name,
     register_type_bits,
 )
 
@@ -133,6 +152,7 @@ _LITERAL_COUNTS = {Layout.DEF: 4, Layout.DEFI: 4, Layout.DEFB: 1}
 # 3.11 reading a member off its Enum class (``Layout.OPERANDS``) goes through
 # the enum machinery and costs about 0.1 us, more than the test itself.
 _COMMENT = int(Opcode.COMMENT)
+_SAMPLER = RegisterType.SAMPLER
 _END = int(Opcode.END)
 _OPERANDS = Layout.OPERANDS
 _DCL = Layout.DCL
@@ -202,6 +222,7 @@ class _OpcodeEntry:
     __slots__ = (
         "opcode", "info", "layout", "forms", "has_dst", "nsrc", "src_counts",
         "max_control", "check_writable", "literal_count", "plain_dsts", "sm1_length",
+        "rules", "nest", "block", "checked", "slot_types", "plain_checked",
     )
 
     def __init__(self, info: OpcodeInfo, profile: _Profile):
@@ -226,6 +247,33 @@ class _OpcodeEntry:
         self.check_writable = info.opcode not in DST_READ_OPCODES and info.layout is Layout.OPERANDS
         self.plain_dsts = profile.plain_written_dsts if self.check_writable else profile.plain_dsts
         self.literal_count = _LITERAL_COUNTS.get(info.layout, 0)
+        # validity.py: operand rules to apply, the nesting kind a block opener
+        # opens, and +1/-1 for openers and closers (``else`` neither).
+        self.rules = (checks_operands(info.opcode, info.layout) or info.opcode in SAMPLING_OPCODES
+                      or info.layout is not Layout.OPERANDS)
+        self.nest = NEST_OF.get(info.opcode)
+        self.block = info.block if info.block in (1, -1) else 0
+        self.checked = bool(self.rules or self.block)
+        # dcl and def* destinations: their plain tables hold only what the
+        # rules allow (the files a dcl may name or a def* defines, the
+        # modifiers they take), so that their plain reads need no check.
+        if info.layout is not Layout.OPERANDS:
+            if info.layout is Layout.DCL:
+                allowed = profile.declarable
+            else:
+                allowed = OPERAND_REGISTERS[info.opcode][0].allowed
+            self.plain_dsts = {
+                key: plain for key, plain in profile.plain_dsts.items()
+                if plain[0] in allowed and not (plain[2] and result_modifier_problem(profile.version, info, "", plain[2], 0))
+            }
+        elif not self.check_writable:  # texkill: it reads the register its destination token names
+            self.plain_dsts = {key: plain for key, plain in self.plain_dsts.items() if plain[0] not in SLOT_ONLY_FILES}
+        # (dcl: each declaration is remembered, validity.redeclaration_problem)
+        self.plain_checked = (info.layout is Layout.OPERANDS and self.checked) or info.layout is Layout.DCL
+        # The register files each operand slot accepts (None: any but the
+        # slot-only files), by slot, destination first.
+        rules = OPERAND_REGISTERS.get(info.opcode, {})
+        self.slot_types = tuple(rules[k].allowed if k in rules else None for k in range(max(rules, default=-1) + 1))
         # SM1 has no length field: a plain instruction's parameter count.
         if info.layout is Layout.DCL:
             self.sm1_length = 2  # usage token, destination
@@ -240,22 +288,34 @@ class _PlainForm:
     the instruction takes (``size``, the instruction token included) and the
     plain reader for its layout (a ``_Decoder`` method)."""
 
-    __slots__ = ("entry", "opcode", "control", "size", "read", "plain_dsts")
+    __slots__ = ("entry", "opcode", "control", "size", "read", "plain_dsts", "plain_srcs", "unchecked_read")
 
-    def __init__(self, entry: _OpcodeEntry, control: int, length: int):
+    def __init__(self, entry: _OpcodeEntry, control: int, length: int, profile: _Profile):
         self.entry = entry
         self.opcode = entry.opcode
         self.control = control
         self.size = 1 + length
         self.plain_dsts = entry.plain_dsts
+        # Samplers and labels are plain sources only of the instructions
+        # whose operand rules (validity.py) name them; those, and the
+        # instructions that open or close a block, are read by
+        # ``_plain_checked``, which applies the rules on top.
+        checked = entry.plain_checked
+        self.plain_srcs = profile.plain_slot_srcs if entry.rules else profile.plain_srcs
         if entry.layout is Layout.DCL:
-            self.read = _Decoder._plain_dcl
+            read = _Decoder._plain_dcl
         elif entry.layout is not Layout.OPERANDS:
-            self.read = _Decoder._plain_def
+            read = _Decoder._plain_def
         elif entry.has_dst:
-            self.read = _Decoder._plain_operation
+            read = _Decoder._plain_operation
         else:
-            self.read = _Decoder._plain_control
+            read = _Decoder._plain_control
+        self.unchecked_read = read
+        if entry.opcode in SAMPLING_OPCODES and entry.has_dst and length >= 3:
+            self.read = _Decoder._plain_sample  # texld and kin: the most common checked form
+            self.plain_srcs = profile.plain_sampler_srcs
+        else:
+            self.read = _Decoder._plain_checked if checked else read
 
     @staticmethod
     def lengths(entry: _OpcodeEntry, sm1: bool) -> list[int]:
@@ -277,7 +337,7 @@ class _Profile:
 
     __slots__ = (
         "version", "sm1", "registers", "opcodes", "plain_instructions",
-        "plain_srcs", "plain_dsts", "plain_written_dsts",
+        "plain_srcs", "plain_slot_srcs", "plain_sampler_srcs", "plain_dsts", "plain_written_dsts", "declarable",
     )
 
     def __init__(self, version: ShaderVersion, shared: _SharedOperands):
@@ -287,15 +347,35 @@ class _Profile:
         self.registers: tuple[RegisterFile | None, ...] = tuple(
             files.get(R(v)) if v in R._value2member_map_ else None for v in range(32)
         )
+        # Plain sources: a register with a modifier this version allows on it
+        # for any opcode (validity.py); ``plain_slot_srcs`` adds the files
+        # only some operand slots may name (samplers, labels).
+        # The files a dcl may name (validity.dcl_problem, as the disassembler
+        # would spell each one).
+        self.declarable = frozenset(
+            rf.type for rf in files.values()
+            if dcl_problem(version, rf.type, "", usage=_dcl_spelling(version, rf.type)[1],
+                           sampler=_dcl_spelling(version, rf.type)[2]) is None)
         self.plain_srcs: dict[int, _PlainOperand] = {}
+        self.plain_slot_srcs: dict[int, _PlainOperand] = {}
+        self.plain_sampler_srcs: dict[int, _PlainOperand] = {}  # (samplers, not labels)
         self.plain_dsts: dict[int, _PlainOperand] = {}
         self.plain_written_dsts: dict[int, _PlainOperand] = {}
         for rf in files.values():
             param = BITS.PARAM | register_type_bits(rf.type)
             for modifier in SrcMod:
+                if not rf.readable or src_modifier_problem(version, modifier, rf.type, None, ""):
+                    continue  # (output registers are never sources)
                 common = shared.sources(rf.type, rf.count) if modifier is SrcMod.NONE else {}
-                self.plain_srcs[_source_key(param | modifier << BITS.SRCMOD_SHIFT)] = (rf.type, rf.count, modifier, common)
+                key = _source_key(param | modifier << BITS.SRCMOD_SHIFT)
+                self.plain_slot_srcs[key] = (rf.type, rf.count, modifier, common)
+                if rf.type != R.LABEL:
+                    self.plain_sampler_srcs[key] = (rf.type, rf.count, modifier, common)
+                if rf.type not in SLOT_ONLY_FILES:
+                    self.plain_srcs[key] = (rf.type, rf.count, modifier, common)
             for modifiers in _DST_MODS:
+                if version.is_vertex and modifiers & (DstMod.PARTIALPRECISION | DstMod.CENTROID):
+                    continue  # validity.result_modifier_problem: _pp and _centroid are pixel-only
                 key = _dest_key(param | modifiers << BITS.DSTMOD_SHIFT)
                 common = shared.destinations(rf.type, rf.count) if not modifiers else {}
                 self.plain_dsts[key] = (rf.type, rf.count, modifiers, common)
@@ -312,7 +392,7 @@ class _Profile:
             for length in _PlainForm.lengths(entry, self.sm1):
                 length_bits = 0 if self.sm1 else length << BITS.LENGTH_SHIFT
                 for control in range(entry.max_control + 1):
-                    form = _PlainForm(entry, control, length)
+                    form = _PlainForm(entry, control, length, self)
                     self.plain_instructions[op | control << BITS.CONTROL_SHIFT | length_bits] = form
 
 
@@ -365,6 +445,21 @@ def _type_name(rtype: RegisterType, version: ShaderVersion) -> str:
     if rtype == R.TEXCRDOUT and version.is_vertex and version.major >= 3:
         return "OUTPUT (o#)"
     return rtype.name
+
+
+def _dcl_spelling(version: ShaderVersion, rtype: RegisterType) -> tuple[bool, bool, bool]:
+    """How the disassembler writes a dcl of ``rtype``: (bare ``dcl``, with a
+    usage such as ``dcl_texcoord``, with a texture type such as ``dcl_2d``);
+    validity.dcl_problem judges the register by that spelling."""
+    sampler = rtype == R.SAMPLER
+    bare = rtype == R.MISCTYPE or (version.is_pixel and version.major == 2 and rtype in (R.INPUT, R.ADDR))
+    return bare, not bare and not sampler, sampler
+
+
+def _spelling(modifier: SrcMod, name: str) -> str:
+    """A modified source as the disassembler writes it (``-r0_bias``)."""
+    info = SRC_MODS[modifier]
+    return f"{info.prefix}{name}{info.suffix}"
 
 
 def _plural(n: int, word: str) -> str:
@@ -430,7 +525,14 @@ class _Decoder:
         profile = self.profile = _PROFILES.get(tokens[0]) or _unknown_version(tokens[0])
         version = self.version = profile.version
         self.sm1 = profile.sm1
-        self.plain_srcs = profile.plain_srcs
+        # Open blocks, innermost last (their Nest kind), and how many of each
+        # kind are open: the nesting limits of validity.py.
+        self.nesting: list[Nest | None] = []
+        # dcl: components declared per (register type, index); the register
+        # each linked semantic (usage and index bits) names.
+        self.declared: dict[tuple, int] = {}
+        self.semantics: dict[int, int] = {}
+        self.depth = {Nest.LOOP: 0, Nest.IF: 0}
         plain_instructions = profile.plain_instructions
         items: list[Item] = []
         # Shader.instructions is handed over, so that no reader filters
@@ -475,7 +577,13 @@ class _Decoder:
                     return new_shader(version, stream, self.ctab, tuple(self.diagnostics), instructions)
                 entry = self._check_instruction_token(token, i * 4)
             self.entry = entry
-            items.append(self._instruction(token, i, entry))
+            instruction = self._instruction(token, i, entry)
+            if instruction.coissue and len(items) == leading:  # only comments before it
+                raise ReservedBitsError(i * 4, "the co-issue bit (30) is set on the first instruction; "
+                                               "a co-issued instruction pairs with the one before it")
+            if entry.checked:
+                self._check_rules(instruction, entry, raise_error=True)
+            items.append(instruction)
             i = self.pos
 
     def _comment(self, token: int, i: int) -> Comment:
@@ -513,7 +621,7 @@ class _Decoder:
         dst = self._plain_destination(t, form)
         if dst is None:
             return None
-        srcs = self._plain_sources(i + 2, end)
+        srcs = self._plain_sources(i + 2, end, form.plain_srcs)
         if srcs is None:
             return None
         return new_instruction(form.opcode, dst, srcs, form.control, None, False, None, (), i * 4)
@@ -523,14 +631,13 @@ class _Decoder:
         end = i + form.size
         if end > self.ntokens:
             return None
-        srcs = self._plain_sources(i + 1, end)
+        srcs = self._plain_sources(i + 1, end, form.plain_srcs)
         if srcs is None:
             return None
         return new_instruction(form.opcode, None, srcs, form.control, None, False, None, (), i * 4)
 
-    def _plain_sources(self, first: int, end: int) -> tuple[SourceOperand, ...] | None:
+    def _plain_sources(self, first: int, end: int, plain_srcs: dict) -> tuple[SourceOperand, ...] | None:
         """The source operands in ``tokens[first:end]``, if all are plain."""
-        plain_srcs = self.plain_srcs
         srcs = []
         for t in self.tokens[first:end]:
             plain = plain_srcs.get(t & 0xFF00F800)  # _source_key(t)
@@ -553,6 +660,113 @@ class _Decoder:
                 src.__class__ = SourceOperand
             srcs.append(src)
         return tuple(srcs)
+
+    def _plain_checked(self, i: int, form: _PlainForm) -> Instruction | None:
+        """A plain instruction with operand rules or a block (``validity.py``):
+        None where a rule is broken, so that the general reader reports it."""
+        instruction = form.unchecked_read(self, i, form)
+        if instruction is None or not self._check_rules(instruction, form.entry, raise_error=False):
+            return None
+        return instruction
+
+    def _plain_sample(self, i: int, form: _PlainForm) -> Instruction | None:
+        """A plain SM2+ sampling instruction (texld, texldl, texldd): its
+        sampler slot names an s# and no other operand does."""
+        instruction = _Decoder._plain_operation(self, i, form)
+        if instruction is None:
+            return None
+        srcs = instruction.srcs
+        if srcs[1].type is not _SAMPLER or srcs[0].type is _SAMPLER or (len(srcs) > 2 and (
+                srcs[2].type is _SAMPLER or srcs[3].type is _SAMPLER)):
+            return None
+        return instruction
+
+    # -- validity.py's rules ------------------------------------------------------
+
+    def _check_rules(self, instruction: Instruction, entry: _OpcodeEntry, *, raise_error: bool) -> bool:
+        """Apply the operand rules and nesting limits to ``instruction`` (of
+        an opcode that has them); False (or, with ``raise_error``, an
+        OperandError or RegisterError) if an operand rule is broken.  Nesting
+        beyond the limits raises at once: both readers would.  (Set look-ups
+        first; the rule functions run only to word the error.)"""
+        dst = instruction.dst
+        if entry.layout is _DCL:
+            ok = dst.type in self.profile.declarable
+        elif entry.rules:
+            slots = entry.slot_types
+            k = 0
+            ok = True
+            for operand in ((dst,) if dst is not None else ()) + instruction.srcs:
+                allowed = slots[k] if k < len(slots) else None
+                if (operand.type not in allowed) if allowed is not None else (operand.type in SLOT_ONLY_FILES):
+                    ok = False
+                    break
+                k += 1
+        else:
+            ok = True
+        if ok and dst is not None and (dst.modifiers or dst.shift):
+            ok = result_modifier_problem(self.version, entry.info, entry.info.mnemonic, dst.modifiers, dst.shift) is None
+        if not ok:
+            if not raise_error:
+                return False
+            self._rule_error(instruction, entry)
+        if entry.layout is _DCL:
+            self._declare(instruction)
+        if entry.block == 1:
+            nest = entry.nest
+            self.nesting.append(nest)
+            if nest is not None:
+                depth = self.depth[nest] = self.depth[nest] + 1
+                problem = nesting_problem(nest, depth, self.version)
+                if problem:
+                    raise StructureError(instruction.offset, problem)
+        elif entry.block == -1 and self.nesting:
+            nest = self.nesting.pop()
+            if nest is not None:
+                self.depth[nest] -= 1
+        return True
+
+    def _declare(self, instruction: Instruction) -> None:
+        """Remember a dcl; refuse one that repeats a register's components or
+        (where semantics link stages) a semantic."""
+        dst = instruction.dst
+        key = (dst.type, dst.index)
+        declared = self.declared.get(key, 0)
+        version = self.version
+        if declared & dst.write_mask:
+            raise RegisterError(instruction.offset, redeclaration_problem(register_name(version, dst.type, dst.index), None, None))
+        self.declared[key] = declared | dst.write_mask
+        if semantic_linked(version, dst.type):
+            raw = instruction.declaration.raw & 0x000F000F  # usage and usage index
+            other = self.semantics.setdefault(raw, dst.index)
+            if other != dst.index:
+                usage = instruction.declaration.usage
+                semantic = f"{getattr(usage, 'asm', usage)}{instruction.declaration.usage_index or ''}"
+                raise RegisterError(instruction.offset, redeclaration_problem(
+                    register_name(version, dst.type, dst.index), semantic, register_name(version, dst.type, other)))
+
+    def _rule_error(self, instruction: Instruction, entry: _OpcodeEntry) -> NoReturn:
+        """Raise the error for the rule ``_check_rules`` found broken."""
+        dst = instruction.dst
+        version = self.version
+        if dst is not None and (dst.modifiers or dst.shift):
+            problem = result_modifier_problem(version, entry.info, entry.info.mnemonic, dst.modifiers, dst.shift)
+            if problem:
+                raise OperandError(instruction.offset, problem)
+        if entry.layout is _DCL:
+            bare, usage, sampler = _dcl_spelling(version, dst.type)
+            problem = dcl_problem(version, dst.type, register_name(version, dst.type, dst.index), usage=usage, sampler=sampler)
+            raise RegisterError(instruction.offset, problem or f"{register_name(version, dst.type, dst.index)} cannot be declared in {version}")
+        mnemonic = entry.info.mnemonic
+        if entry.opcode is Opcode.TEX and not self.sm1:
+            mnemonic = TexControl(instruction.control).mnemonic
+        operands = ((dst,) if dst is not None else ()) + instruction.srcs
+        for slot, operand in enumerate(operands):
+            problem = operand_problem(entry.opcode, slot, operand.type,
+                                      register_name(version, operand.type, operand.index), mnemonic)
+            if problem:
+                raise OperandError(instruction.offset, problem)
+        raise AssertionError("a rule was broken but none says which")  # pragma: no cover
 
     def _plain_dcl(self, i: int, form: _PlainForm) -> Instruction | None:
         """The usage token, then the declared register."""
@@ -761,6 +975,9 @@ class _Decoder:
         version = self.version
         if self.entry.check_writable and not self.profile.registers[rtype].writable:
             raise RegisterError(offset, f"{_type_name(rtype, version)} registers cannot be written in {version}")
+        if rtype in SLOT_ONLY_FILES and self.entry.layout is _OPERANDS:  # texkill s0, texkill l0
+            raise OperandError(offset, operand_problem(self.entry.opcode, 0, rtype, register_name(version, rtype, index),
+                                                       self.entry.info.mnemonic) or f"{register_name(version, rtype, index)} cannot be named here")
         mods = (token & BITS.DSTMOD_MASK) >> BITS.DSTMOD_SHIFT
         if mods & 8:
             raise ReservedBitsError(offset, f"reserved result-modifier bit 23 is set in destination token 0x{token:08x}")
@@ -769,6 +986,10 @@ class _Decoder:
             raise ReservedBitsError(offset, f"a result shift (bits 24-27 = {shift}) exists only in ps_1_x, not {version}")
         if shift >= 8:
             shift -= 16
+        if mods or shift:
+            problem = result_modifier_problem(version, self.entry.info, self.entry.info.mnemonic, _DST_MODS[mods], shift)
+            if problem:
+                raise OperandError(offset, problem)
         relative = None
         if token & BITS.RELATIVE:
             # Only vs_3_0 o# (TEXCRDOUT's vs_3_0 meaning, tables.OUTPUT) may be indexed.
@@ -782,10 +1003,21 @@ class _Decoder:
         offset = self.pos * 4 - 4
         self._check_param(token, offset, role)
         rtype, index = self._register(token, offset, role)
+        if not self.profile.registers[rtype].readable:
+            raise RegisterError(offset, f"{register_name(self.version, rtype, index)} cannot be read in {self.version}")
         mod_value = (token & BITS.SRCMOD_MASK) >> BITS.SRCMOD_SHIFT
         modifier = _SRC_MODS[mod_value]
         if modifier is None:
             raise ReservedBitsError(offset, f"source modifier {mod_value} is reserved (token 0x{token:08x})")
+        if modifier is not SrcMod.NONE:
+            problem = src_modifier_problem(self.version, modifier, rtype, self.entry.opcode,
+                                           _spelling(modifier, register_name(self.version, rtype, index)))
+            if problem:
+                raise OperandError(offset, problem)
+        if rtype in SLOT_ONLY_FILES and not self.entry.rules:
+            what = "a sampler" if rtype == R.SAMPLER else "a label"
+            raise OperandError(offset, f"'{self.entry.info.mnemonic}' cannot read {register_name(self.version, rtype, index)}: "
+                                       f"{what} is only read where an instruction samples or calls")
         relative = None
         if token & BITS.RELATIVE:
             relative = self._source_relative(rtype, offset)

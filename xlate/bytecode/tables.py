@@ -866,18 +866,5 @@ DEF_REGISTER: dict[Layout, RegisterType] = {
 # written (texkill tests it; dcl declares it).
 DST_READ_OPCODES = frozenset({Opcode.TEXKILL, Opcode.DCL})
 
-# Register files an operand slot accepts, for the instructions that restrict
-# them (slots count the destination first).  Slots not listed take any file:
-# Microsoft's assembler does not check texld's sampler slot (Wine's tests
-# assemble "texldd r0, r1, r2, r3, r4" and ps_1_4 "texld r5, c0").
-OPERAND_REGISTERS: dict[Opcode, dict[int, frozenset[RegisterType]]] = {
-    Opcode.CALL: {0: frozenset({R.LABEL})},
-    Opcode.LABEL: {0: frozenset({R.LABEL})},
-    Opcode.CALLNZ: {0: frozenset({R.LABEL}), 1: frozenset({R.CONSTBOOL, R.PREDICATE})},
-    Opcode.IF: {0: frozenset({R.CONSTBOOL, R.PREDICATE})},
-    Opcode.BREAKP: {0: frozenset({R.PREDICATE})},
-    Opcode.LOOP: {0: frozenset({R.LOOP}), 1: frozenset({R.CONSTINT})},
-    Opcode.REP: {0: frozenset({R.CONSTINT})},
-    Opcode.SETP: {0: frozenset({R.PREDICATE})},
-    Opcode.MOVA: {0: frozenset({R.ADDR})},
-}
+# Which register files each operand slot accepts, which source modifiers each
+# version allows and how deep blocks may nest: ``validity.py``.

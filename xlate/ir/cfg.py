@@ -14,6 +14,7 @@ from operator import attrgetter
 
 import networkx as nx
 
+from ..bytecode.validity import Nest, nesting_limits, nesting_problem
 from ..errors import StructureError
 from .ops import Code, Op
 from .program import Function, Program
@@ -119,17 +120,21 @@ def dominators(graph: nx.DiGraph) -> dict:
 
 def check_structure(fn: Function, program: Program | None = None, *, error=None) -> None:
     """Nesting of IF/ELSE/ENDIF and LOOP/ENDLOOP (one ELSE per IF), BREAK
-    inside loops.  ``error(op, reason)`` makes the exception to raise; by
+    inside loops, loops no deeper than validity.py allows (the decoder
+    refuses deeper ones; no pass adds a loop).  ``error(op, reason)`` makes the exception to raise; by
     default a StructureError naming the D3D instruction (the validator passes
     its own, since there a bad nesting is a pass bug, not bad input)."""
     fail = error or (lambda op, reason: _error(program, op, reason))
     stack: list[Code] = []  # IF, ELSE (an IF past its ELSE) or LOOP
     loops = 0
+    loop_limit = nesting_limits(program.version).loop if program is not None else None
     for op in fn.body:
         code = op.code
         if code in (Code.IF, Code.LOOP):
             stack.append(code)
             loops += code is Code.LOOP
+            if loop_limit is not None and loops > loop_limit:
+                raise fail(op, nesting_problem(Nest.LOOP, loops, program.version))
         elif code is Code.ELSE:
             if not stack or stack[-1] is not Code.IF:
                 raise fail(op, "'else' without an open 'if'")
@@ -178,10 +183,31 @@ def check_calls(program: Program) -> nx.DiGraph | None:
     try:
         cycle = nx.find_cycle(graph)
     except nx.NetworkXNoCycle:
+        _check_call_depth(program, graph)
         return graph
     op = graph.edges[cycle[0][0], cycle[0][1]]["op"]
     path = " -> ".join([cycle[0][0]] + [e[1] for e in cycle])
     raise _error(program, op, f"recursive calls ({path}); D3D9 subroutines cannot recurse")
+
+
+def _check_call_depth(program: Program, graph: nx.DiGraph) -> None:
+    """The longest chain of calls from main stays within validity.py's call
+    nesting limit (linear: one pass over the acyclic graph)."""
+    if "main" not in graph:
+        return
+    depth: dict[str, int] = {}
+    via: dict[str, object] = {}
+    reachable = nx.descendants(graph, "main") | {"main"}
+    for name in nx.topological_sort(graph.subgraph(reachable)):
+        depth.setdefault(name, 0)
+        for _, callee, data in graph.out_edges(name, data=True):
+            if depth[name] + 1 > depth.get(callee, -1):
+                depth[callee] = depth[name] + 1
+                via[callee] = data["op"]
+    deepest = max(depth, key=depth.get)
+    problem = nesting_problem(Nest.CALL, depth[deepest], program.version)
+    if problem:
+        raise _error(program, via.get(deepest), problem)
 
 
 def call_order(program: Program) -> list[str]:

@@ -160,7 +160,7 @@ def validate(program: Program, *, full: bool = True) -> None:
     known_vars = {id(v) for v in program.variables}
     seen: set[int] = set()
     for fn in program.functions.values():
-        check_structure(fn, error=lambda op, reason, fn=fn: IRValidationError(fn.name, op, R4, reason))
+        check_structure(fn, program, error=lambda op, reason, fn=fn: IRValidationError(fn.name, op, R4, reason))
         _check_function(program, fn, known_vars, seen)
     check_calls(program)
 

@@ -34,8 +34,14 @@ Pos = tuple[int, int]  # 1-based (line, column) in the original text
 
 # Limits that keep hostile input from costing more than linear work.
 MAX_MACRO_DEPTH = 64
-MAX_EXPANSION = 1 << 20  # characters produced by macros on one line
+# Characters macros may produce in the whole text, and macro expansions
+# (one per macro name replaced, however short its text) the whole text may
+# take.  Doubling #defines otherwise turn 4 KB of text into gigabytes; real
+# assembly (Wine's tests, SDK samples) expands a few kilobytes at most.
+MAX_EXPANSION = 1 << 18
+MAX_EXPANSIONS = 1 << 14
 MAX_EXPR_DEPTH = 100  # nesting of parentheses/unary operators in #if
+MAX_EXPR_TOKENS = 10_000  # tokens in one #if expression
 
 
 @dataclass
@@ -215,6 +221,8 @@ class _Preprocessor:
         self.source = source
         self.macros: dict[str, str] = {}
         self.conds: list[_Cond] = []
+        # What is left of MAX_EXPANSION and MAX_EXPANSIONS for the whole text.
+        self.budget = [MAX_EXPANSION, MAX_EXPANSIONS]
 
     def fail(self, pos: Pos, reason: str) -> AsmError:
         return _fail(pos, reason, self.source)
@@ -318,7 +326,7 @@ class _Preprocessor:
         out = _Builder()
         text = line.text
         pos = 0
-        budget = [MAX_EXPANSION]
+        budget = self.budget
         for m in _PP_TOKEN.finditer(text):
             word = m.group()
             if for_if and word == "defined":
@@ -343,6 +351,10 @@ class _Preprocessor:
         (C's rule: a macro is not expanded again inside its own expansion)."""
         if depth >= MAX_MACRO_DEPTH:
             raise self.fail(where, f"macro expansion nests more than {MAX_MACRO_DEPTH} deep")
+        budget[1] -= 1
+        if budget[1] < 0:
+            raise self.fail(where, f"the text expands more than {MAX_EXPANSIONS} macros in all; "
+                                   "the preprocessor stops there (doubling #defines?)")
         active = active | {name}
         body = self.macros[name]
         parts = []
@@ -357,7 +369,8 @@ class _Preprocessor:
         result = "".join(parts)
         budget[0] -= len(result)
         if budget[0] < 0:
-            raise self.fail(where, f"macro expansion produces more than {MAX_EXPANSION} characters")
+            raise self.fail(where, f"macro expansion produces more than {MAX_EXPANSION} characters in all; "
+                                   "the preprocessor stops there (doubling #defines?)")
         return result
 
 
@@ -391,7 +404,10 @@ class _Expression:
         self.tokens: list[tuple[str, int]] = []  # (token, offset)
         text = line.text
         pos = 0
-        while text[pos:].strip():
+        end = len(text.rstrip())  # (not ``text[pos:].strip()`` per token: quadratic)
+        while pos < end:
+            if len(self.tokens) >= MAX_EXPR_TOKENS:
+                raise fail(line.position(pos), f"this #if expression has more than {MAX_EXPR_TOKENS} tokens")
             m = _EXPR_TOKEN.match(text, pos)
             if m is None:
                 off = _skip_space(text, pos)

@@ -4,8 +4,10 @@ Each function returns ``None`` when the construct is allowed, or the reason
 (a plain sentence) it is not; the parser attaches the line and column.  The
 rules come from Wine's assembler tests (``wine/asm_failures.jsonl`` and what
 ``asm_pairs.jsonl`` shows Microsoft's assembler accepting) and the register
-and modifier tables; the decoder deliberately checks less, since real blobs
-sometimes break the documented rules.
+and modifier tables.  The operand-type and source-modifier rules are
+``validity.py``'s, shared with the decoder; the decoder applies every one,
+this module only those Microsoft's assembler enforces, so the assembler never
+refuses what the decoder accepts.
 
 Where Microsoft's assembler is laxer than the documentation, these rules
 follow the assembler: labels l0-l2047 in every version, no index check on a
@@ -22,8 +24,6 @@ from ..tables import (
     CONST_FILE_BASE,
     DEF_REGISTER,
     DST_READ_OPCODES,
-    OPERAND_REGISTERS,
-    SRC_MODS,
     DstMod,
     Layout,
     Opcode,
@@ -34,6 +34,8 @@ from ..tables import (
     register_file,
     register_name,
 )
+from ..validity import dcl_problem, operand_problem, result_modifier_problem  # noqa: F401 (the parser's)
+from ..validity import src_modifier_problem as _src_modifier_problem
 
 R = RegisterType
 
@@ -66,10 +68,8 @@ def register_problem(version: ShaderVersion, rtype: RegisterType, index: int,
 
 
 def operand_type_problem(opcode: Opcode, slot: int, rtype: RegisterType, name: str, mnemonic: str) -> str | None:
-    allowed = OPERAND_REGISTERS.get(opcode, {}).get(slot)
-    if allowed is None or rtype in allowed:
-        return None
-    return f"operand {slot + 1} of '{mnemonic}' cannot be {name}"
+    """The operand rules of ``validity.py`` that Microsoft's assembler enforces."""
+    return operand_problem(opcode, slot, rtype, name, mnemonic, assembler=True)
 
 
 def destination_access(info: OpcodeInfo) -> bool | None:
@@ -112,40 +112,8 @@ def address_problem(version: ShaderVersion, rtype: RegisterType, name: str, swiz
 
 
 def src_modifier_problem(version: ShaderVersion, mod: SrcMod, rtype: RegisterType, opcode: Opcode, spelling: str) -> str | None:
-    if mod in (SrcMod.NONE, SrcMod.NEG):
-        return None
-    if mod == SrcMod.NOT:
-        if version.major < 2 or rtype not in (R.CONSTBOOL, R.PREDICATE):
-            return f"the '!' modifier applies only to b# and p0 registers in shader model 2 and up ({spelling})"
-        return None
-    if mod in (SrcMod.ABS, SrcMod.ABSNEG):
-        if version.major < 2 or (version.is_vertex and version.major < 3):
-            return f"the _abs modifier needs vs_3_0 or ps_2_0 and up, not {version} ({spelling})"
-        return None
-    if SRC_MODS[mod].ps1_only and not _is_ps1(version):
-        return f"the source modifier in {spelling} exists only in ps_1_x, not {version}"
-    if mod in (SrcMod.DZ, SrcMod.DW) and not (version.minor == 4 and opcode in (Opcode.TEX, Opcode.TEXCOORD)):
-        return f"_dz and _dw apply only to texld and texcrd sources in ps_1_4 ({spelling})"
-    return None
-
-
-def result_modifier_problem(version: ShaderVersion, info: OpcodeInfo, spelled: str, mods: DstMod, shift: int) -> str | None:
-    """Result modifiers and shift written on the mnemonic (``spelled``)."""
-    if info.opcode == Opcode.DCL:
-        if shift:
-            return "dcl takes no result shift"
-        if mods & DstMod.SATURATE:
-            return "dcl takes no _sat modifier"
-        if mods and version.is_vertex:
-            return "dcl takes no modifiers in vertex shaders"
-        return None
-    if (mods or shift) and (not info.forms[0].has_dst or info.layout in DEF_REGISTER):
-        return f"'{spelled}' takes no result modifiers"
-    if mods & (DstMod.PARTIALPRECISION | DstMod.CENTROID) and version.is_vertex:
-        return "_pp and _centroid do not exist in vertex shaders"
-    if shift and not _is_ps1(version):
-        return f"result shifts (_x2, _d2, ...) exist only in ps_1_x, not {version}"
-    return None
+    """``validity.src_modifier_problem``: the runtime and the assembler agree."""
+    return _src_modifier_problem(version, mod, rtype, opcode, spelling)
 
 
 def coissue_problem(version: ShaderVersion) -> str | None:
@@ -162,20 +130,3 @@ def predication_problem(version: ShaderVersion) -> str | None:
 
 def predicable_problem(info: OpcodeInfo, spelled: str) -> str | None:
     return None if info.predicable else f"'{spelled}' cannot be predicated"
-
-
-def dcl_problem(version: ShaderVersion, rtype: RegisterType, name: str, *, usage: bool, sampler: bool) -> str | None:
-    """Can ``name`` be declared here, with a usage (``dcl_texcoord``) or a
-    texture type (``dcl_2d``) as written?"""
-    if rtype == R.SAMPLER:
-        return None if sampler else f"declare sampler {name} with its texture type: dcl_2d, dcl_cube, dcl_volume"
-    if sampler:
-        return f"dcl_2d/dcl_cube/dcl_volume declare samplers, not {name}"
-    if version.is_vertex:
-        if rtype == R.INPUT or (version.major >= 3 and rtype == OUTPUT):
-            return None
-    elif rtype == R.MISCTYPE:
-        return f"{name} is declared with a plain dcl" if usage else None
-    elif rtype in (R.INPUT, TEXTURE):  # v#; t# exists only below ps_3_0
-        return None
-    return f"{name} cannot be declared in {version}"
