@@ -13,7 +13,7 @@ from xlate.report import build_report, report_entry
 from xlate.report.page import pack, reason, summarise, unpack
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from hostile import HOSTILE_NAMES, ctab_shader  # noqa: E402
+from page_hostile import HOSTILE_NAMES, ctab_shader  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 
