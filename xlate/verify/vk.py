@@ -159,16 +159,7 @@ class _Image:
             mipLevels=levels, arrayLayers=self.layers, samples=vk.VK_SAMPLE_COUNT_1_BIT,
             tiling=vk.VK_IMAGE_TILING_OPTIMAL, usage=usage, sharingMode=vk.VK_SHARING_MODE_EXCLUSIVE,
             initialLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED), None)
-        req = vk.vkGetImageMemoryRequirements(dev.device, self.handle)
-        self.memory = dev.allocate(req, host=False)
-        vk.vkBindImageMemory(dev.device, self.handle, self.memory, 0)
-        dev.submit(lambda cmd: vk.vkCmdPipelineBarrier(
-            cmd, vk.VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, vk.VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, None, 0, None, 1,
-            [vk.VkImageMemoryBarrier(
-                srcAccessMask=0, dstAccessMask=vk.VK_ACCESS_MEMORY_READ_BIT | vk.VK_ACCESS_MEMORY_WRITE_BIT,
-                oldLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED, newLayout=vk.VK_IMAGE_LAYOUT_GENERAL,
-                srcQueueFamilyIndex=vk.VK_QUEUE_FAMILY_IGNORED, dstQueueFamilyIndex=vk.VK_QUEUE_FAMILY_IGNORED,
-                image=self.handle, subresourceRange=self.range())]))
+        self.memory = dev.bind_image_general(self.handle, self.range())
 
     def range(self, base_level: int = 0):
         vk = self.dev.vk
@@ -226,16 +217,7 @@ class _DepthImage:
             mipLevels=1, arrayLayers=1, samples=vk.VK_SAMPLE_COUNT_1_BIT, tiling=vk.VK_IMAGE_TILING_OPTIMAL,
             usage=vk.VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | vk.VK_IMAGE_USAGE_TRANSFER_DST_BIT,
             sharingMode=vk.VK_SHARING_MODE_EXCLUSIVE, initialLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED), None)
-        req = vk.vkGetImageMemoryRequirements(dev.device, self.handle)
-        self.memory = dev.allocate(req, host=False)
-        vk.vkBindImageMemory(dev.device, self.handle, self.memory, 0)
-        dev.submit(lambda cmd: vk.vkCmdPipelineBarrier(
-            cmd, vk.VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, vk.VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, None, 0, None, 1,
-            [vk.VkImageMemoryBarrier(
-                srcAccessMask=0, dstAccessMask=vk.VK_ACCESS_MEMORY_READ_BIT | vk.VK_ACCESS_MEMORY_WRITE_BIT,
-                oldLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED, newLayout=vk.VK_IMAGE_LAYOUT_GENERAL,
-                srcQueueFamilyIndex=vk.VK_QUEUE_FAMILY_IGNORED, dstQueueFamilyIndex=vk.VK_QUEUE_FAMILY_IGNORED,
-                image=self.handle, subresourceRange=self.range())]))
+        self.memory = dev.bind_image_general(self.handle, self.range())
         self.view = vk.vkCreateImageView(dev.device, vk.VkImageViewCreateInfo(
             image=self.handle, viewType=vk.VK_IMAGE_VIEW_TYPE_2D, format=vk.VK_FORMAT_D32_SFLOAT,
             components=vk.VkComponentMapping(*[vk.VK_COMPONENT_SWIZZLE_IDENTITY] * 4),
@@ -369,6 +351,22 @@ class _Device:
         ``since`` messages (``len(validation_errors)`` taken before the work)."""
         if len(self.validation_errors) > since:
             raise RuntimeError("Vulkan validation errors:\n" + "\n".join(self.validation_errors[since:]))
+
+    def bind_image_general(self, image, subresource_range):
+        """Device memory bound to a new ``image``, and the image moved to
+        VK_IMAGE_LAYOUT_GENERAL, where the runner keeps every image (colour
+        and depth alike); returns the memory."""
+        vk = self.vk
+        memory = self.allocate(vk.vkGetImageMemoryRequirements(self.device, image), host=False)
+        vk.vkBindImageMemory(self.device, image, memory, 0)
+        self.submit(lambda cmd: vk.vkCmdPipelineBarrier(
+            cmd, vk.VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, vk.VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, None, 0, None, 1,
+            [vk.VkImageMemoryBarrier(
+                srcAccessMask=0, dstAccessMask=vk.VK_ACCESS_MEMORY_READ_BIT | vk.VK_ACCESS_MEMORY_WRITE_BIT,
+                oldLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED, newLayout=vk.VK_IMAGE_LAYOUT_GENERAL,
+                srcQueueFamilyIndex=vk.VK_QUEUE_FAMILY_IGNORED, dstQueueFamilyIndex=vk.VK_QUEUE_FAMILY_IGNORED,
+                image=image, subresourceRange=subresource_range)]))
+        return memory
 
     def allocate(self, req, host: bool):
         vk = self.vk
