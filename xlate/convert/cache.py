@@ -125,7 +125,7 @@ class Cache:
         except OSError:
             pass  # a cache that cannot be written only costs time
 
-    def clean(self) -> None:
-        """Remove temporary files left by a killed run."""
-        if self.root.is_dir():
-            remove_stale_temps(self.root)
+    def clean(self) -> int:
+        """Remove temporary files left by a killed run; returns how many were
+        kept because their writer still runs."""
+        return remove_stale_temps(self.root)[1] if self.root.is_dir() else 0

@@ -109,10 +109,13 @@ def _convert(sources, out, targets, options, jobs, cache_dir, use_cache, schedul
         cache_dir = os.path.abspath(cache_dir or default_cache_dir())
         cache = Cache(cache_dir)
     marker = os.path.join(out, RUNNING_MARKER)
+    # Temporary files of a writer still running (as a killed run's workers
+    # may be for a moment) are looked at again once this run is done.
+    busy = 0
     if os.path.exists(marker):  # the last run was interrupted
-        remove_stale_temps(out)
+        _, busy = remove_stale_temps(out)
         if cache is not None:
-            cache.clean()
+            busy += cache.clean()
     atomic_write(marker, str(os.getpid()).encode())
 
     files, problems = walk(list(sources), skip=[out] + ([cache_dir] if cache is not None else []))
@@ -188,6 +191,10 @@ def _convert(sources, out, targets, options, jobs, cache_dir, use_cache, schedul
     header = {"xlate": __version__, "key": run_key, "targets": list(targets), "options": _plain(options),
               "counts": counts.to_json()}
     mf.write(out, header, entries, unreadable, kept_lines)
+    if busy:
+        remove_stale_temps(out)
+        if cache is not None:
+            cache.clean()
     os.unlink(marker)
     entries.sort(key=lambda e: e["path"])
     return RunResult(out, entries, unreadable, counts, time.perf_counter() - started, len(kept_lines), report_entries)

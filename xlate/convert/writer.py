@@ -2,8 +2,11 @@
 
 A killed process leaves either the old file or the new one, never a part
 of one; what it can leave is a temporary file, named
-``.NAME.PID-N.xlate-tmp``, which ``remove_stale_temps`` deletes once PID
-is no longer running.  (Atomic against a killed process, not against a
+``.NAME.PID-START-N.xlate-tmp``, which ``remove_stale_temps`` deletes once
+that process is gone.  START is the process's start time (Linux
+``/proc/PID/stat``), so a PID the system has since given to another
+process does not keep a dead writer's file alive; where it cannot be read
+it is 0 and the PID alone decides.  (Atomic against a killed process, not against a
 power cut: nothing is fsynced, which would cost more than the conversion.)
 """
 
@@ -17,10 +20,35 @@ _counter = itertools.count()
 _FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
 
 
+def _start_time(pid: int) -> int:
+    """When process ``pid`` started (clock ticks since boot), 0 when unknown,
+    -1 when it has exited (a zombie not yet reaped: killed workers are
+    reparented and wait for their reaper, still holding their PID)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+        # Fields from the 3rd (state) on follow the ")" that ends the name; start time is the 22nd.
+        fields = stat[stat.rindex(b")") + 2:].split()
+        return -1 if fields[0] in (b"Z", b"X") else int(fields[19])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+_writer = (0, "")  # (pid, "PID-START") of this process, recomputed after a fork
+
+
+def _writer_tag() -> str:
+    global _writer
+    pid = os.getpid()
+    if _writer[0] != pid:
+        _writer = (pid, f"{pid}-{_start_time(pid)}")
+    return _writer[1]
+
+
 def atomic_write(path: str, data: bytes, *, make_dirs: bool = False) -> None:
     """Write ``data`` to ``path`` so that no reader ever sees part of it."""
     head, name = os.path.split(path)
-    temp = os.path.join(head, f".{name}.{os.getpid()}-{next(_counter)}{TEMP_SUFFIX}")
+    temp = os.path.join(head, f".{name}.{_writer_tag()}-{next(_counter)}{TEMP_SUFFIX}")
     try:
         fd = os.open(temp, _FLAGS, 0o644)
     except FileNotFoundError:
@@ -54,22 +82,35 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def remove_stale_temps(root: str | os.PathLike) -> int:
-    """Delete the temporary files under ``root`` whose writer is gone; returns how many."""
-    removed = 0
+def _writer_alive(tag: str) -> bool:
+    """Whether the process that named a temporary file ``...TAG.xlate-tmp``
+    (TAG ``PID-START-N``) may still be writing it.  This process's own files
+    count as stale (it only cleans before it writes)."""
+    try:
+        pid, start = (int(x) for x in tag.split("-")[:2])
+    except ValueError:
+        return False
+    if pid <= 0 or pid == os.getpid() or not _pid_alive(pid):
+        return False
+    # The PID is taken: by the writer, or by a process that came later.
+    now = _start_time(pid)
+    return now != -1 and (start == 0 or now in (0, start))
+
+
+def remove_stale_temps(root: str | os.PathLike) -> tuple[int, int]:
+    """Delete the temporary files under ``root`` whose writer is gone;
+    returns (how many were deleted, how many were kept as still being written)."""
+    removed = kept = 0
     for folder, _dirs, files in os.walk(root):
         for name in files:
             if not name.endswith(TEMP_SUFFIX):
                 continue
-            try:
-                pid = int(name[: -len(TEMP_SUFFIX)].rsplit(".", 1)[1].split("-")[0])
-            except (IndexError, ValueError):
-                pid = -1
-            if pid > 0 and pid != os.getpid() and _pid_alive(pid):
+            if _writer_alive(name[: -len(TEMP_SUFFIX)].rsplit(".", 1)[-1]):
+                kept += 1
                 continue
             try:
                 os.unlink(os.path.join(folder, name))
                 removed += 1
             except OSError:
                 pass
-    return removed
+    return removed, kept
