@@ -195,7 +195,9 @@ def why_not(program: Program, pre: Preshader) -> str | None:
                 return f"the preshader reads input register c{reg.index}, which its constant table does not name"
             if reg.file == RegisterFile.LITERAL:
                 for k in range(operand.components):
-                    if not math.isfinite(float(np.float32(pre.literals[reg.offset + k]))):
+                    with np.errstate(over="ignore"):  # a double past FLT_MAX becomes inf: the case refused here
+                        narrowed = float(np.float32(pre.literals[reg.offset + k]))
+                    if not math.isfinite(narrowed):
                         return "the preshader has a literal that is not a finite float"
     for _fn, op in program.all_ops():
         if op.code is Code.LOAD and op.var is not None and op.var.storage is Storage.FLOAT_CONST and op.args:
