@@ -12,13 +12,12 @@ class XlateError(Exception):
     """Base class of every error xlate reports about its input."""
 
 
-class BytecodeError(XlateError):
-    """Malformed shader bytecode.
+class OffsetError(XlateError):
+    """An error about a binary input, at a byte offset.
 
-    ``offset`` is the byte offset of the offending token from the start of the
-    blob (-1 when the fault is the shader as a whole, not one token: the
-    message then has no offset); ``reason`` is a plain sentence without the
-    offset.
+    ``offset`` is the byte offset of the field at fault from the start of
+    the input (-1 when the fault is the input as a whole: the message then
+    has no offset); ``reason`` is a plain sentence without the offset.
     """
 
     def __init__(self, offset: int, reason: str):
@@ -28,6 +27,16 @@ class BytecodeError(XlateError):
 
     def __reduce__(self):  # keep errors picklable for process pools
         return (type(self), (self.offset, self.reason))
+
+
+class BytecodeError(OffsetError):
+    """Malformed shader bytecode.
+
+    ``offset`` is the byte offset of the offending token from the start of the
+    blob (-1 when the fault is the shader as a whole, not one token: the
+    message then has no offset); ``reason`` is a plain sentence without the
+    offset.
+    """
 
 
 class TruncatedError(BytecodeError):
@@ -82,21 +91,13 @@ class CtabError(BytecodeError):
     """The CTAB constant table inside a comment is malformed."""
 
 
-class EffectError(XlateError):
+class EffectError(OffsetError):
     """A malformed fx_2_0 effect container.
 
     ``offset`` is the byte offset of the field at fault from the start of the
     effect (-1 when the fault is the effect as a whole); ``reason`` is a plain
     sentence without the offset.
     """
-
-    def __init__(self, offset: int, reason: str):
-        self.offset = offset
-        self.reason = reason
-        super().__init__(f"byte offset {offset} (0x{offset:x}): {reason}" if offset >= 0 else reason)
-
-    def __reduce__(self):  # keep errors picklable for process pools
-        return (type(self), (self.offset, self.reason))
 
 
 class AsmError(XlateError):

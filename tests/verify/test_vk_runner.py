@@ -35,16 +35,6 @@ CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "peer-corpus" /
 CASES = CORPUS / "cases.jsonl"
 
 
-@pytest.fixture(scope="module")
-def vkr():
-    from xlate.verify import vk
-
-    try:
-        return vk.runner()
-    except vk.VulkanUnavailable as e:
-        pytest.skip(str(e))
-
-
 def tr(asm: str, target: str = "spirv", **options):
     return translate(assemble_bytes(asm), target, **options)
 

@@ -37,16 +37,6 @@ def _stride() -> int:
     return max(int(choice), 1) if choice else SHARE_STRIDE
 
 
-@pytest.fixture(scope="module")
-def vkr():
-    from xlate.verify import vk
-
-    try:
-        return vk.runner()
-    except vk.VulkanUnavailable as e:
-        pytest.skip(str(e))
-
-
 def test_flat_shading_needs_the_names(vkr):
     """D3DSHADE_FLAT on SPIR-V is a Flat decoration found by OpName
     (xlate.verify.spirv_edit): a module without names is refused, never
