@@ -60,7 +60,6 @@ def _passes():
                 yield f"{eid}:{tech.name}.{pss.name or j}", {k: v.blob for k, v in shaders.items() if v and v.blob}
 
 
-
 def _judge(verdict, name: str, misses, table: str, missed: list, bad: list) -> None:
     """File a pass's verdict: a listed miss that passes now must leave its table."""
     if verdict.ok:
