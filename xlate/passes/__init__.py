@@ -20,8 +20,8 @@ from ..ir.program import Program
 from ..ir.validate import validate
 from ..options import Options
 from . import (
-    arithmetic, cleanup, constants, destination, io, matrix, relative, source_modifiers, special, texture,
-    texture_sm1,
+    arithmetic, cleanup, constants, destination, drawstate, io, matrix, relative, source_modifiers, special,
+    texture, texture_sm1,
 )
 from .build import Context
 from .rewrite import D3D_OP_READERS, rewrite
@@ -41,6 +41,9 @@ PASSES = {
     # file, so the fold has fewer ops to walk (the result is the same).
     "constants": constants.run,
     "io": io.run,
+    # after io: the fixed-function fog and alpha test go after io's
+    # epilogue, on the outputs io settled (docs/ir.md "Draw-time state")
+    "drawstate": drawstate.run,
     "cleanup": cleanup.run,
 }
 PIPELINE = tuple(PASSES)
@@ -92,6 +95,7 @@ def pipeline(program: Program, options: Options) -> None:
     fresh = survey.dynamic or survey.matrix
     constants.run(program, options, None if fresh else survey.constant_loads)
     io.run(program, options, survey.returns, survey.derivatives)
+    drawstate.run(program, options)
     cleanup.run(program, options)
 
 
