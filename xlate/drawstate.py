@@ -103,9 +103,9 @@ STATE_PARAMS: tuple[StateParam, ...] = (
     StateParam("fogtablemode", "D3DRS_FOGTABLEMODE", ParamType.INT, 1,
                "int: the D3DFOGMODE value (0 NONE: vertex fog from oFog, 1 EXP, 2 EXP2, 3 LINEAR: pixel fog "
                "from the depth z)"),
-    StateParam("fogstart", "D3DRS_FOGSTART", ParamType.FLOAT, 2, "float: the state's bits as a float"),
-    StateParam("fogend", "D3DRS_FOGEND", ParamType.FLOAT, 3, "float: the state's bits as a float"),
-    StateParam("fogdensity", "D3DRS_FOGDENSITY", ParamType.FLOAT, 4, "float: the state's bits as a float"),
+    StateParam("fogstart", "D3DRS_FOGSTART", ParamType.FLOAT, 2, "float: the state's DWORD read as a float"),
+    StateParam("fogend", "D3DRS_FOGEND", ParamType.FLOAT, 3, "float: the state's DWORD read as a float"),
+    StateParam("fogdensity", "D3DRS_FOGDENSITY", ParamType.FLOAT, 4, "float: the state's DWORD read as a float"),
     StateParam("fogcolor_r", "D3DRS_FOGCOLOR", ParamType.FLOAT, 5, "float: red byte of the D3DCOLOR / 255"),
     StateParam("fogcolor_g", "D3DRS_FOGCOLOR", ParamType.FLOAT, 6, "float: green byte of the D3DCOLOR / 255"),
     StateParam("fogcolor_b", "D3DRS_FOGCOLOR", ParamType.FLOAT, 7, "float: blue byte of the D3DCOLOR / 255"),
@@ -276,10 +276,13 @@ def _colour(name: str, value) -> tuple[float, float, float, float]:
 
 
 def _alpharef(name: str, value) -> int:
+    """D3DRS_ALPHAREF is a DWORD of which D3D9 compares only the low 8 bits
+    (Wine's alphatest_test sets 0xff70 and gets 0x70)."""
     n = _int(value)
-    if n is None or not 0 <= n <= 0xFF:
-        raise DrawStateError(f"draw_state: {name} must be an integer 0-255 (0x00-0xff), not {value!r}")
-    return n
+    if n is None or not 0 <= n <= 0xFFFFFFFF:
+        raise DrawStateError(f"draw_state: {name} must be an integer 0-0xffffffff (its low 8 bits count), "
+                             f"not {value!r}")
+    return n & 0xFF
 
 
 _PARSERS = {
