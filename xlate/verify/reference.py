@@ -956,8 +956,14 @@ def run_shader(
     derivatives: str = "coarse",
     float_constant_count: int | None = None,
     texture_stages: Mapping[int, TextureStage] | None = None,
+    draw_state=None,
+    fog_coordinate=None,
+    depth=None,
 ) -> Result:
-    """Run ``shader`` for ``n`` invocations; see the module docstring."""
+    """Run ``shader`` for ``n`` invocations; see the module docstring.
+    ``draw_state`` (an ``xlate.drawstate.DrawState``): the alpha test and fog
+    applied after a pixel shader (``reference_drawstate``), with the
+    pixels' interpolated fog coordinate and depth z (each (n,))."""
     m = Machine(
         shader,
         inputs or {},
@@ -976,4 +982,9 @@ def run_shader(
     program = parse_program(shader)
     with np.errstate(all="ignore"):
         m.run(program)
-    return m.result()
+    result = m.result()
+    if draw_state is not None:
+        from .reference_drawstate import apply_draw_state
+
+        result = apply_draw_state(result, shader.version, draw_state, fog_coordinate=fog_coordinate, depth=depth)
+    return result
