@@ -177,6 +177,16 @@ def test_only_what_the_shader_can_depend_on_is_listed():
     assert not any(i["usage"] == "fog" for i in translate(PS20, "glsl330", draw_state=FOG).reflection["inputs"])
 
 
+def test_diagnostics_say_what_is_not_added():
+    assert any("ps_3_0" in d for d in translate(PS30, "glsl330", draw_state=FOG).diagnostics)
+    assert any("FOGVERTEXMODE" in d for d in
+               translate(VS11, "glsl330", draw_state={**FOG, "fogvertexmode": "linear"}).diagnostics)
+    depth_only = assemble_bytes("ps_2_0\ndef c0, 0.5, 0, 0, 0\nmov oDepth, c0.x\n")
+    t = translate(depth_only, "glsl330", draw_state=ALPHA)
+    assert any("no oC0" in d for d in t.diagnostics) and t.reflection["render_state"] is None
+    assert translate(PS20, "glsl330", draw_state=FOG).diagnostics == []
+
+
 def test_every_dialect_compiles():
     from xlate.backends.check import validate_glsl
     from xlate.backends.spirv import compile_glsl

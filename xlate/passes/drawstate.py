@@ -48,17 +48,29 @@ def run(program: Program, options) -> None:
     if program.is_vertex:
         if program.version.major < 3 and (dynamic or state.fogenable):
             _fog_output(program)
+        if state.fogenable and (state.fogvertexmode is not FogMode.NONE or state.rangefogenable):
+            _note(program, "FOGVERTEXMODE and RANGEFOGENABLE apply to fixed-function vertex processing only: "
+                           "with a vertex shader D3D9 uses the oFog it writes as the fog factor")
         return
     fog = program.version.major < 3 and (dynamic or state.fogenable)
     alpha = dynamic or state.alphatestenable
+    if state.fogenable and program.version.major >= 3:
+        _note(program, f"{program.version}: no fog is added (D3D9 applies no fixed-function fog after a ps_3_0 "
+                       "shader, which computes its own)")
     if not (fog or alpha):
         return
     colour = _colour_output(program)
-    if colour is None:  # nothing to test or fog (a shader writing only oDepth)
+    if colour is None:
+        if state.alphatestenable or state.fogenable:
+            _note(program, "the shader writes no oC0, so there is no colour to alpha-test or fog: none added")
         return
     work = _PixelWork(program, options, colour, fog, alpha)
     at_exits(program, work.emit)
     program.notes["drawstate"] = {"fog": fog, "alpha_test": alpha, "dynamic": dynamic}
+
+
+def _note(program: Program, text: str) -> None:
+    program.notes.setdefault("diagnostics", []).append(text)
 
 
 def _fog_output(program: Program) -> None:
