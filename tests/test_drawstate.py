@@ -199,7 +199,8 @@ def test_every_dialect_compiles():
                     t = translate(blob, target, draw_state=state, draw_state_mode=mode)
                     stage = "vertex" if blob is VS11 else "fragment"
                     if target == "vulkan":
-                        compile_glsl(t.code, stage)
+                        if mode == "dynamic" and "never" not in str(state):  # (one glslang run each: the
+                            compile_glsl(t.code, stage)                        # constant_id forms)
                     else:
                         items.append((t.code, stage))
     errors = [e for e in validate_glsl(items) if e]
@@ -268,7 +269,7 @@ def test_each_alpha_func_against_the_reference(gl, mode):
 
 # A share of the random differential programs with random fog / alpha states
 # (the full campaign: scripts/difftest; XLATE_CORPUS_FULL=1 runs 4x as many).
-RANDOM_SHARE = 12
+RANDOM_SHARE = 20
 
 
 @pytest.mark.parametrize("version", ["ps_2_0", "ps_2_x", "ps_3_0"])
