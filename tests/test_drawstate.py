@@ -284,3 +284,24 @@ def test_random_programs_with_random_states(gl, version):
         seed = 5000 + k
         state = random_draw_state(random.Random(seed))
         _check(generate_seed(seed, version), seed, state, ("baked", "dynamic")[k % 2])
+
+
+def test_check_shader_and_cli_verify_with_a_state(gl, tmp_path):
+    """check_shader(options=...) and `xlate verify --draw-state` draw a pixel
+    shader with the state and apply it in the reference too."""
+    from click.testing import CliRunner
+
+    from xlate.cli import main
+    from xlate.verify import differential as D
+
+    ps = assemble_bytes("ps_2_0\ndcl v0\ndcl t0\nadd r0, v0, t0\nmov oC0, r0\n")
+    state = {"fogenable": True, "fogtablemode": "exp", "fogdensity": 2.0, "alphatestenable": True,
+             "alphafunc": "lessequal", "alpharef": 180}
+    v = D.check_shader(ps, seeds=2, options={"draw_state": state})
+    assert v.ok and v.killed > 0, v.report()
+    assert D.check_shader(ps, options={"draw_state": state, "draw_state_mode": "dynamic"}).ok
+    src = tmp_path / "p.asm"
+    src.write_text("ps_2_0\ndcl v0\nmov oC0, v0\n")
+    r = CliRunner().invoke(main, ["verify", str(src), "--draw-state", "fogenable=true",
+                                  "--draw-state", "fogcolor=0xff336699", "--draw-state-mode", "dynamic"])
+    assert r.exit_code == 0 and "PASS" in r.output, r.output

@@ -635,7 +635,13 @@ def _read_shader(path: str, note: bool = False) -> bytes:
               type=click.Choice(["glsl120", "glsl330", "glsl450", "essl100", "essl300"]), help="GL dialect to run.")
 @click.option("--seeds", default=1, show_default=True, type=click.IntRange(1, 1000), help="Number of random input sets.")
 @click.option("--seed", default=0, show_default=True, type=int, help="First input seed.")
-def verify_command(file: str, pair: str | None, target: str, seeds: int, seed: int) -> None:
+@click.option("--draw-state", "draw_state", multiple=True, metavar="FILE.json|STATE=VALUE", callback=_draw_state,
+              help="A pixel shader: draw it with this fog / alpha-test state (as 'translate' takes it), which "
+                   "the reference applies too.")
+@click.option("--draw-state-mode", "draw_state_mode", type=click.Choice(["baked", "dynamic"]), default="baked",
+              show_default=True, help="baked constants, or uniforms the runner sets.")
+def verify_command(file: str, pair: str | None, target: str, seeds: int, seed: int, draw_state: dict,
+                   draw_state_mode: str) -> None:
     """Run a shader on the reference interpreter and on OpenGL (Mesa
     llvmpipe) with the same random inputs, and compare.
 
@@ -657,7 +663,16 @@ def verify_command(file: str, pair: str | None, target: str, seeds: int, seed: i
         names = (file, pair) if first_vs else (pair, file)
         verdict = D.check_pair(vs, ps, seeds=seeds, seed=seed, target=target, name=f"{names[0]} + {names[1]}")
     else:
-        verdict = D.check_shader(data, seeds=seeds, seed=seed, target=target, name=file)
+        options = {}
+        if draw_state:
+            options["draw_state"] = draw_state
+        if draw_state_mode != "baked":
+            options["draw_state_mode"] = draw_state_mode
+        try:
+            verdict = D.check_shader(data, seeds=seeds, seed=seed, target=target, name=file, options=options)
+        except ValueError as exc:
+            click.echo(f"xlate: {exc}", err=True)
+            sys.exit(2)
     if verdict.status == "skip":
         click.echo(f"xlate: cannot verify {file}: {verdict.message}", err=True)
         sys.exit(1)

@@ -1226,7 +1226,9 @@ def check_shader(data, *, seeds: int = 1, seed: int = 0, target: str = "glsl330"
     ``target="vulkan"``) for vertex shaders (pixel shaders: "skip").
     ``constants``: fixed constant registers (an effect pass's, from
     ``xlate.effect.evaluate_pass``) instead of random ones; the other
-    inputs stay seeded."""
+    inputs stay seeded.  ``options`` with ``draw_state`` (fog, alpha test)
+    or ``draw_state_mode="dynamic"``: a pixel shader is drawn with that
+    state, which the reference applies too."""
     shader, translation, verdict = _prepare(data, target, name, options or {}, runner)
     if shader is None or not _guard_gl(verdict, runner):
         return verdict
@@ -1236,6 +1238,9 @@ def check_shader(data, *, seeds: int = 1, seed: int = 0, target: str = "glsl330"
         inputs.options = reference_options(options or {})
         if constants is not None:
             inputs.constants = constants
+        state = _options_draw_state(options or {})
+        if state is not None and shader.version.is_pixel:
+            _with_draw_state(inputs, state, s)
         fn = _check_vertex if shader.version.is_vertex else _check_pixel
         extra = {"runner": runner} if shader.version.is_vertex else {}
         if not _run_gl(verdict, fn, verdict, translation, shader, inputs, s, perturbations=perturbations, **extra):
@@ -1245,6 +1250,32 @@ def check_shader(data, *, seeds: int = 1, seed: int = 0, target: str = "glsl330"
     if not keep_programs and runner is None:
         _release_programs([translation.code])
     return verdict
+
+
+def _with_draw_state(inputs: Inputs, draw_state, seed: int) -> None:
+    """A pixel shader's inputs drawn with ``draw_state``: the reference
+    applies it, the runner sets it (dynamic translations), and the fog
+    coordinate is a random affine input over the pixels, from about -0.8
+    to 1.8 (both clamps)."""
+    inputs.draw_state = draw_state
+    rng = np.random.default_rng([seed, 0xF06])
+    a = np.array([rng.integers(-16, 80) / 64.0, 0.0, 0.0, 1.0])  # the fog coordinate is .x
+    b = np.array([rng.integers(-4, 5) / 64.0, 0.0, 0.0, 0.0])
+    c = np.array([rng.integers(-4, 5) / 64.0, 0.0, 0.0, 0.0])
+    inputs.fog_affine = _global_affine(a, b, c, inputs.pixel_coords)
+
+
+def _options_draw_state(options: dict):
+    """The DrawState translation ``options`` give, or None when they add no
+    render-state work (fog and alpha test off, baked)."""
+    if not options or not ({"draw_state", "draw_state_mode"} & set(options)):
+        return None
+    from ..drawstate import DrawStateMode
+    from ..options import Options
+
+    o = Options.from_kwargs(**{k: options[k] for k in ("draw_state", "draw_state_mode") if k in options})
+    s = o.draw_state
+    return s if (s.fogenable or s.alphatestenable or o.draw_state_mode is DrawStateMode.DYNAMIC) else None
 
 
 def check_generated(program, seed: int = 0, *, target: str = "glsl330", name: str | None = None,
@@ -1272,12 +1303,7 @@ def check_generated(program, seed: int = 0, *, target: str = "glsl330", name: st
     verdict.seeds.append(seed)
     inputs = _generated_inputs(program, shader, translation.reflection, seed)
     if draw_state is not None and shader.version.is_pixel:
-        inputs.draw_state = draw_state
-        rng = np.random.default_rng([seed, 0xF06])
-        a = np.array([rng.integers(-16, 80) / 64.0, 0.0, 0.0, 1.0])  # the fog coordinate is .x
-        b = np.array([rng.integers(-4, 5) / 64.0, 0.0, 0.0, 0.0])
-        c = np.array([rng.integers(-4, 5) / 64.0, 0.0, 0.0, 0.0])
-        inputs.fog_affine = _global_affine(a, b, c, inputs.pixel_coords)
+        _with_draw_state(inputs, draw_state, seed)
         verdict.notes.append(f"draw state ({draw_state_mode}): {draw_state.to_dict()}")
     linear = [s for s, role in program.sampler_roles.items() if role != "point"]
     del linear  # the generator's bounds already cover filtered results
