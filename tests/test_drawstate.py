@@ -9,6 +9,7 @@ cases (tests/verify/test_wine_visual*.py) are the proof against Windows."""
 from __future__ import annotations
 
 import json
+import re
 import random
 import struct
 
@@ -112,7 +113,8 @@ def test_baked_fog_and_alpha_test_are_constants():
     rs = t.reflection["render_state"]
     assert rs["mode"] == "baked" and rs["fog"] and rs["alpha_test"] and rs["parameters"] == []
     assert rs["baked"]["fogtablemode"] == "linear" and rs["baked"]["alpharef"] == 128
-    assert "uniform" not in t.code and "discard" in t.code and "gl_FragCoord.z" in t.code
+    assert "uniform" not in t.code and "discard" in t.code and "gl_FragCoord" in t.code
+    assert re.search(r"\.z / \w+\.w", t.code)  # the clip-space z: depth / gl_FragCoord.w
 
 
 def test_dynamic_uniforms_on_gl():
@@ -305,3 +307,27 @@ def test_check_shader_and_cli_verify_with_a_state(gl, tmp_path):
     r = CliRunner().invoke(main, ["verify", str(src), "--draw-state", "fogenable=true",
                                   "--draw-state", "fogcolor=0xff336699", "--draw-state-mode", "dynamic"])
     assert r.exit_code == 0 and "PASS" in r.output, r.output
+
+
+@pytest.mark.parametrize("mode", ["baked", "dynamic"])
+def test_table_fog_depth_is_clip_z(gl, mode):
+    """Table fog reads the position's z before the perspective divide (as
+    wined3d and DXVK do with vertex shaders): with w = 2 and z = 0.8 the
+    depth buffer holds 0.4 and the fog depth is 0.8."""
+    import numpy as np
+
+    from xlate.verify.gl import Draw, runner
+    from xlate.verify.reference_drawstate import fog_blend, fog_factor
+
+    state = DrawState(fogenable=True, fogtablemode="linear", fogstart=0.5, fogend=1.0, fogcolor=(0.0, 1.0, 0.0, 1.0))
+    ps = translate(PS20, "glsl330", draw_state=state, draw_state_mode=mode)
+    w = 2.0
+    quad = np.array([[-w, -w, 0.8, w], [w, -w, 0.8, w], [-w, w, 0.8, w], [w, w, 0.8, w]], np.float32)
+    colour = np.tile(np.array([[1.0, 0.0, 0.0, 1.0]], np.float32), (4, 1))
+    res = runner().draw(None, ps, Draw(vertices={("position", 0): quad, ("color", 0): colour},
+                                       primitive="triangle_strip", size=(8, 8), state_values=state))
+    got = res.colors[0][4, 4]
+    res.targets.release()
+    want = fog_blend(state, colour[:1], fog_factor(state, None, np.array([0.8])))[0]
+    assert np.allclose(got, want, atol=1e-5), (got, want)  # f = (1 - 0.8) / 0.5 = 0.4
+    assert abs(want[0] - 0.4) < 1e-6

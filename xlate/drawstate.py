@@ -102,7 +102,7 @@ STATE_PARAMS: tuple[StateParam, ...] = (
     StateParam("fogenable", "D3DRS_FOGENABLE", ParamType.BOOL, 0, "bool: the state != 0"),
     StateParam("fogtablemode", "D3DRS_FOGTABLEMODE", ParamType.INT, 1,
                "int: the D3DFOGMODE value (0 NONE: vertex fog from oFog, 1 EXP, 2 EXP2, 3 LINEAR: pixel fog "
-               "from the depth z)"),
+               "from the clip-space z)"),
     StateParam("fogstart", "D3DRS_FOGSTART", ParamType.FLOAT, 2, "float: the state's DWORD read as a float"),
     StateParam("fogend", "D3DRS_FOGEND", ParamType.FLOAT, 3, "float: the state's DWORD read as a float"),
     StateParam("fogdensity", "D3DRS_FOGDENSITY", ParamType.FLOAT, 4, "float: the state's DWORD read as a float"),

@@ -17,8 +17,11 @@ the COLOR0 output (oC0, or r0 in ps_1_x):
   f = the fog coordinate the vertex shader wrote (oFog, the FOG0 input) when
   FOGTABLEMODE is NONE (vertex fog: with a vertex shader D3D uses oFog as
   the factor and ignores FOGVERTEXMODE); else table fog from the pixel's
-  depth z (0..1, ``frag_coord.z``): LINEAR (end - z) / (end - start), EXP
-  exp(-density*z), EXP2 exp(-(density*z)^2).  f is clamped to [0, 1] and
+  depth z = the position's z before the perspective divide, interpolated
+  (``frag_coord.z / frag_coord.w``: the 0..1 depth times the clip w; with
+  vertex shaders wined3d and DXVK both fog from this z, D3D9's "w-fog" being
+  a fixed-function projection-matrix rule): LINEAR (end - z) / (end - start),
+  EXP exp(-density*z), EXP2 exp(-(density*z)^2).  f is clamped to [0, 1] and
   oC0.rgb = lerp(fogcolor, oC0.rgb, f); alpha is untouched.
 Vertex shaders (vs_1_x/2_x, fog possibly on): a shader that never writes
 oFog gets one set to 0 (what D3D9 hardware passes on: Wine's
@@ -171,6 +174,8 @@ class _PixelWork(StateReader):
         return self.op(out, Code.LOAD, F1, var=self.input("fog_input", make))
 
     def depth(self, out: list) -> Op:
+        """The fog depth: the clip-space z the vertex shader wrote, at this
+        pixel (the window depth 0..1 times the clip w = 1 / frag_coord.w)."""
         def make():
             for v in self.p.variables:
                 if v.storage is Storage.INPUT and v.builtin == "frag_coord":
@@ -179,7 +184,8 @@ class _PixelWork(StateReader):
             self.p.variables.append(v)
             return v
         fc = self.op(out, Code.LOAD, F4, var=self.input("frag_coord", make))
-        return self.op(out, Code.SWIZZLE, F1, (fc,), (2,))
+        z = self.op(out, Code.SWIZZLE, F1, (fc,), (2,))
+        return self.op(out, Code.FDIV, F1, (z, self.op(out, Code.SWIZZLE, F1, (fc,), (3,))))
 
     # -- the epilogue ---------------------------------------------------------
 

@@ -13,8 +13,10 @@ Rules:
 * Fog (FOGENABLE; pixel shaders before ps_3_0: a ps_3_0 does its own fog):
   the fog factor f is the interpolated fog coordinate (the vertex shader's
   oFog) when FOGTABLEMODE is NONE, else the table formula of the pixel's
-  depth z in 0..1: LINEAR (end - z) / (end - start), EXP e^(-density z),
-  EXP2 e^(-(density z)^2).  f is clamped to [0, 1] (NaN counts as 0), then
+  depth z, the position's z before the perspective divide (the 0..1 depth
+  times the clip w; what wined3d and DXVK fog from with vertex shaders):
+  LINEAR (end - z) / (end - start), EXP e^(-density z), EXP2
+  e^(-(density z)^2).  f is clamped to [0, 1] (NaN counts as 0), then
   rgb = fogcolor.rgb + f (rgb - fogcolor.rgb); alpha is left alone.
 """
 
@@ -89,7 +91,7 @@ def apply_draw_state(result, version, state: DrawState, *, fog_coordinate=None, 
     """The reference ``Result`` of a pixel shader after the render state:
     ``killed`` also holds the pixels the alpha test rejects, oC0 is fogged.
     ``fog_coordinate``: (n,) interpolated oFog (0 when not given);
-    ``depth``: (n,) the pixels' depth z in 0..1 (table fog; 0 when not
+    ``depth``: (n,) the pixels' clip-space z (table fog; 0 when not
     given).  A vertex shader's result is returned as it is: D3D9 fogs and
     tests pixels only (a vs_1_x/2_x that writes no oFog passes on 0, which
     is what the pixel side reads when ``fog_coordinate`` is not given)."""
