@@ -69,7 +69,8 @@ def run(program: Program, options) -> None:
         return
     work = _PixelWork(program, options, colour, fog, alpha)
     at_exits(program, work.emit)
-    program.notes["drawstate"] = {"fog": fog, "alpha_test": alpha, "dynamic": dynamic}
+    # (other render-state work adds its own keys: backends/reflection.render_state)
+    program.notes.setdefault("drawstate", {}).update(fog=fog, alpha_test=alpha, dynamic=dynamic)
 
 
 def _note(program: Program, text: str) -> None:
