@@ -116,25 +116,19 @@ def render_state(program: Program, options, parameters: list[dict]) -> dict | No
     "dynamic"), ``fog`` and ``alpha_test`` (whether the code does them),
     ``baked`` (baked mode: the values built in) and ``parameters`` (dynamic
     mode: each state parameter the shader reads, docs/reflection.md)."""
-    notes = program.notes.get("drawstate") or {}
-    if not notes and not parameters:
+    notes = program.notes.get("drawstate")
+    if notes is None:
         return None
-    dynamic = options.draw_state_mode.value == "dynamic"
-    out = {"mode": options.draw_state_mode.value, "fog": bool(notes.get("fog")),
-           "alpha_test": bool(notes.get("alpha_test"))}
-    # what other render-state passes record (a bool per piece of work, and
-    # the DrawState fields their baked code holds: notes["drawstate"]["baked"])
-    out.update({k: bool(v) for k, v in notes.items() if k not in ("fog", "alpha_test", "dynamic", "baked")})
-    out["parameters"] = parameters
-    if not dynamic:
+    out = {"mode": options.draw_state_mode.value, "fog": notes["fog"], "alpha_test": notes["alpha_test"],
+           "parameters": parameters}
+    if not notes["dynamic"]:
         state = options.draw_state.to_dict()
         keys = []
-        if notes.get("fog"):
+        if notes["fog"]:
             keys += ["fogenable", "fogtablemode", "fogstart", "fogend", "fogdensity", "fogcolor"]
-        if notes.get("alpha_test"):
+        if notes["alpha_test"]:
             keys += ["alphatestenable", "alphafunc", "alpharef"]
-        keys += [k for k in notes.get("baked", ()) if k not in keys]
-        out["baked"] = {k: state[k] for k in keys if k in state}
+        out["baked"] = {k: state[k] for k in keys}
     return out
 
 
