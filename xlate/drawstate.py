@@ -171,7 +171,7 @@ class DrawState:
         for key, value in values.items():
             name = _state_key(key)
             if name not in known:
-                raise DrawStateError(f"draw_state: unknown render state {str(key)[:64]!r}; known: "
+                raise DrawStateError(f"draw_state: unknown render state {_show(str(key))}; known: "
                                      f"{', '.join(sorted(known))}")
             if name in out:
                 raise DrawStateError(f"draw_state: render state {name} is given twice")
@@ -208,9 +208,15 @@ class DrawState:
         return float(value)
 
 
+def _show(value) -> str:
+    """A value as an error message quotes it: repr, at most 60 characters."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _state_key(key) -> str:
     if not isinstance(key, str):
-        raise DrawStateError(f"draw_state: render state names are strings, not {key!r}")
+        raise DrawStateError(f"draw_state: render state names are strings, not {_show(key)}")
     name = key.strip().lower()
     return name.removeprefix("d3drs_")
 
@@ -222,18 +228,18 @@ def _bool(name: str, value) -> bool:
         return bool(value)
     if isinstance(value, str) and value.strip().lower() in ("true", "false", "1", "0", "on", "off"):
         return value.strip().lower() in ("true", "1", "on")
-    raise DrawStateError(f"draw_state: {name} must be true or false, not {value!r}")
+    raise DrawStateError(f"draw_state: {name} must be true or false, not {_show(value)}")
 
 
 def _float(name: str, value) -> float:
     if isinstance(value, bool):
-        raise DrawStateError(f"draw_state: {name} must be a number, not {value!r}")
+        raise DrawStateError(f"draw_state: {name} must be a number, not {_show(value)}")
     try:
         x = float(value)
     except (TypeError, ValueError):
-        raise DrawStateError(f"draw_state: {name} must be a number, not {value!r}") from None
+        raise DrawStateError(f"draw_state: {name} must be a number, not {_show(value)}") from None
     if not math.isfinite(x):
-        raise DrawStateError(f"draw_state: {name} must be finite, not {value!r}")
+        raise DrawStateError(f"draw_state: {name} must be finite, not {_show(value)}")
     return x
 
 
@@ -264,7 +270,7 @@ def _enum_parser(cls, prefix: str):
         if n is not None and n in {m.value for m in cls}:
             return cls(n)
         raise DrawStateError(f"draw_state: {name} must be one of {', '.join(m.name.lower() for m in cls)} "
-                             f"(or D3D's number), not {value!r}")
+                             f"(or D3D's number), not {_show(value)}")
     return parse
 
 
@@ -272,13 +278,13 @@ def _colour(name: str, value) -> tuple[float, float, float, float]:
     n = _int(value)
     if n is not None:
         if not 0 <= n <= 0xFFFFFFFF:
-            raise DrawStateError(f"draw_state: {name} as a D3DCOLOR must be 0-0xffffffff, not {value!r}")
+            raise DrawStateError(f"draw_state: {name} as a D3DCOLOR must be 0-0xffffffff, not {_show(value)}")
         a, r, g, b = ((n >> s) & 0xFF for s in (24, 16, 8, 0))
         return (r / 255.0, g / 255.0, b / 255.0, a / 255.0)
     if isinstance(value, (list, tuple)) and len(value) in (3, 4):
         comps = tuple(_float(name, c) for c in value) + ((1.0,) if len(value) == 3 else ())
         return comps
-    raise DrawStateError(f"draw_state: {name} must be [r, g, b(, a)] or a D3DCOLOR 0xAARRGGBB, not {value!r}")
+    raise DrawStateError(f"draw_state: {name} must be [r, g, b(, a)] or a D3DCOLOR 0xAARRGGBB, not {_show(value)}")
 
 
 def _alpharef(name: str, value) -> int:
@@ -287,7 +293,7 @@ def _alpharef(name: str, value) -> int:
     n = _int(value)
     if n is None or not 0 <= n <= 0xFFFFFFFF:
         raise DrawStateError(f"draw_state: {name} must be an integer 0-0xffffffff (its low 8 bits count), "
-                             f"not {value!r}")
+                             f"not {_show(value)}")
     return n & 0xFF
 
 
@@ -307,7 +313,7 @@ def parse_assignments(items) -> dict:
     for item in items:
         key, sep, value = str(item).partition("=")
         if not sep or not key.strip():
-            raise DrawStateError(f"draw_state: {str(item)[:64]!r} is not key=value")
+            raise DrawStateError(f"draw_state: {_show(str(item))} is not key=value")
         value = value.strip()
         out[key.strip()] = [v.strip() for v in value.split(",")] if "," in value else value
     return out
