@@ -79,6 +79,8 @@ def build(program: Program, target, options, layout_reflection: dict) -> dict:
         "viewport": layout_reflection.get("viewport"),
         "front_face": io.get("front_face"),
         "draw_state": draw_state(program, layout_reflection.get("draw_state", [])),
+        # Options.stage_state as far as this shader depends on it (None: not at all)
+        "stage_state": notes.get("stage_state") or None,
         "defs": defs(program),
         "extensions": layout_reflection.get("extensions", []),
         "options": {"clip_z": options.clip_z, "flip_y": options.flip_y, "half_pixel": options.half_pixel,

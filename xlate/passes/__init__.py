@@ -20,8 +20,8 @@ from ..ir.program import Program
 from ..ir.validate import validate
 from ..options import Options
 from . import (
-    arithmetic, cleanup, constants, destination, io, matrix, relative, source_modifiers, special, texture,
-    texture_sm1,
+    arithmetic, cleanup, clip_planes, constants, destination, io, matrix, points, relative, samplers_state,
+    source_modifiers, special, texture, texture_sm1,
 )
 from .build import Context
 from .rewrite import D3D_OP_READERS, rewrite
@@ -40,7 +40,13 @@ PASSES = {
     # constants before io: io's prologue and epilogues load no constant
     # file, so the fold has fewer ops to walk (the result is the same).
     "constants": constants.run,
+    # draw-time state baked from Options.stage_state (nothing without it):
+    # clip distances from the position as D3D wrote it, before io's fix-ups
+    "clip_planes": clip_planes.run,
     "io": io.run,
+    # after io: split PSIZE outputs and TEXCOORD inputs are variables of their own
+    "points": points.run,
+    "samplers_state": samplers_state.run,
     "cleanup": cleanup.run,
 }
 PIPELINE = tuple(PASSES)
@@ -91,7 +97,12 @@ def pipeline(program: Program, options: Options) -> None:
     # relative and matrix make constant-file LOADs of their own
     fresh = survey.dynamic or survey.matrix
     constants.run(program, options, None if fresh else survey.constant_loads)
+    if options.stage_state is not None:
+        clip_planes.run(program, options)
     io.run(program, options, survey.returns, survey.derivatives)
+    if options.stage_state is not None:
+        points.run(program, options)
+        samplers_state.run(program, options)
     cleanup.run(program, options)
 
 
