@@ -80,15 +80,16 @@ class _Out:
         return self.op(Code.CONST, t, imm=(float(value),) * t.width)
 
 
-def srgb_decode(e: _Out, rgb: Op) -> Op:
-    """Encoded f3 -> linear f3 (exact curve; the select picks per component)."""
-    low = e.op(Code.FDIV, F3, (rgb, e.const(F3, SRGB_SLOPE)))
-    shifted = e.op(Code.FDIV, F3, (e.op(Code.FADD, F3, (rgb, e.const(F3, SRGB_A))), e.const(F3, 1.0 + SRGB_A)))
+def srgb_decode(e: _Out, rgb: Op, t: Type = F3) -> Op:
+    """Encoded -> linear, per component of type ``t`` (exact curve)."""
+    b = Type(Scalar.BOOL, t.width)
+    low = e.op(Code.FDIV, t, (rgb, e.const(t, SRGB_SLOPE)))
+    shifted = e.op(Code.FDIV, t, (e.op(Code.FADD, t, (rgb, e.const(t, SRGB_A))), e.const(t, 1.0 + SRGB_A)))
     # pow of a negative base is undefined in GLSL: the select never takes
     # that branch, but the value must not poison it (max with 0)
-    high = e.op(Code.FPOW, F3, (e.op(Code.FMAX, F3, (shifted, e.const(F3, 0.0))), e.const(F3, SRGB_GAMMA)))
-    knee = e.op(Code.FLE, B3, (rgb, e.const(F3, SRGB_DECODE_KNEE)))
-    return e.op(Code.SELECT, F3, (knee, low, high))
+    high = e.op(Code.FPOW, t, (e.op(Code.FMAX, t, (shifted, e.const(t, 0.0))), e.const(t, SRGB_GAMMA)))
+    knee = e.op(Code.FLE, b, (rgb, e.const(t, SRGB_DECODE_KNEE)))
+    return e.op(Code.SELECT, t, (knee, low, high))
 
 
 def srgb_encode(e: _Out, rgb: Op) -> Op:
@@ -162,10 +163,15 @@ def _samples(program: Program, fn, state, used: dict) -> None:
             raw = Op(Code.SAMPLE, op.type, op.args, op.imm, op.var, op.origin)
             out.append(raw)
             e = _Out(out, op.origin)
-            rgb = e.op(Code.SWIZZLE, F3, (raw,), (0, 1, 2))
-            lin = srgb_decode(e, rgb)
-            alpha = e.op(Code.SWIZZLE, F1, (raw,), (3,))
-            op.code, op.args, op.imm, op.var = Code.CONSTRUCT, (lin, alpha), (), None
+            if reg in state.fetch4:
+                # FETCH4's four channels are four texels' reds: all decoded
+                lin = srgb_decode(e, raw, F4)
+                op.code, op.args, op.imm, op.var = Code.SWIZZLE, (lin,), (0, 1, 2, 3), None
+            else:
+                rgb = e.op(Code.SWIZZLE, F3, (raw,), (0, 1, 2))
+                lin = srgb_decode(e, rgb)
+                alpha = e.op(Code.SWIZZLE, F1, (raw,), (3,))
+                op.code, op.args, op.imm, op.var = Code.CONSTRUCT, (lin, alpha), (), None
             used["srgb"].add(reg)
             changed = True
         out.append(op)

@@ -167,6 +167,9 @@ MAG_FILTER, MIN_FILTER, WRAP_S, WRAP_T, WRAP_R = 0x2800, 0x2801, 0x2802, 0x2803,
 BASE_LEVEL, MAX_LEVEL, LOD_BIAS, BORDER_COLOR = 0x813C, 0x813D, 0x8501, 0x1004
 UNPACK_ALIGNMENT, COLOR, COLOR_ATTACHMENT0, NONE = 0x0CF5, 0x1800, 0x8CE0, 0
 CLIP_DISTANCE0 = 0x3000
+DEPTH_COMPONENT = 0x1902
+DEPTH_FORMATS = {"d16": 0x81A5, "d24": 0x81A6}  # GL_DEPTH_COMPONENT16 / 24
+COMPARE_MODE, COMPARE_FUNC, COMPARE_REF_TO_TEXTURE, LEQUAL = 0x884C, 0x884D, 0x884E, 0x0203
 _WRAP = {"wrap": 0x2901, "mirror": 0x8370, "clamp": 0x812F, "border": 0x812D, "mirroronce": 0x8743}
 _NEAREST, _LINEAR = 0x2600, 0x2601
 # (min, mip) -> GL min filter
@@ -414,7 +417,7 @@ def _vs_wrapper(code: str, refl: dict, state: RenderState, points: bool) -> str:
             after += "    p.z = (p.z + p.w) * 0.5;\n"
         for k in range(n):
             after += f"    gl_ClipDistance[{k}] = dot(xl_clip_planes[{k}], p);\n"
-    if points:
+    if points and not (refl.get("stage_state") or {}).get("point_size"):
         writes = any(o["glsl"] == "gl_PointSize" for o in refl["outputs"])
         decls += "uniform vec3 xl_point_size;\n"
         size = "gl_PointSize" if writes else "xl_point_size.x"
@@ -637,6 +640,11 @@ class GLRunner:
                 for f in range(6):
                     gl.TexImage2D(CUBE_POSITIVE_X + f, lvl, RGBA32F, w, h, 0, RGBA, FLOAT,
                                   ctypes.c_void_p(a.ctypes.data + f * stride))
+            elif tex.format != "rgba":  # a depth texture: red is the depth
+                h, w = a.shape[:2]
+                depth = np.ascontiguousarray(a[..., 0], dtype=F32)
+                gl.TexImage2D(target, lvl, DEPTH_FORMATS[tex.format], w, h, 0, DEPTH_COMPONENT, FLOAT,
+                              depth.ctypes.data_as(ctypes.c_void_p))
             else:
                 h, w = a.shape[:2]
                 gl.TexImage2D(target, lvl, RGBA32F, w, h, 0, RGBA, FLOAT, ptr)
@@ -646,11 +654,16 @@ class GLRunner:
         gl.BindTexture(target, 0)
         return target, name.value
 
-    def _make_sampler(self, s: SamplerState) -> int:
+    def _make_sampler(self, s: SamplerState, compare: bool = False) -> int:
+        """A sampler object; ``compare``: a depth texture's, compared
+        LESS_EQUAL as D3D9 drivers do (the shader declares it a shadow sampler)."""
         gl = self.gl
         name = ctypes.c_uint(0)
         gl.GenSamplers(1, ctypes.byref(name))
         n = name.value
+        if compare:
+            gl.SamplerParameteri(n, COMPARE_MODE, COMPARE_REF_TO_TEXTURE)
+            gl.SamplerParameteri(n, COMPARE_FUNC, LEQUAL)
         gl.SamplerParameteri(n, WRAP_S, _WRAP[s.address_u])
         gl.SamplerParameteri(n, WRAP_T, _WRAP[s.address_v])
         gl.SamplerParameteri(n, WRAP_R, _WRAP[s.address_w])
@@ -673,7 +686,7 @@ class GLRunner:
             if tex is None:
                 continue  # unbound: GL reads an incomplete texture as (0, 0, 0, 1), as D3D9
             target, tname = self._make_texture(tex, s["type"])
-            sname = self._make_sampler(tex.sampler)
+            sname = self._make_sampler(tex.sampler, "compare" in s)
             made.append((unit, target, tname, sname))
         for unit, target, tname, sname in made:
             gl.ActiveTexture(TEXTURE0 + unit)
@@ -766,7 +779,10 @@ class GLRunner:
         if state.clip_planes and "xl_clip_planes" in prog:
             planes = np.asarray(state.clip_planes, F32).reshape(-1, 4)
             prog["xl_clip_planes"].write(planes[: prog["xl_clip_planes"].array_length].tobytes())
-        for k in range(len(state.clip_planes)):
+        # user clip planes: the runner's own (RenderState) or the translation's (Options.stage_state)
+        clip = list(range(len(state.clip_planes))) + [
+            p["index"] for p in (vs_refl.get("stage_state") or {}).get("clip_planes", ())]
+        for k in clip:
             ctx.enable_direct(CLIP_DISTANCE0 + k)
 
         made: list = []
@@ -780,7 +796,7 @@ class GLRunner:
                 n = draw.count
             vao.render(mode=getattr(ctx, mode), vertices=n)
         finally:
-            for k in range(len(state.clip_planes)):
+            for k in clip:
                 ctx.disable_direct(CLIP_DISTANCE0 + k)
             self._release_textures(made)
             if vao is not None:
