@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ..bytecode.tables import DeclUsage, SamplerType, ShaderKind
+from ..drawstate import PARAMS_BY_KEY
 from ..errors import UnsupportedError
 from ..ir.ops import Code
 from ..ir.program import Program, Semantic, Storage, Variable
@@ -100,7 +101,7 @@ CONST_FILES = (Storage.FLOAT_CONST, Storage.INT_CONST, Storage.BOOL_CONST)
 # The members the code below tests, read once: in Python 3.11 reading a
 # member off its Enum class (``Storage.INPUT``) goes through the metaclass's
 # __getattr__ hook and costs ten times a global's read.
-INPUT, OUTPUT, SAMPLER = Storage.INPUT, Storage.OUTPUT, Storage.SAMPLER
+INPUT, OUTPUT, SAMPLER, STATE = Storage.INPUT, Storage.OUTPUT, Storage.SAMPLER, Storage.STATE
 VERTEX_SHADER = ShaderKind.VERTEX
 TEXCOORD, PSIZE, DEPTH, COLOR = U.TEXCOORD, U.PSIZE, U.DEPTH, U.COLOR
 UNKNOWN_SAMPLER = SamplerType.UNKNOWN
@@ -158,7 +159,7 @@ NO_SEMANTIC_VK_LOCATION = 32 + 16 * 16  # + the register: Vulkan needs a locatio
 class Decl:
     """One GLSL declaration, for the templates."""
 
-    kind: str  # vs_input fs_input vs_output fs_output uniform sampler global
+    kind: str  # vs_input fs_input vs_output fs_output uniform spec_constant sampler global
     name: str
     type: str
     array: int | None = None
@@ -169,6 +170,7 @@ class Decl:
     precision: str | None = None
     init: str | None = None
     offset: int | None = None  # block member
+    constant_id: int | None = None  # spec_constant: its constant_id / SpecId (init: its default)
 
 
 @dataclass(slots=True)
@@ -219,7 +221,8 @@ class Layout:
         self.const_groups: dict[int, tuple[list[ConstGroup], list[int]]] = {}
         self.groups: list[ConstGroup] = []
         self.draw_state: list[Decl] = []  # Vulkan: members of the draw-state block
-        self.reflection: dict = {"constants": [], "samplers": [], "inputs": [], "outputs": [], "draw_state": []}
+        self.reflection: dict = {"constants": [], "samplers": [], "inputs": [], "outputs": [], "draw_state": [],
+                                 "state_parameters": []}
         self.extensions: list[str] = []
         self.namer = Namer()
         self.sampler_types: dict[str, str] = {}  # sampler name -> GLSL type
@@ -358,7 +361,12 @@ def plan(program: Program, target: Target, options, used_constants: dict | None 
         # 3. Samplers.
         for var in by_storage.get(SAMPLER, ()):
             _sampler(lay, var, program, target, options, vertex)
-    # 4. Private registers and locals.
+        # 4. Draw-time state parameters, in spec-id order.
+        state = by_storage.get(STATE)
+        if state:
+            for var in sorted(state, key=lambda v: PARAMS_BY_KEY[v.builtin].spec_id):
+                _state_parameter(lay, var, target, options)
+    # 5. Private registers and locals.
     if privates:
         _privates(lay, privates)
     return lay
@@ -467,6 +475,28 @@ def _sampler(lay: Layout, var: Variable, program: Program, target: Target, optio
     lay.sampler_types[name] = glsl
     lay.reach(var, Access(name))
     lay.reflection["samplers"].append(r)
+
+
+def _state_parameter(lay: Layout, var: Variable, target: Target, options) -> None:
+    """A draw-time state parameter (xlate/drawstate.py): a specialization
+    constant on Vulkan targets (``layout(constant_id = N) const``, default
+    from ``options.draw_state``), a plain uniform on GL targets."""
+    param = PARAMS_BY_KEY[var.builtin]
+    name = lay.namer.reserve(param.glsl)
+    lay.reach(var, Access(name))
+    gtype = param.type.value
+    entry = {"key": param.key, "state": param.state, "type": gtype, "encoding": param.encoding, "glsl": name}
+    if target.vulkan:
+        value = options.draw_state.param_value(param.key)
+        d = Decl("spec_constant", name, gtype)
+        d.constant_id = param.spec_id
+        d.init = ("true" if value else "false") if gtype == "bool" else repr(value)
+        entry.update(form="specialization_constant", constant_id=param.spec_id, default=value)
+    else:
+        d = Decl("uniform", name, gtype)
+        entry["form"] = "uniform"
+    lay.decls.append(d)
+    lay.reflection["state_parameters"].append(entry)
 
 
 def _privates(lay: Layout, privates: list[Variable]) -> None:

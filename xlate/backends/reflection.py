@@ -79,6 +79,7 @@ def build(program: Program, target, options, layout_reflection: dict) -> dict:
         "viewport": layout_reflection.get("viewport"),
         "front_face": io.get("front_face"),
         "draw_state": draw_state(program, layout_reflection.get("draw_state", [])),
+        "render_state": render_state(program, options, layout_reflection.get("state_parameters", [])),
         # Options.stage_state as far as this shader depends on it (None: not at all)
         "stage_state": notes.get("stage_state") or None,
         "defs": defs(program),
@@ -109,6 +110,28 @@ def draw_state(program: Program, uniforms: list[dict]) -> dict | None:
         "luminance": [int(s) for s in notes.get("luminance", [])],
         "depth": bool(notes.get("depth", False)),
     }
+
+
+def render_state(program: Program, options, parameters: list[dict]) -> dict | None:
+    """The D3D9 render states the translation applies (fog, alpha test;
+    passes/drawstate.py), or None when it applies none: ``mode`` ("baked" /
+    "dynamic"), ``fog`` and ``alpha_test`` (whether the code does them),
+    ``baked`` (baked mode: the values built in) and ``parameters`` (dynamic
+    mode: each state parameter the shader reads, docs/reflection.md)."""
+    notes = program.notes.get("drawstate")
+    if notes is None:
+        return None
+    out = {"mode": options.draw_state_mode.value, "fog": notes["fog"], "alpha_test": notes["alpha_test"],
+           "parameters": parameters}
+    if not notes["dynamic"]:
+        state = options.draw_state.to_dict()
+        keys = []
+        if notes["fog"]:
+            keys += ["fogenable", "fogtablemode", "fogstart", "fogend", "fogdensity", "fogcolor"]
+        if notes["alpha_test"]:
+            keys += ["alphatestenable", "alphafunc", "alpharef"]
+        out["baked"] = {k: state[k] for k in keys}
+    return out
 
 
 def defs(program: Program) -> list[dict]:

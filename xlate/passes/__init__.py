@@ -20,8 +20,8 @@ from ..ir.program import Program
 from ..ir.validate import validate
 from ..options import Options
 from . import (
-    arithmetic, cleanup, clip_planes, constants, destination, io, matrix, points, relative, samplers_state,
-    source_modifiers, special, texture, texture_sm1,
+    arithmetic, cleanup, clip_planes, constants, destination, drawstate, io, matrix, points, relative,
+    samplers_state, source_modifiers, special, texture, texture_sm1,
 )
 from .build import Context
 from .rewrite import D3D_OP_READERS, rewrite
@@ -46,6 +46,10 @@ PASSES = {
     "io": io.run,
     # after io: split PSIZE outputs and TEXCOORD inputs are variables of their own
     "points": points.run,
+    # after io: the fixed-function fog and alpha test go after io's
+    # epilogue, on the outputs io settled (docs/ir.md "Draw-time state")
+    "drawstate": drawstate.run,
+    # after the fog blend: sRGB write encodes the final colour
     "samplers_state": samplers_state.run,
     "cleanup": cleanup.run,
 }
@@ -102,6 +106,8 @@ def pipeline(program: Program, options: Options) -> None:
     io.run(program, options, survey.returns, survey.derivatives)
     if options.stage_state is not None:
         points.run(program, options)
+    drawstate.run(program, options)
+    if options.stage_state is not None:
         samplers_state.run(program, options)
     cleanup.run(program, options)
 

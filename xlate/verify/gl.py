@@ -253,6 +253,11 @@ class Draw:
     viewport: tuple[int, int, int, int] | None = None
     state: RenderState = field(default_factory=RenderState)
     count: int | None = None
+    # The render states (xlate.drawstate.DrawState) whose values a shader
+    # translated with draw_state_mode="dynamic" reads: each state parameter
+    # its reflection's render_state lists is set from it (GL: uniforms;
+    # Vulkan: specialization constants).  None: D3D's defaults.
+    state_values: Any = None
 
 
 @dataclass
@@ -617,6 +622,19 @@ class GLRunner:
             else:
                 raise NotImplementedError(f"draw-state uniform {u}")
 
+    @staticmethod
+    def _upload_state_parameters(prog, refl: dict, values) -> None:
+        """The uniforms of a dynamic draw-state translation (reflection
+        ``render_state.parameters``, form "uniform") from ``values`` (a
+        DrawState; None: D3D's defaults)."""
+        params = (refl.get("render_state") or {}).get("parameters") or ()
+        if not params:
+            return
+        values = state_values(values)
+        for p in params:
+            if p.get("form") == "uniform" and p["glsl"] in prog:
+                prog[p["glsl"]].value = values.param_value(p["key"])
+
     def _make_texture(self, tex: Texture, kind: str) -> tuple[int, int]:
         """Upload a texture; returns (GL target, name)."""
         gl = self.gl
@@ -757,6 +775,8 @@ class GLRunner:
         self._upload_constants(prog, vs_refl, draw.vs_constants if draw.vs_constants is not None else draw.constants)
         self._upload_constants(prog, ps_refl, draw.constants)
         self._upload_draw_state(prog, ps_refl, draw.texture_stages)
+        self._upload_state_parameters(prog, vs_refl, draw.state_values)
+        self._upload_state_parameters(prog, ps_refl, draw.state_values)
 
         # fixed-function state
         ctx.disable(ctx.BLEND | ctx.DEPTH_TEST)
@@ -871,6 +891,14 @@ def captured_vertices(raw: np.ndarray, fields, refl: dict) -> VertexResult:
 
 
 _RUNNER: GLRunner | None = None
+
+
+def state_values(values):
+    """A Draw's ``state_values`` as a DrawState (a dict is read as
+    ``DrawState.from_dict`` reads it; None: D3D's defaults)."""
+    from ..drawstate import DrawState
+
+    return DrawState.from_dict(values)
 
 
 def runner() -> GLRunner:

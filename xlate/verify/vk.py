@@ -79,6 +79,7 @@ from __future__ import annotations
 
 import os
 import re
+import struct
 from typing import Any, Mapping
 
 import numpy as np
@@ -895,18 +896,27 @@ class VKRunner:
         return pl
 
     def pipeline(self, vs_spirv: bytes, ps_spirv: bytes, layout, render_pass, attributes: tuple, topology: str,
-                 cull: str, front_face: str, write_masks: tuple[int, ...], depth: tuple[str, bool] | None = None):
+                 cull: str, front_face: str, write_masks: tuple[int, ...], depth: tuple[str, bool] | None = None,
+                 specialization: tuple = ((), ())):
         """``attributes``: (location, components or 0 for a constant (0, 0, 0, 1)) per VS input;
-        ``depth``: (compare op as VK_COMPARE_OP_<name>, depth writes) for a render pass with depth."""
+        ``depth``: (compare op as VK_COMPARE_OP_<name>, depth writes) for a render pass with depth;
+        ``specialization``: per stage (vertex, fragment), ((constant_id, type, value), ...) for
+        the specialization constants of a dynamic draw-state translation (``_specialization``)."""
         vk = self.vk
-        key = (vs_spirv, ps_spirv, layout, render_pass, attributes, topology, cull, front_face, write_masks, depth)
+        key = (vs_spirv, ps_spirv, layout, render_pass, attributes, topology, cull, front_face, write_masks, depth,
+               specialization)
         pipe = self.pipelines.get(key)
         if pipe is not None:
             return pipe
+        keep: list = []  # the specialization data, alive until the pipeline is made
         stages = [vk.VkPipelineShaderStageCreateInfo(stage=vk.VK_SHADER_STAGE_VERTEX_BIT,
-                                                     module=self.module(vs_spirv), pName="main"),
+                                                     module=self.module(vs_spirv), pName="main",
+                                                     pSpecializationInfo=_specialization_info(
+                                                         vk, specialization[0], keep)),
                   vk.VkPipelineShaderStageCreateInfo(stage=vk.VK_SHADER_STAGE_FRAGMENT_BIT,
-                                                     module=self.module(ps_spirv), pName="main")]
+                                                     module=self.module(ps_spirv), pName="main",
+                                                     pSpecializationInfo=_specialization_info(
+                                                         vk, specialization[1], keep))]
         vertex_input = _vertex_input_state(vk, attributes)
         assembly = vk.VkPipelineInputAssemblyStateCreateInfo(topology=getattr(vk, topology),
                                                              primitiveRestartEnable=vk.VK_FALSE)
@@ -1191,7 +1201,9 @@ class VKRunner:
             if draw.count is not None:
                 n = draw.count
             pipe = self.pipeline(vs_spirv, ps_spirv, layout, render_pass, attributes, _TOPOLOGY[mode], cull, ff,
-                                 write_masks, depth if targets.depth is None or depth else ("always", False))
+                                 write_masks, depth if targets.depth is None or depth else ("always", False),
+                                 (_specialization(vs_refl, draw.state_values),
+                                  _specialization(ps_refl, draw.state_values)))
             vx, vy, vw, vh = draw.viewport or (0, 0, width, height)
             vp_value = (1.0 / vw, 1.0 / vh, float(height), 0.0)
             vs_consts = draw.vs_constants if draw.vs_constants is not None else draw.constants
@@ -1348,6 +1360,38 @@ class VKRunner:
 
 
 _RUNNER: VKRunner | None = None
+
+
+def _specialization(refl: dict, values) -> tuple:
+    """((constant_id, type, value), ...) for the specialization constants a
+    dynamic draw-state translation declares (reflection
+    ``render_state.parameters``), from ``values`` (a DrawState or dict;
+    None: D3D's defaults)."""
+    params = (refl.get("render_state") or {}).get("parameters") or ()
+    if not params:
+        return ()
+    from .gl import state_values
+
+    values = state_values(values)
+    return tuple((p["constant_id"], p["type"], values.param_value(p["key"]))
+                 for p in params if p.get("form") == "specialization_constant")
+
+
+def _specialization_info(vk, entries: tuple, keep: list):
+    """A VkSpecializationInfo for ``entries`` (None without any): 4 bytes a
+    constant (a bool as a VkBool32, an int as int32, a float as float32)."""
+    if not entries:
+        return None
+    data = b"".join(struct.pack("<f", v) if t == "float" else struct.pack("<i", int(v)) for _, t, v in entries)
+    buf = vk.ffi.new("char[]", data)
+    keep.append(buf)
+    info = vk.VkSpecializationInfo(
+        mapEntryCount=len(entries),
+        pMapEntries=[vk.VkSpecializationMapEntry(constantID=cid, offset=4 * k, size=4)
+                     for k, (cid, _, _) in enumerate(entries)],
+        dataSize=len(data), pData=buf)
+    keep.append(info)
+    return info
 
 
 def runner() -> VKRunner:

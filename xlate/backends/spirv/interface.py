@@ -94,6 +94,14 @@ class Interface:
 
     def _decl(self, d) -> None:
         m = self.m
+        if d.kind == "spec_constant":  # a draw-time state parameter: its value is the constant's id
+            kind, _ = split_type(d.type)
+            t = self.scalar(kind)
+            default = d.init == "true" if kind == "bool" else int(d.init) if kind == "int" else float(d.init)
+            c = m.spec_constant(t, d.constant_id, default)
+            self._name(c, d.name)
+            self.places[d.name] = Place(c, "SpecConstant", None, t, None)
+            return
         storage = STORAGE_OF_KIND.get(d.kind)
         if storage is None:  # "uniform": GL only, never in a Vulkan layout
             raise ValueError(f"declaration kind {d.kind} has no SPIR-V form")
@@ -205,7 +213,8 @@ _BUILT_MAX = 512
 
 
 def _signature(lay: Layout, vertex: bool, names: bool, version: int, builtins: tuple) -> tuple:
-    decls = tuple([(d.kind, d.name, d.type, d.array, d.location, d.binding, d.set, d.centroid) for d in lay.decls])
+    decls = tuple([(d.kind, d.name, d.type, d.array, d.location, d.binding, d.set, d.centroid, d.constant_id, d.init)
+                   for d in lay.decls])
     blocks = tuple([(b.name, b.set, b.binding, tuple([(d.name, d.type, d.array, d.offset) for d in b.members]))
                     for b in lay.blocks])
     return version, vertex, names, decls, blocks, builtins
