@@ -10,7 +10,6 @@ from dataclasses import dataclass, field, fields, replace
 
 from .bytecode.tables import SAMPLER_TYPE_BY_ASM, DeclUsage, SamplerType
 from .drawstate import DrawState, DrawStateMode
-from .stage_state import StageState
 
 
 INFINITIES = ("clamp", "ieee")
@@ -98,11 +97,6 @@ class Options:
     # named after the preshader's inputs (ir/preshader_inline.py), when that
     # can be done faithfully (else the cpu mode, with a diagnostic saying why).
     inline_preshader: bool = False
-    # Sampler states (depth compare, sRGB, FETCH4, unbound), sRGB write,
-    # user clip planes and point size / sprites baked into the code
-    # (xlate/stage_state.py, issue #14).  None: the shader assumes none of
-    # them (D3D9's defaults; oPts, when written, is the size unclamped).
-    stage_state: StageState | None = None
 
     # Where varyings go, for the targets that give them locations (glsl450,
     # vulkan, the SPIR-V ones): ((usage, index, location), ...), e.g.
@@ -180,8 +174,6 @@ class Options:
             raise TypeError(f"unknown translation option(s): {', '.join(unknown)}; known: {', '.join(sorted(known))}")
         if "sampler_types" in kwargs:
             kwargs["sampler_types"] = _stage_pairs("sampler_types", kwargs["sampler_types"], 15, _sampler_type)
-        if "stage_state" in kwargs:
-            kwargs["stage_state"] = StageState.from_value(kwargs["stage_state"])
         if "texture_projection" in kwargs:
             kwargs["texture_projection"] = _stage_pairs("texture_projection", kwargs["texture_projection"], 7, _projection_count)
         return cls(**kwargs)

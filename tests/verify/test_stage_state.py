@@ -1,5 +1,5 @@
 """Draw-time sampler, clip-plane and point state baked into translations
-(``Options.stage_state``, issue #14 part B), executed on llvmpipe through the
+(``Options.draw_state``, issue #14 part B; baked mode here), executed on llvmpipe through the
 GL runner and checked against the reference interpreter, which models the
 same states (``verify/textures.py``: depth compare, sRGB decode, FETCH4;
 ``run_shader``: sRGB write, point sprites; ``clip_distances``)."""
@@ -49,19 +49,19 @@ def _pixel_ndc() -> np.ndarray:
 TEXCOORD_ROWS = ((0.5, 0, 0.5 + 0.5 / W), (0, -0.5, 0.5 + 0.5 / H), (0.5, 0, 0.52), (0, 0, 1))
 
 
-def _draw_ps(gl, ps_asm: str, textures: dict, stage_state: dict, target="glsl330", rows=TEXCOORD_ROWS):
+def _draw_ps(gl, ps_asm: str, textures: dict, state: dict, target="glsl330", rows=TEXCOORD_ROWS, **options):
     """The PS drawn over the target with texcoord0 = the affine ``rows`` of
     the position, and the reference run at every pixel centre with the same
     texcoord; returns (GL image (H, W, 4), reference (H, W, 4), translation)."""
     from xlate.verify.gl import Draw
 
     blob = assemble_bytes(ps_asm)
-    ps = translate(blob, target, stage_state=stage_state, half_pixel_exact=True)
+    ps = translate(blob, target, draw_state=state, half_pixel_exact=True, **options)
     verts = {("position", 0): BIG_TRIANGLE, ("texcoord", 0): _affine(BIG_TRIANGLE, rows)}
     img = gl.draw(None, ps, Draw(vertices=verts, size=(W, H), textures=textures)).colors[0]
     n = W * H
     res = run_shader(decode(blob), {("texcoord", 0): _affine(_pixel_ndc(), rows)}, textures=textures, n=n,
-                     srgb_write=bool(stage_state.get("srgb_write")))
+                     srgb_write=bool(state.get("srgbwriteenable")))
     return img, res.outputs["oC0"].reshape(H, W, 4), ps
 
 
@@ -83,10 +83,10 @@ def test_depth_compare_point(gl, fmt, op):
     stored depth, 0/1 in every channel; texldp divides by w first."""
     ps = f"ps_2_0\ndcl t0\ndcl_2d s0\n{op} r0, t0, s0\nmov oC0, r0\n"
     rows = TEXCOORD_ROWS if op == "texld" else tuple((2 * a, 2 * b, 2 * c) for a, b, c in TEXCOORD_ROWS)
-    img, ref, t = _draw_ps(gl, ps, {0: _depth_texture(fmt)}, {"depth": [0]}, rows=rows)
+    img, ref, t = _draw_ps(gl, ps, {0: _depth_texture(fmt)}, {"depthtexture": [0]}, rows=rows)
     assert "sampler2DShadow" in t.code
     assert t.reflection["samplers"][0]["compare"] == "less_equal"
-    assert t.reflection["stage_state"] == {"depth": [0]}
+    assert t.reflection["stage_state"] == {"depthtexture": [0]}
     assert set(np.unique(ref)) == {0.0, 1.0}  # both outcomes occur
     assert np.array_equal(img, ref)
 
@@ -96,14 +96,14 @@ def test_depth_compare_pcf(gl):
     at texel corners each pixel is the mean of four 0/1 results."""
     rows = ((0.5, 0, 0.5), (0, -0.5, 0.5), (0.5, 0, 0.52), (0, 0, 1))  # u, v at texel corners
     img, ref, _ = _draw_ps(gl, "ps_2_0\ndcl t0\ndcl_2d s0\ntexld r0, t0, s0\nmov oC0, r0\n",
-                           {0: _depth_texture("d24", "linear")}, {"depth": [0]}, rows=rows)
+                           {0: _depth_texture("d24", "linear")}, {"depthtexture": [0]}, rows=rows)
     assert len(np.unique(ref)) > 2  # partial coverage exists
     assert np.abs(img - ref).max() <= 0.02  # llvmpipe's filter weights are 8-bit fractions
 
 
 def test_depth_compare_ps_1_1(gl):
     """ps_1_1 `tex t0` on a depth stage compares too (coordinate set 0's z)."""
-    img, ref, t = _draw_ps(gl, "ps_1_1\ntex t0\nmov r0, t0\n", {0: _depth_texture("d24")}, {"depth": [0]})
+    img, ref, t = _draw_ps(gl, "ps_1_1\ntex t0\nmov r0, t0\n", {0: _depth_texture("d24")}, {"depthtexture": [0]})
     assert "sampler2DShadow" in t.code
     assert np.array_equal(img, ref) and set(np.unique(ref)) == {0.0, 1.0}
 
@@ -119,8 +119,8 @@ def test_srgb_read(gl):
     ps = ("ps_2_0\ndcl t0\ndcl_2d s0\ndcl_2d s1\ntexld r0, t0, s0\ntexld r1, t0, s1\n"
           "add r0, r0, r1\nmov oC0, r0\n")
     tex0, tex1 = _colour_texture(), _colour_texture(srgb=True)
-    img, ref, t = _draw_ps(gl, ps, {0: tex0, 1: tex1}, {"srgb": [1]})
-    assert t.reflection["stage_state"] == {"srgb": [1]}
+    img, ref, t = _draw_ps(gl, ps, {0: tex0, 1: tex1}, {"srgbtexture": [1]})
+    assert t.reflection["stage_state"] == {"srgbtexture": [1]}
     expected = tex0.levels[0] + np.concatenate([srgb_to_linear(tex1.levels[0][..., :3]), tex1.levels[0][..., 3:]], -1)
     assert np.allclose(ref, expected, atol=1e-6)
     assert np.abs(img - ref).max() < 2e-6
@@ -138,8 +138,8 @@ def test_srgb_curve_values():
 def test_srgb_write(gl):
     """SRGBWRITEENABLE: oC0's rgb saturated and encoded, alpha unchanged."""
     ps = "ps_2_0\ndcl t0\nmov r0, t0\nmov r0.z, c0.x\nmov oC0, r0\n"
-    img, ref, t = _draw_ps(gl, ps, {}, {"srgb_write": True})
-    assert t.reflection["stage_state"] == {"srgb_write": True}
+    img, ref, t = _draw_ps(gl, ps, {}, {"srgbwriteenable": True})
+    assert t.reflection["stage_state"] == {"srgbwriteenable": True}
     assert np.abs(img - ref).max() < 2e-6
     assert ref[0, 0, 3] == 1.0 and ref[3, 3, 0] == pytest.approx(linear_to_srgb(F32([(3.5) / W]))[0], abs=1e-6)
 
@@ -151,7 +151,7 @@ def test_fetch4(gl):
     ps = "ps_2_0\ndcl t0\ndcl_2d s0\ndcl_2d s1\ntexld r0, t0, s0\ntexld r1, t0, s1\nadd r0, r0, r1\nmov oC0, r0\n"
     tex0, tex1 = _colour_texture(fetch4=True), _colour_texture(srgb=True, fetch4=True)
     for target in ("glsl330", "glsl450"):
-        img, ref, t = _draw_ps(gl, ps, {0: tex0, 1: tex1}, {"fetch4": [0, 1], "srgb": [1]}, target)
+        img, ref, t = _draw_ps(gl, ps, {0: tex0, 1: tex1}, {"fetch4": [0, 1], "srgbtexture": [1]}, target)
         assert "textureGather" in t.code
         red = tex0.levels[0][..., 0]
         assert ref[2, 3, 0] - srgb_to_linear(tex1.levels[0][2, 4, 0]) == pytest.approx(red[2, 4], abs=1e-6)
@@ -164,7 +164,7 @@ def test_unbound_sampler(gl):
     gives, and is no longer a sampler the layer binds."""
     ps = "ps_2_0\ndcl t0\ndcl_2d s0\ndcl_2d s2\ntexld r0, t0, s0\ntexld r1, t0, s2\nadd r0, r0, r1\nmov oC0, r0\n"
     tex0 = _colour_texture()
-    img, ref, t = _draw_ps(gl, ps, {0: tex0}, {"unbound": [2]})
+    img, ref, t = _draw_ps(gl, ps, {0: tex0}, {"nulltexture": [2]})
     assert [s["register"] for s in t.reflection["samplers"]] == [0]
     assert np.allclose(ref, tex0.levels[0] + F32([0, 0, 0, 1]))
     assert np.array_equal(img, ref)
@@ -173,11 +173,12 @@ def test_unbound_sampler(gl):
 def test_state_only_where_the_shader_depends_on_it():
     """No sampler path for a shader that does not sample; no sRGB write for a
     vertex shader; the reflection lists nothing then."""
-    state = {"depth": [0], "srgb": [1], "unbound": [3], "srgb_write": True, "clip_planes": {0: [1, 0, 0, 0]}}
-    ps = translate(assemble_bytes("ps_2_0\ndcl t0\ndcl_2d s2\ntexld r0, t0, s2\nmov oC0, r0\n"), stage_state=state)
-    assert ps.reflection["stage_state"] == {"srgb_write": True}
+    state = {"depthtexture": [0], "srgbtexture": [1], "nulltexture": [3], "srgbwriteenable": True,
+             "clipplaneenable": 1, "clipplanes": [[1, 0, 0, 0]], "pointmode": True}
+    ps = translate(assemble_bytes("ps_2_0\ndcl t0\ndcl_2d s2\ntexld r0, t0, s2\nmov oC0, r0\n"), draw_state=state)
+    assert ps.reflection["stage_state"] == {"srgbwriteenable": True}
     assert "pow" in ps.code and "Shadow" not in ps.code and "ClipDistance" not in ps.code
-    vs = translate(assemble_bytes("vs_2_0\ndcl_position v0\nmov oPos, v0\n"), stage_state={"srgb_write": True})
+    vs = translate(assemble_bytes("vs_2_0\ndcl_position v0\nmov oPos, v0\n"), draw_state={"srgbwriteenable": True})
     assert vs.reflection["stage_state"] is None and "pow" not in vs.code
     plain = translate(assemble_bytes("ps_2_0\ndcl t0\ndcl_2d s2\ntexld r0, t0, s2\nmov oC0, r0\n"))
     assert plain.reflection["stage_state"] is None
@@ -185,24 +186,25 @@ def test_state_only_where_the_shader_depends_on_it():
 
 @pytest.mark.parametrize("state, target, asm, why", [
     ({"fetch4": [0]}, "essl300", "ps_2_0\ndcl t0\ndcl_2d s0\ntexld r0, t0, s0\nmov oC0, r0\n", "textureGather"),
-    ({"depth": [0]}, "glsl330", "ps_2_0\ndcl t0\ndcl_cube s0\ntexld r0, t0, s0\nmov oC0, r0\n", "only 2D"),
-    ({"depth": [0]}, "essl100", "ps_2_0\ndcl t0\ndcl_2d s0\ntexld r0, t0, s0\nmov oC0, r0\n", "shadow"),
+    ({"depthtexture": [0]}, "glsl330", "ps_2_0\ndcl t0\ndcl_cube s0\ntexld r0, t0, s0\nmov oC0, r0\n", "only 2D"),
+    ({"depthtexture": [0]}, "essl100", "ps_2_0\ndcl t0\ndcl_2d s0\ntexld r0, t0, s0\nmov oC0, r0\n", "shadow"),
     ({"fetch4": [0]}, "glsl330", "ps_2_0\ndcl t0\ndcl_volume s0\ntexld r0, t0, s0\nmov oC0, r0\n", "2D only"),
-    ({"clip_planes": {0: [1, 0, 0, 0]}}, "glsl120", "vs_2_0\ndcl_position v0\nmov oPos, v0\n", "gl_ClipDistance"),
+    ({"clipplaneenable": 1}, "glsl120", "vs_2_0\ndcl_position v0\nmov oPos, v0\n", "gl_ClipDistance"),
 ])
 def test_refused_not_ignored(state, target, asm, why):
     """A state a target or a sampler cannot honour is an error, never dropped."""
     with pytest.raises(UnsupportedError, match=why):
-        translate(assemble_bytes(asm), target, stage_state=state)
+        translate(assemble_bytes(asm), target, draw_state=state)
 
 
 @pytest.mark.parametrize("bad", [
-    {"depth": [16]}, {"depth": [0], "fetch4": [0]}, {"srgb": [1], "depth": [1]}, {"clip_planes": {6: [0, 0, 0, 1]}},
-    {"point_size": -1}, {"point_size_min": 5, "point_size_max": 2}, {"sprites": True},
+    {"depthtexture": [16]}, {"depthtexture": [0], "fetch4": [0]}, {"srgbtexture": [1], "depthtexture": [1]},
+    {"clipplanes": {6: [0, 0, 0, 1]}}, {"clipplaneenable": 64}, {"pointsize": -1},
+    {"pointsize_min": 5, "pointsize_max": 2}, {"sprites": True}, {"nulltexture": "0"},
 ])
 def test_bad_state_values(bad):
-    with pytest.raises(ValueError, match="stage_state"):
-        translate(assemble_bytes("ps_2_0\nmov oC0, c0\n"), stage_state=bad)
+    with pytest.raises(ValueError, match="draw_state"):
+        translate(assemble_bytes("ps_2_0\nmov oC0, c0\n"), draw_state=bad)
 
 
 # -- clip planes ---------------------------------------------------------------
@@ -221,8 +223,8 @@ def test_clip_planes_cut_a_quad(gl, target):
 
     planes = {0: (1, 0, 0, 0.25), 3: (0, -1, 0, 0.5)}
     vs_blob = assemble_bytes(VS_QUAD)
-    vs = translate(vs_blob, target, stage_state={"clip_planes": planes})
-    assert vs.reflection["stage_state"]["clip_planes"][1] == {"index": 3, "plane": [0.0, -1.0, 0.0, 0.5]}
+    vs = translate(vs_blob, target, draw_state={"clipplaneenable": 0b1001, "clipplanes": planes})
+    assert vs.reflection["stage_state"]["clipplanes"][1] == {"index": 3, "plane": [0.0, -1.0, 0.0, 0.5]}
     ps = translate(assemble_bytes("ps_2_0\nmov oC0, c0\n"), target)
     from xlate.verify import ReferenceConstants
 
@@ -260,7 +262,7 @@ def test_point_size_clamped(gl, writes):
 
     asm = VS_POINTS if writes else "vs_2_0\ndcl_position v0\nmov oPos, v0\n"
     vs = translate(assemble_bytes(asm), "glsl330",
-                   stage_state={"point_size": 9.0, "point_size_min": 2.0, "point_size_max": 6.0})
+                   draw_state={"pointmode": True, "pointsize": 9.0, "pointsize_min": 2.0, "pointsize_max": 6.0})
     ps = translate(assemble_bytes("ps_2_0\nmov oC0, c0\n"), "glsl330")
     pos = _points(3, 32)
     img = gl.draw(vs, ps, Draw(vertices={("position", 0): pos, ("psize", 0): F32([[1], [4], [30]])},
@@ -280,10 +282,10 @@ def test_point_sprite_coordinates(gl, target, flip_y):
     from xlate.verify.gl import Draw
 
     vs = translate(assemble_bytes("vs_2_0\ndcl_position v0\nmov oPos, v0\n"), target, flip_y=flip_y,
-                   stage_state={"point_size": 8.0, "point_size_max": 64.0})
+                   draw_state={"pointmode": True, "pointsize": 8.0})
     ps_blob = assemble_bytes("ps_2_0\ndcl t0\nmov oC0, t0\n")
-    ps = translate(ps_blob, target, flip_y=flip_y, stage_state={"point_sprite": True})
-    assert ps.reflection["stage_state"] == {"point_sprite": True}
+    ps = translate(ps_blob, target, flip_y=flip_y, draw_state={"pointspriteenable": True})
+    assert ps.reflection["stage_state"] == {"pointspriteenable": True}
     img = gl.draw(vs, ps, Draw(vertices={("position", 0): F32([[0, 0, 0.5, 1]])}, primitive="point_list",
                                size=(16, 16), clear=(0, 0, 0, 1))).colors[0]
     sprite = img[4:12, 4:12]  # the 8x8 point centred on the target's centre

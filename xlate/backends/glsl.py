@@ -463,7 +463,7 @@ class Emitter:
         decl_type = self.lay.sampler_types.get(name)
         if decl_type is None:
             decl_type = next(d.type for d in self.lay.decls if d.kind == "sampler" and d.name == name)
-        if len(op.imm) > 2:  # draw-time sampler state (Options.stage_state)
+        if len(op.imm) > 2:  # draw-time sampler state (Options.draw_state)
             return sample_mode(self, op, a, name, decl_type)
         dim, short = SAMPLER_DIMS[decl_type]
         coord = self.fit(op, op.args[0], a[0], dim)

@@ -78,7 +78,7 @@ FILE_NAMES = {Storage.FLOAT_CONST: ("float", "c", 2), Storage.INT_CONST: ("int",
 SAMPLER_KINDS = {SamplerType.TEX2D: "2d", SamplerType.CUBE: "cube", SamplerType.VOLUME: "volume",
                  SamplerType.TEX1D: "2d", SamplerType.UNKNOWN: "2d"}
 SAMPLER_GLSL = {"2d": "sampler2D", "cube": "samplerCube", "volume": "sampler3D"}
-SHADOW_SAMPLER_GLSL = "sampler2DShadow"  # a depth-compared 2D sampler (Options.stage_state.depth)
+SHADOW_SAMPLER_GLSL = "sampler2DShadow"  # a depth-compared 2D sampler (Options.draw_state.depthtexture)
 
 
 # scalar -> GLSL type name per width (index 0 unused): a table, as the
@@ -452,8 +452,8 @@ def _sampler(lay: Layout, var: Variable, program: Program, target: Target, optio
         name = lay.namer.fresh(f"{lay.prefix}s{reg}")  # legal as it stands: no sanitizing
     unit = reg + VS_SAMPLER_UNIT_BASE if vertex else reg
     glsl = SAMPLER_GLSL[kind]
-    shadow = reg in program.notes.get("stage_state", {}).get("depth", ())
-    if shadow:  # Options.stage_state: a depth texture, compared (passes/samplers_state.py)
+    shadow = reg in program.notes.get("stage_state", {}).get("depthtexture", ())
+    if shadow:  # Options.draw_state: a depth texture, compared (passes/samplers_state.py)
         if target.es and target.version < 300:
             raise UnsupportedError(-1, f"sampler s{reg}: GLSL ES 1.00 has no shadow samplers (depth compare)")
         glsl = SHADOW_SAMPLER_GLSL

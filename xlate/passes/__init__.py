@@ -40,7 +40,7 @@ PASSES = {
     # constants before io: io's prologue and epilogues load no constant
     # file, so the fold has fewer ops to walk (the result is the same).
     "constants": constants.run,
-    # draw-time state baked from Options.stage_state (nothing without it):
+    # draw-time state (Options.draw_state; nothing with D3D's defaults):
     # clip distances from the position as D3D wrote it, before io's fix-ups
     "clip_planes": clip_planes.run,
     "io": io.run,
@@ -101,14 +101,11 @@ def pipeline(program: Program, options: Options) -> None:
     # relative and matrix make constant-file LOADs of their own
     fresh = survey.dynamic or survey.matrix
     constants.run(program, options, None if fresh else survey.constant_loads)
-    if options.stage_state is not None:
-        clip_planes.run(program, options)
+    clip_planes.run(program, options)
     io.run(program, options, survey.returns, survey.derivatives)
-    if options.stage_state is not None:
-        points.run(program, options)
+    points.run(program, options)
     drawstate.run(program, options)
-    if options.stage_state is not None:
-        samplers_state.run(program, options)
+    samplers_state.run(program, options)
     cleanup.run(program, options)
 
 

@@ -1,24 +1,27 @@
-"""Draw-time sampler state and sRGB write, baked (``Options.stage_state``).
+"""Draw-time sampler state and sRGB write (``Options.draw_state``).
 
 D3D9 decides at draw time, from the texture bound and the sampler state,
-what a texld returns (semantics §2.10 "Runtime semantics"); a translation
-specialised for that state spells it out here, after the texture ops have
-become SAMPLEs (``texture`` / ``texture_sm1``) and after ``io``:
+what a texld returns (semantics §2.10 "Runtime semantics"); this pass
+spells it out after the texture ops have become SAMPLEs (``texture`` /
+``texture_sm1``), after ``io`` and after the fog blend (``drawstate``):
 
-- depth (D16/D24 texture: shadow compare): the texture passes already gave
-  the SAMPLE three coordinate components and ``SampleMode.DEPTH_COMPARE``
-  (``depth_compare`` below: the coordinate's z must survive their
-  narrowing to the sampler's dimension); the backend declares the sampler
-  as a shadow sampler.  Only 2D samplers: a depth cube or volume texture is
-  refused (``UnsupportedError``), never sampled as colour.
-- fetch4: ``SampleMode.GATHER4`` (2D only, as ATI's FETCH4).
-- srgb: the texel's rgb decoded with the sRGB curve (alpha unchanged).
-- unbound: the SAMPLE becomes the constant (0, 0, 0, 1).
-- srgb_write: at every exit of a pixel shader's main, each colour output's
-  rgb is saturated and encoded with the sRGB curve.
+- depthtexture (a D16/D24 texture: shadow compare; baked in both modes):
+  the texture passes already gave the SAMPLE three coordinate components
+  and ``SampleMode.DEPTH_COMPARE`` (``depth_compare`` below: the
+  coordinate's z must survive their narrowing to the sampler's
+  dimension); the backend declares the sampler a shadow sampler.  2D only:
+  a depth cube or volume sampler is refused (``UnsupportedError``).
+- fetch4 (baked in both modes): ``SampleMode.GATHER4`` (2D only).
+- srgbtexture: the texel's rgb decoded with the sRGB curve (FETCH4: all
+  four reds).  Dynamic: selected by the ``srgbtexture_s<n>`` parameter.
+- nulltexture: the lookup reads (0, 0, 0, 1).  Dynamic: selected by the
+  ``nulltexture_s<n>`` parameter (Vulkan's null descriptor gives alpha 0).
+- srgbwriteenable: at every exit of a pixel shader's main, each colour
+  output's rgb is saturated and encoded.  Dynamic: selected by the
+  ``srgbwriteenable`` parameter.
 
-The ops are rewritten in place (the SAMPLE object becomes the last op of
-its replacement), so no reader needs remapping.  ``program.notes
+Ops are rewritten in place (the SAMPLE object becomes the last op of its
+replacement), so no reader needs remapping.  ``program.notes
 ["stage_state"]`` records what the shader depends on (the reflection's
 ``stage_state``): only samplers it samples, sRGB write only for a pixel
 shader with a colour output.
@@ -27,14 +30,16 @@ shader with a colour output.
 from __future__ import annotations
 
 from ..bytecode.tables import DeclUsage, SamplerType
+from ..drawstate import PARAMS_BY_KEY, DrawStateMode, ParamType
 from ..errors import UnsupportedError
 from ..ir.ops import Code, Op, SampleMode
-from ..ir.program import Program, Storage
-from ..ir.types import F1, F4, Scalar, Type
+from ..ir.program import Program, Storage, Variable
+from ..ir.types import B1, F1, F4, I1, Scalar, Type
 
 DEPTH_COORD_WIDTH = 3  # a 2D shadow lookup's coordinate: u, v and the reference depth
-B3 = Type(Scalar.BOOL, 3)
 F3 = Type(Scalar.FLOAT, 3)
+_PARAM_TYPES = {ParamType.BOOL: B1, ParamType.INT: I1, ParamType.FLOAT: F1}
+NULL_TEXEL = (0.0, 0.0, 0.0, 1.0)  # what D3D9 reads from a sampler with no texture
 
 # The sRGB curve (IEC 61966-2-1), as D3D9 hardware and every sRGB format use it.
 SRGB_DECODE_KNEE = 0.04045  # encoded values at or below: linear = c / 12.92
@@ -44,31 +49,32 @@ SRGB_A = 0.055
 SRGB_GAMMA = 2.4
 
 
-def state_of(options):
-    return getattr(options, "stage_state", None)
+def dynamic(options) -> bool:
+    return options.draw_state_mode is DrawStateMode.DYNAMIC
 
 
 def depth_compare(sampler, stype: SamplerType, options, origin_offset: int = -1) -> bool:
     """Whether SAMPLEs of ``sampler`` (an s# Variable) are shadow compares;
     the texture passes then keep three coordinate components.  A depth
     texture on a cube or volume sampler is refused."""
-    state = state_of(options)
-    if state is None or not state.depth or sampler.register is None:
-        return False
-    if sampler.register[1] not in state.depth:
+    depth = options.draw_state.depthtexture
+    if not depth or sampler.register is None or sampler.register[1] not in depth:
         return False
     if stype is not SamplerType.TEX2D:
-        raise UnsupportedError(origin_offset, f"stage_state: sampler {sampler.register[1]} is a depth texture, "
-                                              f"but the shader samples it as {stype.name.lower()}; only 2D depth "
-                                              "compares are supported")
+        raise UnsupportedError(origin_offset, f"draw_state: sampler {sampler.register[1]} is a depth texture, "
+                                              f"but the shader samples it as {SamplerType(stype).asm}; only 2D "
+                                              "depth compares are supported")
     return True
 
 
-class _Out:
-    """Ops appended to a list, each synthetic or with one origin."""
+class Out:
+    """Ops appended to a list, each synthetic or with one origin; state
+    values as constants (baked) or LOADs of the program's STATE variables."""
 
-    def __init__(self, out: list, origin: int = -1):
+    def __init__(self, out: list, program: Program, options, origin: int = -1):
         self.out = out
+        self.p = program
+        self.o = options
         self.origin = origin
 
     def op(self, code: Code, type=None, args=(), imm=(), var=None) -> Op:
@@ -76,11 +82,31 @@ class _Out:
         self.out.append(o)
         return o
 
-    def const(self, t: Type, value: float) -> Op:
-        return self.op(Code.CONST, t, imm=(float(value),) * t.width)
+    def const(self, t: Type, value) -> Op:
+        return self.op(Code.CONST, t, imm=(value,) * t.width)
+
+    def const_vec(self, values) -> Op:
+        return self.op(Code.CONST, Type(Scalar.FLOAT, len(values)), imm=tuple(float(v) for v in values))
+
+    def param(self, key: str) -> Op:
+        """State parameter ``key``: a constant (baked) or a LOAD of its STATE
+        variable (dynamic; one variable per key, shared by the passes)."""
+        t = _PARAM_TYPES[PARAMS_BY_KEY[key].type]
+        if not dynamic(self.o):
+            value = self.o.draw_state.param_value(key)
+            return self.const(t, bool(value) if t is B1 else float(value))
+        var = next((v for v in self.p.variables if v.storage is Storage.STATE and v.builtin == key), None)
+        if var is None:
+            var = Variable(key, Storage.STATE, t, builtin=key)
+            self.p.variables.append(var)
+        self.p.notes.setdefault("stage_state", {}).setdefault("parameters", [])
+        keys = self.p.notes["stage_state"]["parameters"]
+        if key not in keys:
+            keys.append(key)
+        return self.op(Code.LOAD, t, var=var)
 
 
-def srgb_decode(e: _Out, rgb: Op, t: Type = F3) -> Op:
+def srgb_decode(e: Out, rgb: Op, t: Type = F3) -> Op:
     """Encoded -> linear, per component of type ``t`` (exact curve)."""
     b = Type(Scalar.BOOL, t.width)
     low = e.op(Code.FDIV, t, (rgb, e.const(t, SRGB_SLOPE)))
@@ -92,13 +118,13 @@ def srgb_decode(e: _Out, rgb: Op, t: Type = F3) -> Op:
     return e.op(Code.SELECT, t, (knee, low, high))
 
 
-def srgb_encode(e: _Out, rgb: Op) -> Op:
+def srgb_encode(e: Out, rgb: Op) -> Op:
     """Linear f3 (saturated first, as UNORM sRGB targets store it) -> encoded f3."""
     c = e.op(Code.FSATURATE, F3, (rgb,))
     low = e.op(Code.FMUL, F3, (c, e.const(F3, SRGB_SLOPE)))
     power = e.op(Code.FPOW, F3, (c, e.const(F3, 1.0 / SRGB_GAMMA)))
     high = e.op(Code.FSUB, F3, (e.op(Code.FMUL, F3, (power, e.const(F3, 1.0 + SRGB_A))), e.const(F3, SRGB_A)))
-    knee = e.op(Code.FLE, B3, (c, e.const(F3, SRGB_ENCODE_KNEE)))
+    knee = e.op(Code.FLE, Type(Scalar.BOOL, 3), (c, e.const(F3, SRGB_ENCODE_KNEE)))
     return e.op(Code.SELECT, F3, (knee, low, high))
 
 
@@ -109,94 +135,116 @@ def _offset(program: Program, op: Op) -> int:
 
 
 def run(program: Program, options) -> None:
-    state = state_of(options)
-    if state is None:
-        return
-    used: dict[str, set[int]] = {"depth": set(), "srgb": set(), "fetch4": set(), "unbound": set()}
-    if state.samples():
-        for fn in program.functions.values():
-            _samples(program, fn, state, used)
-        if used["unbound"]:
+    ds = options.draw_state
+    dyn = dynamic(options)
+    used: dict[str, set[int]] = {"depthtexture": set(), "srgbtexture": set(), "fetch4": set(), "nulltexture": set()}
+    if dyn or ds.srgbtexture or ds.fetch4 or ds.nulltexture or ds.depthtexture:
+        for fn in list(program.functions.values()):
+            _samples(program, options, fn, used)
+        if used["nulltexture"] and not dyn:
             # a sampler no lookup reads any more has nothing for the layer to bind
             sampled = {id(op.var) for _, op in program.all_ops() if op.code is Code.SAMPLE}
             program.variables = [v for v in program.variables
                                  if v.storage is not Storage.SAMPLER or id(v) in sampled
-                                 or v.register is None or v.register[1] not in used["unbound"]]
-    srgb_write = state.srgb_write and program.is_pixel and _srgb_write(program)
-    notes = program.notes.setdefault("stage_state", {})
-    for name, found in used.items():
-        if found:
-            notes[name] = sorted(found)
-    if srgb_write:
-        notes["srgb_write"] = True
+                                 or v.register is None or v.register[1] not in used["nulltexture"]]
+    write = (dyn or ds.srgbwriteenable) and program.is_pixel and _srgb_write(program, options)
+    if any(used.values()) or write:
+        notes = program.notes.setdefault("stage_state", {})
+        for name, found in used.items():
+            if found:
+                notes[name] = sorted(found)
+        if write:
+            notes["srgbwriteenable"] = True
 
 
-def _samples(program: Program, fn, state, used: dict) -> None:
-    body = fn.body
+def _samples(program: Program, options, fn, used: dict) -> None:
+    ds = options.draw_state
+    dyn = dynamic(options)
     out: list[Op] = []
     changed = False
-    for op in body:
+    for op in fn.body:
         if op.code is not Code.SAMPLE or op.var is None or op.var.register is None:
             out.append(op)
             continue
         reg = op.var.register[1]
-        mode = op.imm[2] if len(op.imm) > 2 else None
-        if mode is SampleMode.DEPTH_COMPARE:
-            used["depth"].add(reg)
-        if reg in state.unbound:
+        if len(op.imm) > 2 and op.imm[2] is SampleMode.DEPTH_COMPARE:
+            used["depthtexture"].add(reg)
+        if reg in ds.nulltexture and not dyn:
             # D3D9 reads (0, 0, 0, 1) from a sampler with no texture (§2.10)
-            op.code, op.args, op.imm, op.var = Code.CONST, (), (0.0, 0.0, 0.0, 1.0), None
-            used["unbound"].add(reg)
+            op.code, op.type, op.args, op.imm, op.var = Code.CONST, F4, (), NULL_TEXEL, None
+            used["nulltexture"].add(reg)
             out.append(op)
             changed = True
             continue
-        if reg in state.fetch4:
+        fetch4 = reg in ds.fetch4
+        if fetch4:
             stype = op.imm[1]
             if stype is not SamplerType.TEX2D:
-                raise UnsupportedError(_offset(program, op), f"stage_state: FETCH4 on sampler {reg}, which the "
-                                                             f"shader samples as {stype.name.lower()} (FETCH4 is 2D only)")
+                raise UnsupportedError(_offset(program, op), f"draw_state: FETCH4 on sampler {reg}, which the shader "
+                                                             f"samples as {SamplerType(stype).asm} (FETCH4 is 2D only)")
             op.imm = (op.imm[0], stype, SampleMode.GATHER4)
             used["fetch4"].add(reg)
             changed = True
-        if reg in state.srgb:
-            # the lookup moves to a new op; ``op`` becomes the decoded texel
-            raw = Op(Code.SAMPLE, op.type, op.args, op.imm, op.var, op.origin)
-            out.append(raw)
-            e = _Out(out, op.origin)
-            if reg in state.fetch4:
-                # FETCH4's four channels are four texels' reds: all decoded
-                lin = srgb_decode(e, raw, F4)
-                op.code, op.args, op.imm, op.var = Code.SWIZZLE, (lin,), (0, 1, 2, 3), None
+        srgb = dyn or reg in ds.srgbtexture
+        null = dyn and not (len(op.imm) > 2 and op.imm[2] is SampleMode.DEPTH_COMPARE)
+        if not (srgb or null):
+            out.append(op)
+            continue
+        # the lookup moves to a new op; ``op`` becomes the value its readers see
+        raw = Op(Code.SAMPLE, op.type, op.args, op.imm, op.var, op.origin)
+        out.append(raw)
+        e = Out(out, program, options, op.origin)
+        value = raw
+        if srgb:
+            if fetch4:  # FETCH4's four channels are four texels' reds: all decoded
+                decoded = srgb_decode(e, raw, F4)
             else:
-                rgb = e.op(Code.SWIZZLE, F3, (raw,), (0, 1, 2))
-                lin = srgb_decode(e, rgb)
-                alpha = e.op(Code.SWIZZLE, F1, (raw,), (3,))
-                op.code, op.args, op.imm, op.var = Code.CONSTRUCT, (lin, alpha), (), None
-            used["srgb"].add(reg)
-            changed = True
-        out.append(op)
+                lin = srgb_decode(e, e.op(Code.SWIZZLE, F3, (raw,), (0, 1, 2)))
+                decoded = e.op(Code.CONSTRUCT, F4, (lin, e.op(Code.SWIZZLE, F1, (raw,), (3,))))
+            if dyn:
+                decoded = e.op(Code.SELECT, F4, (e.param(f"srgbtexture_s{reg}"), decoded, raw))
+            value = decoded
+            used["srgbtexture"].add(reg)
+        if null:
+            value = e.op(Code.SELECT, F4, (e.param(f"nulltexture_s{reg}"), e.const_vec(NULL_TEXEL), value))
+            used["nulltexture"].add(reg)
+        _become(op, out)
+        changed = True
     if changed:
         fn.body = out
         program.notes.pop("d3d_census", None)
 
 
+def _become(op: Op, out: list) -> None:
+    """``op`` (whose readers are already built) takes the place and fields of
+    the last op in ``out``, which nothing reads yet."""
+    last = out.pop()
+    op.code, op.type, op.args, op.imm, op.var = last.code, last.type, last.args, last.imm, last.var
+    out.append(op)
+
+
 def _colour_outputs(program: Program) -> list:
     return [v for v in program.variables
-            if v.storage is Storage.OUTPUT and v.semantic is not None and v.semantic.usage is DeclUsage.COLOR]
+            if v.storage is Storage.OUTPUT and v.semantic is not None and v.semantic.usage is DeclUsage.COLOR
+            and v.type.width == 4]
 
 
-def _srgb_write(program: Program) -> bool:
+def _srgb_write(program: Program, options) -> bool:
     """Encode every colour output at every exit of main; False if none."""
     colours = _colour_outputs(program)
     if not colours:
         return False
 
     def epilogue(out: list) -> None:
-        e = _Out(out)
+        e = Out(out, program, options)
+        enabled = e.param("srgbwriteenable") if dynamic(options) else None
         for var in colours:
             value = e.op(Code.LOAD, F4, var=var)
-            rgb = srgb_encode(e, e.op(Code.SWIZZLE, F3, (value,), (0, 1, 2)))
-            e.op(Code.STORE, None, (rgb,), (0x7,), var)
+            rgb = e.op(Code.SWIZZLE, F3, (value,), (0, 1, 2))
+            encoded = srgb_encode(e, rgb)
+            if enabled is not None:
+                encoded = e.op(Code.SELECT, F3, (enabled, encoded, rgb))
+            e.op(Code.STORE, None, (encoded,), (0x7,), var)
 
     at_exits(program, epilogue)
     return True

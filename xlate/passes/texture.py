@@ -56,7 +56,7 @@ def _sample(rw: Rewriter, op: Op, ctx: Context) -> Op:
     opcode = info.opcode
     stype = sampler_type(info.sampler, ctx.options)
     width = COORD_WIDTH[stype]
-    # a shadow compare (Options.stage_state) keeps z, the reference depth
+    # a shadow compare (Options.draw_state.depthtexture) keeps z, the reference depth
     shadow = depth_compare(info.sampler, stype, ctx.options, _offset(ctx.program, op))
     if shadow:
         width = DEPTH_COORD_WIDTH

@@ -113,9 +113,9 @@ def _sample(rw: Rewriter, ctx: _State, op: Op, coord: Op) -> Op:
     ctx.notes["samplers"][_stage(op)] = stype.asm
     offset = ctx.program.instructions[op.origin].offset if 0 <= op.origin < len(ctx.program.instructions) else -1
     if depth_compare(sampler, stype, ctx.options, offset):
-        # a shadow compare (Options.stage_state): z is the reference depth
+        # a shadow compare (Options.draw_state.depthtexture): z is the reference depth
         if coord.type.width < DEPTH_COORD_WIDTH:
-            raise UnsupportedError(offset, f"stage_state: sampler {_stage(op)} is a depth texture, but this "
+            raise UnsupportedError(offset, f"draw_state: sampler {_stage(op)} is a depth texture, but this "
                                            "instruction's coordinate has no z to compare")
         coord = swizzle(rw, coord, range(DEPTH_COORD_WIDTH))
         return rw.emit(Code.SAMPLE, F4, (coord,), (SampleKind.PLAIN, stype, SampleMode.DEPTH_COMPARE), sampler)

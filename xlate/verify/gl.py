@@ -422,7 +422,7 @@ def _vs_wrapper(code: str, refl: dict, state: RenderState, points: bool) -> str:
             after += "    p.z = (p.z + p.w) * 0.5;\n"
         for k in range(n):
             after += f"    gl_ClipDistance[{k}] = dot(xl_clip_planes[{k}], p);\n"
-    if points and not (refl.get("stage_state") or {}).get("point_size"):
+    if points and not (refl.get("stage_state") or {}).get("pointsize"):
         writes = any(o["glsl"] == "gl_PointSize" for o in refl["outputs"])
         decls += "uniform vec3 xl_point_size;\n"
         size = "gl_PointSize" if writes else "xl_point_size.x"
@@ -799,9 +799,9 @@ class GLRunner:
         if state.clip_planes and "xl_clip_planes" in prog:
             planes = np.asarray(state.clip_planes, F32).reshape(-1, 4)
             prog["xl_clip_planes"].write(planes[: prog["xl_clip_planes"].array_length].tobytes())
-        # user clip planes: the runner's own (RenderState) or the translation's (Options.stage_state)
+        # user clip planes: the runner's own (RenderState) or the translation's (Options.draw_state)
         clip = list(range(len(state.clip_planes))) + [
-            p["index"] for p in (vs_refl.get("stage_state") or {}).get("clip_planes", ())]
+            p["index"] for p in (vs_refl.get("stage_state") or {}).get("clipplanes", ())]
         for k in clip:
             ctx.enable_direct(CLIP_DISTANCE0 + k)
 

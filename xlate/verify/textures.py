@@ -33,7 +33,7 @@ down, at least 1):
   the face of the lane itself;
 * an unbound sampler (``texture is None``) returns (0, 0, 0, 1).
 
-Draw-time sampler state (issue #14, ``xlate.stage_state``):
+Draw-time sampler state (issue #14, ``Options.draw_state``):
 
 * depth formats (``Texture.format`` "d16" / "d24"): the texel's red is the
   stored depth, quantised to the format; a lookup compares the reference
