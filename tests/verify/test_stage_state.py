@@ -49,16 +49,20 @@ def _pixel_ndc() -> np.ndarray:
 TEXCOORD_ROWS = ((0.5, 0, 0.5 + 0.5 / W), (0, -0.5, 0.5 + 0.5 / H), (0.5, 0, 0.52), (0, 0, 1))
 
 
-def _draw_ps(gl, ps_asm: str, textures: dict, state: dict, target="glsl330", rows=TEXCOORD_ROWS, **options):
+def _draw_ps(gl, ps_asm: str, textures: dict, state: dict, target="glsl330", rows=TEXCOORD_ROWS, values=None,
+             **options):
     """The PS drawn over the target with texcoord0 = the affine ``rows`` of
     the position, and the reference run at every pixel centre with the same
-    texcoord; returns (GL image (H, W, 4), reference (H, W, 4), translation)."""
+    texcoord; returns (GL image (H, W, 4), reference (H, W, 4), translation).
+    ``values``: the state values of a dynamic draw (``state`` is then the
+    translation's defaults and the reference's state is ``values``)."""
     from xlate.verify.gl import Draw
 
     blob = assemble_bytes(ps_asm)
     ps = translate(blob, target, draw_state=state, half_pixel_exact=True, **options)
     verts = {("position", 0): BIG_TRIANGLE, ("texcoord", 0): _affine(BIG_TRIANGLE, rows)}
-    img = gl.draw(None, ps, Draw(vertices=verts, size=(W, H), textures=textures)).colors[0]
+    img = gl.draw(None, ps, Draw(vertices=verts, size=(W, H), textures=textures, state_values=values)).colors[0]
+    state = values if values is not None else state
     n = W * H
     res = run_shader(decode(blob), {("texcoord", 0): _affine(_pixel_ndc(), rows)}, textures=textures, n=n,
                      srgb_write=bool(state.get("srgbwriteenable")))
@@ -296,3 +300,84 @@ def test_point_sprite_coordinates(gl, target, flip_y):
     ref = res.outputs["oC0"].reshape(8, 8, 4)
     assert np.abs(sprite - ref).max() < 2e-3  # the half-pixel shift is 63/128 px
     assert sprite[0, 0, 1] < 0.01 and sprite[7, 7, 1] > 0.85  # v grows downwards in the image
+
+
+# -- the dynamic form: one translation, the states chosen at draw time ---------
+
+
+def _with_states(textures: dict, state: dict) -> dict:
+    """The reference's textures under ``state``: sRGB samplers flagged, null
+    textures unbound."""
+    from dataclasses import replace
+
+    out = {}
+    for s, tex in textures.items():
+        if s in state.get("nulltexture", ()):
+            continue
+        out[s] = Texture(tex.kind, tex.levels, replace(tex.sampler, srgb=s in state.get("srgbtexture", ())),
+                         tex.format)
+    return out
+
+
+@pytest.mark.parametrize("target", ["glsl330", "essl300"])
+def test_dynamic_sampler_states(gl, target):
+    """draw_state_mode="dynamic": sRGB read, null textures and sRGB write are
+    uniforms (GL); one translation gives the reference's image under each state."""
+    ps = ("ps_2_0\ndcl t0\ndcl_2d s0\ndcl_2d s1\ntexld r0, t0, s0\ntexld r1, t0, s1\nmul r1, r1, c0\n"
+          "add r0, r0, r1\nmov oC0, r0\n")
+    textures = {0: _colour_texture(), 1: _colour_texture()}
+    from xlate.verify.gl import Draw
+
+    blob = assemble_bytes(ps)
+    t = translate(blob, target, draw_state_mode="dynamic", half_pixel_exact=True)
+    keys = [p["key"] for p in t.reflection["stage_state"]["parameters"]]  # in spec-id order
+    assert keys == ["srgbwriteenable", "pointspriteenable", "srgbtexture_s0", "srgbtexture_s1", "nulltexture_s0",
+                    "nulltexture_s1"]
+    assert all(p["form"] == "uniform" for p in t.reflection["stage_state"]["parameters"])
+    verts = {("position", 0): BIG_TRIANGLE, ("texcoord", 0): _affine(BIG_TRIANGLE, TEXCOORD_ROWS)}
+    consts = {0: (0.5, 0.5, 0.5, 0.5)}
+    from xlate.verify import ReferenceConstants
+
+    for state in ({}, {"srgbtexture": [1]}, {"nulltexture": [0]}, {"srgbwriteenable": True},
+                  {"srgbtexture": [0, 1], "nulltexture": [1], "srgbwriteenable": True}):
+        bound = {s: tex for s, tex in textures.items() if s not in state.get("nulltexture", ())}
+        img = gl.draw(None, t, Draw(vertices=verts, size=(W, H), textures=bound, state_values=state,
+                                    constants=ReferenceConstants(floats=consts))).colors[0]
+        res = run_shader(decode(blob), {("texcoord", 0): _affine(_pixel_ndc(), TEXCOORD_ROWS)},
+                         ReferenceConstants(floats=consts), _with_states(textures, state), n=W * H,
+                         srgb_write=bool(state.get("srgbwriteenable")))
+        tol = 2e-3 if target.startswith("essl") else 4e-6  # ES fragment shaders compute in mediump
+        assert np.abs(img - res.outputs["oC0"].reshape(H, W, 4)).max() < tol, state
+
+
+def test_dynamic_clip_planes_and_points(gl):
+    """Dynamic: the enabled planes' equations and the point sizes and sprite
+    switch are uniforms; the images equal the baked translations'."""
+    from xlate.verify import ReferenceConstants
+    from xlate.verify.gl import Draw
+
+    planes = {0: (1, 0, 0, 0.25), 3: (0, -1, 0, 0.5)}
+    vs_blob, ps_blob = assemble_bytes(VS_QUAD), assemble_bytes("ps_2_0\nmov oC0, c0\n")
+    ps = translate(ps_blob)
+    draw = dict(vertices={("position", 0): QUAD, ("texcoord", 0): QUAD}, primitive="triangle_strip", size=(W, H),
+                clear=(0, 0, 0, 0), constants=ReferenceConstants(floats={0: (1, 1, 1, 1)}))
+    baked = translate(vs_blob, draw_state={"clipplaneenable": 0b1001, "clipplanes": planes})
+    dyn = translate(vs_blob, draw_state={"clipplaneenable": 0b1001}, draw_state_mode="dynamic")
+    assert {p["key"] for p in dyn.reflection["stage_state"]["parameters"]} >= {"clipplane0_a", "clipplane3_d"}
+    want = gl.draw(baked, ps, Draw(**draw)).colors[0]
+    got = gl.draw(dyn, ps, Draw(**draw, state_values={"clipplaneenable": 0b1001, "clipplanes": planes})).colors[0]
+    assert np.array_equal(got, want) and 0 < want[..., 0].mean() < 1
+
+    vs = translate(assemble_bytes("vs_2_0\ndcl_position v0\ndcl_psize v1\ndcl_texcoord0 v2\nmov oPos, v0\n"
+                                  "mov oPts, v1.x\nmov oT0, v2\n"), draw_state_mode="dynamic")
+    sprite_ps = translate(assemble_bytes("ps_2_0\ndcl t0\nmov oC0, t0\n"), draw_state_mode="dynamic")
+    pts = dict(vertices={("position", 0): _points(3, 32), ("psize", 0): F32([[1], [4], [30]]),
+                         ("texcoord", 0): F32([[0.25, 0.5, 1, 1]] * 3)}, primitive="point_list", size=(32, 32),
+               clear=(0, 0, 0, 0))
+    img = gl.draw(vs, sprite_ps, Draw(**pts, state_values={"pointsize_min": 2.0, "pointsize_max": 6.0})).colors[0]
+    widths = [int((img[:, c - 4:c + 4, 3].sum(axis=0) > 0).sum()) for c in (8, 16, 24)]
+    assert widths == [2, 4, 6]
+    assert np.allclose(img[15, 15], [0.25, 0.5, 1, 1])  # sprites off: the texcoord itself
+    img = gl.draw(vs, sprite_ps, Draw(**pts, state_values={"pointsize_min": 2.0, "pointsize_max": 6.0,
+                                                            "pointspriteenable": True})).colors[0]
+    assert img[14, 14, 0] < img[14, 17, 0] and img[14, 14, 1] < img[17, 14, 1] and img[15, 15, 2] == 0

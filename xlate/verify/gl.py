@@ -178,6 +178,19 @@ _MIN = {("point", "none"): 0x2600, ("linear", "none"): 0x2601,
         ("point", "linear"): 0x2702, ("linear", "linear"): 0x2703}
 
 
+def state_parameters(refl: dict) -> list[dict]:
+    """Every state parameter a translation reads: the render states'
+    (``render_state.parameters``: fog, alpha test) and the sampler, clip-plane
+    and point states' (``stage_state.parameters``), each once."""
+    out, seen = [], set()
+    for key in ("render_state", "stage_state"):
+        for p in (refl.get(key) or {}).get("parameters") or ():
+            if p["key"] not in seen:
+                seen.add(p["key"])
+                out.append(p)
+    return out
+
+
 def _drain_errors():
     gl = _gl()
     for _ in range(16):
@@ -627,7 +640,7 @@ class GLRunner:
         """The uniforms of a dynamic draw-state translation (reflection
         ``render_state.parameters``, form "uniform") from ``values`` (a
         DrawState; None: D3D's defaults)."""
-        params = (refl.get("render_state") or {}).get("parameters") or ()
+        params = state_parameters(refl)
         if not params:
             return
         values = state_values(values)

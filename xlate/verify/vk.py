@@ -1367,10 +1367,11 @@ def _specialization(refl: dict, values) -> tuple:
     dynamic draw-state translation declares (reflection
     ``render_state.parameters``), from ``values`` (a DrawState or dict;
     None: D3D's defaults)."""
-    params = (refl.get("render_state") or {}).get("parameters") or ()
+    from .gl import state_parameters, state_values
+
+    params = state_parameters(refl)
     if not params:
         return ()
-    from .gl import state_values
 
     values = state_values(values)
     return tuple((p["constant_id"], p["type"], values.param_value(p["key"]))
