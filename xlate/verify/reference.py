@@ -957,16 +957,24 @@ def run_shader(
     derivatives: str = "coarse",
     float_constant_count: int | None = None,
     texture_stages: Mapping[int, TextureStage] | None = None,
+    draw_state=None,
+    fog_coordinate=None,
+    depth=None,
     srgb_write: bool = False,
     point_sprite: bool = False,
 ) -> Result:
     """Run ``shader`` for ``n`` invocations; see the module docstring.
+    ``draw_state`` (an ``xlate.drawstate.DrawState``): the alpha test and fog
+    applied after a pixel shader (``reference_drawstate``), with the
+    pixels' interpolated fog coordinate and depth z (each (n,)), then its
+    sRGB write.
 
-    ``srgb_write`` (D3DRS_SRGBWRITEENABLE): the colour outputs' rgb come out
-    saturated and sRGB-encoded, as an sRGB render target stores them.
-    ``point_sprite`` (D3DRS_POINTSPRITEENABLE, pixel shaders): every TEXCOORD
-    input reads (u, v, 0, 0) with (u, v) = ``inputs["point_coord"]`` (n, 2),
-    the position in the point, u right and v down."""
+    ``srgb_write`` (D3DRS_SRGBWRITEENABLE, also taken from ``draw_state``):
+    the colour outputs' rgb come out saturated and sRGB-encoded, as an sRGB
+    render target stores them.  ``point_sprite`` (D3DRS_POINTSPRITEENABLE,
+    pixel shaders): every TEXCOORD input reads (u, v, 0, 0) with (u, v) =
+    ``inputs["point_coord"]`` (n, 2), the position in the point, u right and
+    v down."""
     if point_sprite:
         inputs = _point_sprite_inputs(shader, dict(inputs or {}), n)
     m = Machine(
@@ -988,7 +996,13 @@ def run_shader(
     with np.errstate(all="ignore"):
         m.run(program)
     result = m.result()
-    if srgb_write and shader.version.is_pixel:
+    if draw_state is not None:
+        from .reference_drawstate import apply_draw_state
+
+        result = apply_draw_state(result, shader.version, draw_state, fog_coordinate=fog_coordinate, depth=depth)
+    if srgb_write or getattr(draw_state, "srgbwriteenable", False):
+        srgb_write = shader.version.is_pixel
+    if srgb_write:
         for name, value in result.outputs.items():
             if name.startswith("oC"):
                 value[:, :3] = tx.linear_to_srgb(value[:, :3])

@@ -281,7 +281,7 @@ _RENDER_STATE = re.compile(r"\b(FOGENABLE|FOGCOLOR|FOGSTART|FOGEND|FOGDENSITY|FO
 
 def case_draw_state(case: Case):
     """The case's fog and alpha-test render states as a DrawState, or None
-    when it sets none."""
+    when it turns neither on (FOGENABLE FALSE is D3D's default)."""
     from ..drawstate import DrawState
 
     found = {}
@@ -289,7 +289,8 @@ def case_draw_state(case: Case):
         if name in ("FOGSTART", "FOGEND", "FOGDENSITY"):
             value = value.rstrip("fF")
         found[name.lower()] = value
-    return DrawState.from_dict(found) if found else None
+    state = DrawState.from_dict(found)
+    return state if state.fogenable or state.alphatestenable else None
 
 
 # How the cases give the translation its render state: "baked" (the values
@@ -415,7 +416,7 @@ def ff_fog(case: Case) -> np.ndarray:
 
 def ff_varying(case: Case, usage: str, index: int) -> np.ndarray:
     """What fixed-function vertex processing outputs for a PS input (usage, index)."""
-    if (usage, index) == ("fog", 0):
+    if (usage, index) == ("fog", 0) and find_element(case, "fog", 0) is None and case_draw_state(case) is not None:
         return ff_fog(case)
     n = len(case.vertices)
     el = find_element(case, usage, index)
