@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from ..bytecode.tables import SW_MINOR, ShaderKind, ShaderVersion
+from ..drawstate import PARAMS_BY_KEY
 from ..ir.program import Program, Storage
 
 FILE = {Storage.FLOAT_CONST: "float", Storage.INT_CONST: "int", Storage.BOOL_CONST: "bool"}
@@ -79,7 +80,10 @@ def build(program: Program, target, options, layout_reflection: dict) -> dict:
         "viewport": layout_reflection.get("viewport"),
         "front_face": io.get("front_face"),
         "draw_state": draw_state(program, layout_reflection.get("draw_state", [])),
-        "render_state": render_state(program, options, layout_reflection.get("state_parameters", [])),
+        # fog and alpha test (spec ids 0-15); the sampler, clip-plane and point
+        # states' parameters are under stage_state
+        "render_state": render_state(program, options, [p for p in layout_reflection.get("state_parameters", [])
+                                                        if PARAMS_BY_KEY[p["key"]].spec_id < 16]),
         "stage_state": stage_state(program, layout_reflection.get("state_parameters", [])),
         "defs": defs(program),
         "extensions": layout_reflection.get("extensions", []),
