@@ -386,7 +386,9 @@ def _clipplanes(name: str, value) -> tuple:
 
 
 def _samplers(name: str, value) -> tuple[int, ...]:
-    if isinstance(value, (str, bytes, dict)) or not isinstance(value, (list, tuple, set, frozenset)):
+    if isinstance(value, str):  # the CLI's "srgbtexture=1" (a list is "srgbtexture=0,1")
+        value = [v for v in value.split(",") if v.strip()]
+    if isinstance(value, (bytes, dict)) or not isinstance(value, (list, tuple, set, frozenset)):
         raise DrawStateError(f"draw_state: {name} must be a list of sampler numbers (0-15), not {value!r}")
     out = set()
     for v in value:
