@@ -204,7 +204,7 @@ def test_refused_not_ignored(state, target, asm, why):
 @pytest.mark.parametrize("bad", [
     {"depthtexture": [16]}, {"depthtexture": [0], "fetch4": [0]}, {"srgbtexture": [1], "depthtexture": [1]},
     {"clipplanes": {6: [0, 0, 0, 1]}}, {"clipplaneenable": 64}, {"pointsize": -1},
-    {"pointsize_min": 5, "pointsize_max": 2}, {"sprites": True}, {"nulltexture": "0"},
+    {"pointsize_min": 5, "pointsize_max": 2}, {"sprites": True}, {"nulltexture": "s0"},
 ])
 def test_bad_state_values(bad):
     with pytest.raises(ValueError, match="draw_state"):
