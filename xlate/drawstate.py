@@ -137,6 +137,13 @@ STATE_PARAMS += (
     StateParam(f"clipplane{i}_{c}", f"SetClipPlane({i})", ParamType.FLOAT, 64 + 4 * i + "abcd".index(c),
                f"float: coefficient {c} of plane {i} (clip space)")
     for i in range(6) for c in "abcd"
+) + tuple(
+    StateParam(f"b{n}", f"SetShaderConstantB (b{n})", ParamType.BOOL, 96 + n, "bool: the register's value")
+    for n in range(16)
+) + tuple(
+    StateParam(f"i{n}_{c}", f"SetShaderConstantI (i{n})", ParamType.INT, 112 + 4 * n + "xyzw".index(c),
+               f"int: component {c} of the register")
+    for n in range(16) for c in "xyzw"
 )
 PARAMS_BY_KEY: dict[str, StateParam] = {p.key: p for p in STATE_PARAMS}
 
@@ -201,6 +208,15 @@ class DrawState:
     depthtexture: tuple[int, ...] = ()
     fetch4: tuple[int, ...] = ()
     nulltexture: tuple[int, ...] = ()
+    # specializeconstants: the shader's b# and i# (those no DEFB/DEFI sets)
+    # come from here, not from its bool/int uniforms: baked, the branches on
+    # b# fold and the loop counts are constants (boolconstants: the b#
+    # registers that are TRUE; intconstants: {n: (x, y, z, w)}, others 0);
+    # dynamic, each register read is a state parameter (a specialization
+    # constant on Vulkan targets: b<n>, i<n>_<x-w>).
+    specializeconstants: bool = False
+    boolconstants: tuple[int, ...] = ()
+    intconstants: tuple[tuple[int, tuple[int, int, int, int]], ...] = ()
 
     def __post_init__(self):
         # Normalise so that equal states compare (and hash) equal whatever
@@ -252,6 +268,11 @@ class DrawState:
         bool, int or float, as ``StateParam.type`` says)."""
         if key.startswith("fogcolor_"):
             return float(self.fogcolor["rgba".index(key[-1])])
+        if key[0] == "b" and key[1:].isdigit():
+            return int(key[1:]) in self.boolconstants
+        if key[0] == "i" and key[1:].partition("_")[0].isdigit():
+            n, _, c = key[1:].partition("_")
+            return int(dict(self.intconstants).get(int(n), (0, 0, 0, 0))["xyzw".index(c)])
         if key.startswith(("srgbtexture_s", "nulltexture_s")):
             return int(key.rpartition("_s")[2]) in getattr(self, key.partition("_")[0])
         if key.startswith("clipplane"):
@@ -389,12 +410,12 @@ def _samplers(name: str, value) -> tuple[int, ...]:
     if isinstance(value, str):  # the CLI's "srgbtexture=1" (a list is "srgbtexture=0,1")
         value = [v for v in value.split(",") if v.strip()]
     if isinstance(value, (bytes, dict)) or not isinstance(value, (list, tuple, set, frozenset)):
-        raise DrawStateError(f"draw_state: {name} must be a list of sampler numbers (0-15), not {value!r}")
+        raise DrawStateError(f"draw_state: {name} must be a list of sampler or register numbers (0-15), not {value!r}")
     out = set()
     for v in value:
         n = _int(v)
         if n is None or not 0 <= n <= 15:
-            raise DrawStateError(f"draw_state: {name}: {v!r} is not a sampler number (0-15)")
+            raise DrawStateError(f"draw_state: {name}: {v!r} is not a sampler or register number (0-15)")
         out.add(n)
     return tuple(sorted(out))
 
@@ -411,7 +432,27 @@ def _check_samplers(state) -> None:
         raise DrawStateError("draw_state: pointsize_min is above pointsize_max")
 
 
+def _intconstants(name: str, value) -> tuple:
+    """{n: [x, y, z, w]} (or (n, values) pairs) as sorted pairs of int4s."""
+    items = list(value.items()) if isinstance(value, dict) else list(value) if isinstance(value, (list, tuple)) else None
+    if items is None:
+        raise DrawStateError(f"draw_state: {name} must be {{register: [x, y, z, w]}}, not {value!r}")
+    out = {}
+    for entry in items:
+        try:
+            n, values = entry
+        except (TypeError, ValueError):
+            raise DrawStateError(f"draw_state: {name}: {str(entry)[:40]!r} is not (register, [x, y, z, w])") from None
+        i = _int(n)
+        ints = [_int(v) for v in values] if isinstance(values, (list, tuple)) else []
+        if i is None or not 0 <= i <= 15 or len(ints) != 4 or any(v is None or abs(v) >= 2**31 for v in ints):
+            raise DrawStateError(f"draw_state: {name}: register {str(n)[:16]!r} must be 0-15 with four 32-bit ints")
+        out[i] = tuple(ints)
+    return tuple(sorted(out.items()))
+
+
 _PARSERS = {
+    "specializeconstants": _bool, "boolconstants": _samplers, "intconstants": _intconstants,
     "srgbwriteenable": _bool, "pointspriteenable": _bool, "pointmode": _bool, "clipplaneenable": _clipmask,
     "clipplanes": _clipplanes, "pointsize": _nonneg, "pointsize_min": _nonneg, "pointsize_max": _nonneg,
     "srgbtexture": _samplers, "depthtexture": _samplers, "fetch4": _samplers, "nulltexture": _samplers,

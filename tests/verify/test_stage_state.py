@@ -415,3 +415,45 @@ def test_random_programs_with_random_states(mode):
         nulls += len(state.nulltexture)
         writes += state.srgbwriteenable
     assert compared > 0 and nulls > 0 and writes > 0
+
+
+# -- b# and i# as specialization ----------------------------------------------
+
+PS_BRANCHES = ("ps_3_0\ndcl_texcoord0 v0\ndefb b2, true\nmov r0, c0\nif b0\nadd r0, r0, v0\nendif\nif b2\n"
+               "mul r0, r0, c1\nendif\nif b3\nmov r0.y, c1.x\nendif\nrep i1\nadd r0, r0, c2\nendrep\nmov oC0, r0\n")
+
+
+def _branches_reference(blob, bools: dict, ints: dict):
+    from xlate.verify import ReferenceConstants
+
+    consts = ReferenceConstants(floats={0: (0.25, 0.5, 0.125, 1), 1: (2, 0.5, 4, 1), 2: (0.0625, 0, 0.125, 0)},
+                                ints=ints, bools=bools)
+    res = run_shader(decode(blob), {("texcoord", 0): _affine(_pixel_ndc(), TEXCOORD_ROWS)}, consts, n=W * H)
+    return consts, res.outputs["oC0"].reshape(H, W, 4)
+
+
+@pytest.mark.parametrize("mode", ["baked", "dynamic"])
+def test_bool_and_int_constants_specialized(gl, mode):
+    """specializeconstants: b#/i# from the draw state, folded when baked
+    (no bool/int uniform left, no branch on b#), uniforms when dynamic; the
+    image is the reference's with those register values, whatever the
+    uniforms hold (a DEFB'd register stays the shader's)."""
+    from xlate.verify import ReferenceConstants
+    from xlate.verify.gl import Draw
+
+    blob = assemble_bytes(PS_BRANCHES)
+    verts = {("position", 0): BIG_TRIANGLE, ("texcoord", 0): _affine(BIG_TRIANGLE, TEXCOORD_ROWS)}
+    for bools, ints in (({0: True}, {1: (3, 0, 0, 0)}), ({3: True}, {1: (0, 0, 0, 0)}), ({0: True, 3: True}, {})):
+        state = {"specializeconstants": True, "boolconstants": sorted(bools), "intconstants": ints}
+        t = translate(blob, draw_state=state if mode == "baked" else {"specializeconstants": True},
+                      draw_state_mode=mode, half_pixel_exact=True)
+        assert t.reflection["stage_state"]["constants"] == {"b": [0, 3], "i": [1]}
+        assert not any(c["file"] in ("bool", "int") for c in t.reflection["constants"])
+        if mode == "baked":
+            assert "if (" not in t.code.replace("if (loop", "")  # every b# branch folded
+        consts, ref = _branches_reference(blob, bools, ints)
+        wrong = ReferenceConstants(floats=consts.floats, bools={0: not bools.get(0), 3: not bools.get(3)},
+                                   ints={1: (7, 0, 0, 0)})  # uniforms the translation must not read
+        img = gl.draw(None, t, Draw(vertices=verts, size=(W, H), constants=wrong,
+                                    state_values=state if mode == "dynamic" else None)).colors[0]
+        assert np.abs(img - ref).max() < 1e-5, (bools, ints)

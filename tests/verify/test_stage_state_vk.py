@@ -98,3 +98,22 @@ def test_points_size_and_sprites(vkr, target):
     big = img[13:19, 21:27]  # the 6x6 sprite around (24, 16): u right, v down
     assert np.all(np.diff(big[..., 0], axis=1) > 0) and np.all(np.diff(big[..., 1], axis=0) > 0)
     assert big[0, 0, 0] < 0.01 and big[0, 0, 1] < 0.01
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_bool_and_int_constants_as_specialization_constants(vkr, target):
+    """b# and i# as specialization constants (SpecId 96+n, 112+4n+c): one
+    module, each draw's values through VkSpecializationInfo."""
+    from .test_stage_state import PS_BRANCHES, _branches_reference
+
+    blob = assemble_bytes(PS_BRANCHES)
+    t = translate(blob, target, draw_state={"specializeconstants": True}, draw_state_mode="dynamic",
+                  half_pixel_exact=True)
+    ids = {p["key"]: p["constant_id"] for p in t.reflection["stage_state"]["parameters"]}
+    assert ids["b0"] == 96 and ids["b3"] == 99 and ids["i1_x"] == 116
+    verts = {("position", 0): BIG_TRIANGLE, ("texcoord", 0): _affine(BIG_TRIANGLE, TEXCOORD_ROWS)}
+    for bools, ints in (({0: True}, {1: (3, 0, 0, 0)}), ({3: True}, {1: (1, 0, 0, 0)})):
+        consts, ref = _branches_reference(blob, bools, ints)
+        state = {"specializeconstants": True, "boolconstants": sorted(bools), "intconstants": ints}
+        img = vkr.draw(None, t, Draw(vertices=verts, size=(W, H), constants=consts, state_values=state)).colors[0]
+        assert np.abs(img - ref).max() < 1e-5, (bools, ints)
