@@ -264,9 +264,11 @@ def test_point_size_clamped(gl, writes):
     from xlate.verify.gl import Draw
     from xlate.verify import ReferenceConstants
 
+    from xlate.verify.reference import point_sizes
+
     asm = VS_POINTS if writes else "vs_2_0\ndcl_position v0\nmov oPos, v0\n"
-    vs = translate(assemble_bytes(asm), "glsl330",
-                   draw_state={"pointmode": True, "pointsize": 9.0, "pointsize_min": 2.0, "pointsize_max": 6.0})
+    state = {"pointmode": True, "pointsize": 9.0, "pointsize_min": 2.0, "pointsize_max": 6.0}
+    vs = translate(assemble_bytes(asm), "glsl330", draw_state=state)
     ps = translate(assemble_bytes("ps_2_0\nmov oC0, c0\n"), "glsl330")
     pos = _points(3, 32)
     img = gl.draw(vs, ps, Draw(vertices={("position", 0): pos, ("psize", 0): F32([[1], [4], [30]])},
@@ -274,7 +276,8 @@ def test_point_size_clamped(gl, writes):
                                constants=ReferenceConstants(floats={0: (1, 1, 1, 1)}))).colors[0]
     # each point covers a size x size square around its centre (x = 8, 16, 24 px)
     widths = [int((img[:, c - 4:c + 4, 0].sum(axis=0) > 0).sum()) for c in (8, 16, 24)]
-    assert widths == ([2, 4, 6] if writes else [6, 6, 6])
+    res = run_shader(decode(assemble_bytes(asm)), {("position", 0): pos, ("psize", 0): F32([[1], [4], [30]])}, n=3)
+    assert widths == point_sizes(res, state).tolist() == ([2, 4, 6] if writes else [6, 6, 6])
 
 
 @pytest.mark.parametrize("target", ["glsl330", "glsl450"])

@@ -1031,3 +1031,20 @@ def clip_distances(result: Result, planes) -> dict[int, np.ndarray]:
     pos = result.output(("position", 0)).astype(np.float64)
     items = planes.items() if isinstance(planes, Mapping) else planes
     return {int(i): (pos @ np.asarray(p, np.float64)).astype(F32) for i, p in items}
+
+
+def point_sizes(result: Result, draw_state) -> np.ndarray:
+    """D3D9's point size per vertex (semantics 5.2), (n,) float32: oPts where
+    the vertex shader wrote it, else D3DRS_POINTSIZE, clamped to
+    [POINTSIZE_MIN, POINTSIZE_MAX] (``draw_state``: an
+    ``xlate.drawstate.DrawState`` or its dict form)."""
+    from ..drawstate import DrawState
+
+    state = DrawState.from_dict(draw_state)
+    n = len(result.killed)
+    size = np.full(n, state.pointsize, np.float64)
+    name = result.semantics.get((_usage("psize"), 0))
+    if name is not None and name in result.outputs:
+        written = result.trace[name][:, 0] >= 0
+        size = np.where(written, result.outputs[name][:, 0], size)
+    return np.clip(size, state.pointsize_min, state.pointsize_max).astype(F32)
