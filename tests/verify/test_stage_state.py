@@ -460,3 +460,27 @@ def test_bool_and_int_constants_specialized(gl, mode):
         img = gl.draw(None, t, Draw(vertices=verts, size=(W, H), constants=wrong,
                                     state_values=state if mode == "dynamic" else None)).colors[0]
         assert np.abs(img - ref).max() < 1e-5, (bools, ints)
+
+
+def test_cli(tmp_path):
+    """The CLI's --draw-state takes these states as key=value and in a JSON file."""
+    import json
+
+    from click.testing import CliRunner
+
+    from xlate.cli import main
+
+    src = tmp_path / "p.asm"
+    src.write_text("ps_2_0\ndcl t0\ndcl_2d s0\ndcl_2d s1\ntexld r0, t0, s0\ntexld r1, t0, s1\nadd oC0, r0, r1\n")
+    r = CliRunner().invoke(main, ["translate", str(src), "--draw-state", "depthtexture=0", "--draw-state",
+                                  "nulltexture=1", "--draw-state", "srgbwriteenable=true"])
+    assert r.exit_code == 0, r.output
+    assert "uniform sampler2DShadow ps_s0;" in r.output and "ps_s1" not in r.output and "0.0031308" in r.output
+    (tmp_path / "s.json").write_text(json.dumps({"clipplaneenable": 2, "clipplanes": {"1": [0, 1, 0, 0]}}))
+    vs = tmp_path / "v.asm"
+    vs.write_text("vs_2_0\ndcl_position v0\nmov oPos, v0\n")
+    r = CliRunner().invoke(main, ["translate", str(vs), "--draw-state", str(tmp_path / "s.json")])
+    assert r.exit_code == 0, r.output
+    assert "gl_ClipDistance[1] = dot(" in r.output
+    r = CliRunner().invoke(main, ["translate", str(src), "--draw-state", "fetch4=0", "--draw-state", "depthtexture=0"])
+    assert r.exit_code != 0 and "fetch4" in r.output
