@@ -42,7 +42,12 @@ rounded to 8 bits as D3D9 hardware compares it), user clip planes (D3D clip
 space planes; gl_ClipDistance computed from the position with the io
 fix-ups undone), flat shading (``flat`` on COLOR varyings, first-vertex
 provoking convention), the point size and its clamp, and point sprites
-(TEXCOORD inputs replaced by gl_PointCoord).  These wrappers need GLSL 1.30+
+(TEXCOORD inputs replaced by gl_PointCoord).  A translation made with those
+states in ``Options.draw_state`` (clip planes, point size, sprites) needs no
+wrapper: the runner enables GL_CLIP_DISTANCEi for the planes its reflection's
+``stage_state`` lists.  Depth textures (``Texture.format`` d16/d24) are
+uploaded as depth formats and sampled with GL_COMPARE_REF_TO_TEXTURE /
+GL_LEQUAL when the reflection's sampler has ``compare``.  These wrappers need GLSL 1.30+
 (``flat``, gl_ClipDistance) and raise ``NotImplementedError`` otherwise.
 
 Compiled programs are cached by their source text.
