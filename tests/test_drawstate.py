@@ -81,8 +81,8 @@ def test_state_parameter_table():
     for p in STATE_PARAMS:  # each names a real state and has a value under any DrawState
         if p.state.startswith("D3DRS_"):
             assert render_state_number(p.state.removeprefix("D3DRS_")) is not None
-        else:  # sampler states, bound textures and clip planes (spec ids 32 on)
-            assert p.state.startswith(("D3DSAMP_", "SetTexture", "SetClipPlane")) and p.spec_id >= 32
+        else:  # sampler states, bound textures, clip planes, b#/i# (spec ids 32 on)
+            assert p.state.startswith(("D3DSAMP_", "SetTexture", "SetClipPlane", "SetShaderConstant")) and p.spec_id >= 32
         DrawState().param_value(p.key)
 
 
