@@ -222,8 +222,9 @@ class DrawState:
         # Normalise so that equal states compare (and hash) equal whatever
         # spelling built them; a bad value raises DrawStateError.
         for f in fields(self):
-            value = _PARSERS[f.name](f.name, getattr(self, f.name))
-            object.__setattr__(self, f.name, value)
+            parse = _PARSERS.get(f.name)
+            if parse is not None:  # (a field added without a parser keeps its value)
+                object.__setattr__(self, f.name, parse(f.name, getattr(self, f.name)))
         _check_samplers(self)
 
     @classmethod
@@ -265,9 +266,9 @@ class DrawState:
 
     def param_value(self, key: str):
         """The value of state parameter ``key`` under this state (a Python
-        bool, int or float, as ``StateParam.type`` says)."""
-        if key.startswith("fogcolor_"):
-            return float(self.fogcolor["rgba".index(key[-1])])
+        bool, int or float, as ``StateParam.type`` says).  A key names a
+        field, or one component of a tuple field: ``fogcolor_r`` (r, g, b,
+        a or x, y, z, w, or a number: ``<field>_<n>``)."""
         if key[0] == "b" and key[1:].isdigit():
             return int(key[1:]) in self.boolconstants
         if key[0] == "i" and key[1:].partition("_")[0].isdigit():
@@ -278,8 +279,13 @@ class DrawState:
         if key.startswith("clipplane"):
             plane, _, c = key[len("clipplane"):].partition("_")
             return float(self.clipplanes[int(plane)]["abcd".index(c)])
-        value = getattr(self, key)
         param = PARAMS_BY_KEY[key]
+        if hasattr(self, key):
+            value = getattr(self, key)
+        else:
+            name, _, comp = key.rpartition("_")
+            index = int(comp) if comp.isdigit() else ("rgba".index(comp) if comp in "rgba" else "xyzw".index(comp))
+            value = getattr(self, name)[index]
         if param.type is ParamType.BOOL:
             return bool(value)
         if param.type is ParamType.INT:

@@ -48,17 +48,29 @@ def run(program: Program, options) -> None:
     if program.is_vertex:
         if program.version.major < 3 and (dynamic or state.fogenable):
             _fog_output(program)
+        if state.fogenable and (state.fogvertexmode is not FogMode.NONE or state.rangefogenable):
+            _note(program, "FOGVERTEXMODE and RANGEFOGENABLE apply to fixed-function vertex processing only: "
+                           "with a vertex shader D3D9 uses the oFog it writes as the fog factor")
         return
     fog = program.version.major < 3 and (dynamic or state.fogenable)
     alpha = dynamic or state.alphatestenable
+    if state.fogenable and program.version.major >= 3:
+        _note(program, f"{program.version}: no fog is added (D3D9 applies no fixed-function fog after a ps_3_0 "
+                       "shader, which computes its own)")
     if not (fog or alpha):
         return
     colour = _colour_output(program)
-    if colour is None:  # nothing to test or fog (a shader writing only oDepth)
+    if colour is None:
+        if state.alphatestenable or state.fogenable:
+            _note(program, "the shader writes no oC0, so there is no colour to alpha-test or fog: none added")
         return
-    work = _PixelWork(program, state, dynamic, colour, fog, alpha)
-    _at_exits(program, work.emit)
+    work = _PixelWork(program, options, colour, fog, alpha)
+    at_exits(program, work.emit)
     program.notes["drawstate"] = {"fog": fog, "alpha_test": alpha, "dynamic": dynamic}
+
+
+def _note(program: Program, text: str) -> None:
+    program.notes.setdefault("diagnostics", []).append(text)
 
 
 def _fog_output(program: Program) -> None:
@@ -80,7 +92,7 @@ def _colour_output(program: Program) -> Variable | None:
     return None
 
 
-def _at_exits(program: Program, emit) -> None:
+def at_exits(program: Program, emit) -> None:
     """``emit(out)`` before each RETURN of main and at its end."""
     main = program.main
     out: list[Op] = []
@@ -92,19 +104,20 @@ def _at_exits(program: Program, emit) -> None:
     main.body = out
 
 
-class _PixelWork:
-    def __init__(self, program: Program, state: DrawState, dynamic: bool, colour: Variable, fog: bool, alpha: bool):
-        self.p = program
-        self.s = state
-        self.dynamic = dynamic
-        self.colour = colour
-        self.fog = fog
-        self.alpha = alpha
-        self.params: dict[str, Variable] = {}
-        self.fog_input: Variable | None = None
-        self.frag_coord: Variable | None = None
+class StateReader:
+    """Reads draw-time state parameters into a program: ``param(out, key)``
+    appends to ``out`` a CONST of the value (baked mode) or a LOAD of the
+    parameter's STATE variable, made once per program (dynamic mode).  For
+    every pass that adds render-state work (docs/ir.md "Draw-time state")."""
 
-    # -- values -------------------------------------------------------------
+    def __init__(self, program: Program, options):
+        self.p = program
+        self.s: DrawState = options.draw_state
+        self.dynamic = options.draw_state_mode is DrawStateMode.DYNAMIC
+        self.params: dict[str, Variable] = {}
+        for v in program.variables:  # another pass may have made some already
+            if v.storage is Storage.STATE:
+                self.params[v.builtin] = v
 
     @staticmethod
     def op(out: list, code: Code, type=None, args: tuple = (), imm: tuple = (), var=None) -> Op:
@@ -126,6 +139,18 @@ class _PixelWork:
             var = self.params[key] = Variable(key, Storage.STATE, t, builtin=key)
             self.p.variables.append(var)
         return self.op(out, Code.LOAD, t, var=var)
+
+
+class _PixelWork(StateReader):
+    def __init__(self, program: Program, options, colour: Variable, fog: bool, alpha: bool):
+        super().__init__(program, options)
+        self.colour = colour
+        self.fog = fog
+        self.alpha = alpha
+        self.fog_input: Variable | None = None
+        self.frag_coord: Variable | None = None
+
+    # -- values -------------------------------------------------------------
 
     def input(self, attr: str, make) -> Variable:
         var = getattr(self, attr)
