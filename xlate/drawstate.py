@@ -199,7 +199,8 @@ class DrawState:
     # (u, v, 0, 0) of the point (baked; dynamic: selected by the parameter).
     pointspriteenable: bool = False
     # Per sampler s# of the shader: D3DSAMP_SRGBTEXTURE (rgb decoded after the
-    # lookup); depthtexture: a D16/D24 texture is bound, so texld is a shadow
+    # lookup: exact under point filtering; for filtered sRGB textures a layer
+    # binds an sRGB view instead); depthtexture: a D16/D24 texture is bound, so texld is a shadow
     # compare (sampler2DShadow); fetch4: ATI FETCH4; nulltexture: no texture
     # is bound, the lookup reads (0, 0, 0, 1).  depthtexture and fetch4
     # change the sampler's type or instruction: they are baked in both modes
