@@ -441,8 +441,11 @@ def _check_samplers(state) -> None:
 
 def _intconstants(name: str, value) -> tuple:
     """{n: [x, y, z, w]} (or (n, values) pairs) as sorted pairs of int4s."""
-    items = list(value.items()) if isinstance(value, dict) else list(value) if isinstance(value, (list, tuple)) else None
-    if items is None:
+    if isinstance(value, dict):
+        items = list(value.items())
+    elif isinstance(value, (list, tuple)):
+        items = list(value)
+    else:
         raise DrawStateError(f"draw_state: {name} must be {{register: [x, y, z, w]}}, not {value!r}")
     out = {}
     for entry in items:

@@ -20,7 +20,8 @@ from ..bytecode.tables import DeclUsage
 from ..ir.ops import Code
 from ..ir.program import Program, Storage, Variable
 from ..ir.types import F1, F4
-from .samplers_state import Out, at_exits, dynamic
+from .drawstate import at_exits
+from .samplers_state import Out, dynamic
 
 CLIP_DISTANCE = "clip_distance"  # builtin name prefix: clip_distance0 ... clip_distance5
 

@@ -28,7 +28,8 @@ from ..bytecode.tables import DeclUsage, RegisterType
 from ..ir.ops import Code
 from ..ir.program import Program, Semantic, Storage, Variable
 from ..ir.types import F1, F2, F4
-from .samplers_state import Out, at_exits, dynamic
+from .drawstate import at_exits
+from .samplers_state import Out, dynamic
 
 POINT_COORD = "point_coord"
 

@@ -30,15 +30,15 @@ shader with a colour output.
 from __future__ import annotations
 
 from ..bytecode.tables import DeclUsage, SamplerType
-from ..drawstate import PARAMS_BY_KEY, DrawStateMode, ParamType
+from ..drawstate import DrawStateMode
 from ..errors import UnsupportedError
 from ..ir.ops import Code, Op, SampleMode
-from ..ir.program import Program, Storage, Variable
-from ..ir.types import B1, F1, F4, I1, Scalar, Type
+from ..ir.program import Program, Storage
+from ..ir.types import F1, F4, Scalar, Type
+from .drawstate import StateReader, at_exits
 
 DEPTH_COORD_WIDTH = 3  # a 2D shadow lookup's coordinate: u, v and the reference depth
 F3 = Type(Scalar.FLOAT, 3)
-_PARAM_TYPES = {ParamType.BOOL: B1, ParamType.INT: I1, ParamType.FLOAT: F1}
 NULL_TEXEL = (0.0, 0.0, 0.0, 1.0)  # what D3D9 reads from a sampler with no texture
 
 # The sRGB curve (IEC 61966-2-1), as D3D9 hardware and every sRGB format use it.
@@ -69,13 +69,15 @@ def depth_compare(sampler, stype: SamplerType, options, origin_offset: int = -1)
 
 class Out:
     """Ops appended to a list, each synthetic or with one origin; state
-    values as constants (baked) or LOADs of the program's STATE variables."""
+    values through ``drawstate.StateReader`` (constants when baked, LOADs of
+    the program's STATE variables when dynamic)."""
 
     def __init__(self, out: list, program: Program, options, origin: int = -1):
         self.out = out
         self.p = program
         self.o = options
         self.origin = origin
+        self.reader: StateReader | None = None
 
     def op(self, code: Code, type=None, args=(), imm=(), var=None) -> Op:
         o = Op(code, type, tuple(args), tuple(imm), var, self.origin)
@@ -89,21 +91,14 @@ class Out:
         return self.op(Code.CONST, Type(Scalar.FLOAT, len(values)), imm=tuple(float(v) for v in values))
 
     def param(self, key: str) -> Op:
-        """State parameter ``key``: a constant (baked) or a LOAD of its STATE
-        variable (dynamic; one variable per key, shared by the passes)."""
-        t = _PARAM_TYPES[PARAMS_BY_KEY[key].type]
-        if not dynamic(self.o):
-            value = self.o.draw_state.param_value(key)
-            return self.const(t, bool(value) if t is B1 else float(value))
-        var = next((v for v in self.p.variables if v.storage is Storage.STATE and v.builtin == key), None)
-        if var is None:
-            var = Variable(key, Storage.STATE, t, builtin=key)
-            self.p.variables.append(var)
-        self.p.notes.setdefault("stage_state", {}).setdefault("parameters", [])
-        keys = self.p.notes["stage_state"]["parameters"]
-        if key not in keys:
-            keys.append(key)
-        return self.op(Code.LOAD, t, var=var)
+        """State parameter ``key`` (recorded for the reflection when dynamic)."""
+        if self.reader is None:
+            self.reader = StateReader(self.p, self.o)
+        if self.reader.dynamic:
+            keys = self.p.notes.setdefault("stage_state", {}).setdefault("parameters", [])
+            if key not in keys:
+                keys.append(key)
+        return self.reader.param(self.out, key)
 
 
 def srgb_decode(e: Out, rgb: Op, t: Type = F3) -> Op:
@@ -249,15 +244,3 @@ def _srgb_write(program: Program, options) -> bool:
     at_exits(program, epilogue)
     return True
 
-
-def at_exits(program: Program, emit) -> None:
-    """Run ``emit(list)`` at the end of main and before each RETURN in main."""
-    main = program.main
-    if any(op.code is Code.RETURN for op in main.body):
-        out: list[Op] = []
-        for op in main.body:
-            if op.code is Code.RETURN:
-                emit(out)
-            out.append(op)
-        main.body = out
-    emit(main.body)
