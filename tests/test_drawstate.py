@@ -76,10 +76,14 @@ def test_options_take_dicts_and_modes():
 
 def test_state_parameter_table():
     ids = [p.spec_id for p in STATE_PARAMS]
-    assert ids == sorted(set(ids)) and all(i < 16 for i in ids)
+    assert ids == sorted(set(ids))
+    assert all(p.spec_id < 16 for p in STATE_PARAMS if p.key.startswith(("fog", "alpha")))  # 16 on: samplers_state
     assert {p.key for p in STATE_PARAMS} == set(PARAMS_BY_KEY)
-    for p in STATE_PARAMS:  # each names a real render state and has a value under any DrawState
-        assert render_state_number(p.state.removeprefix("D3DRS_")) is not None
+    for p in STATE_PARAMS:  # each names a real state and has a value under any DrawState
+        if p.state.startswith("D3DRS_"):
+            assert render_state_number(p.state.removeprefix("D3DRS_")) is not None
+        else:  # sampler states, bound textures, clip planes, b#/i# (spec ids 32 on)
+            assert p.state.startswith(("D3DSAMP_", "SetTexture", "SetClipPlane", "SetShaderConstant")) and p.spec_id >= 32
         DrawState().param_value(p.key)
 
 
@@ -120,7 +124,7 @@ def test_baked_fog_and_alpha_test_are_constants():
 def test_dynamic_uniforms_on_gl():
     t = translate(PS20, "glsl330", draw_state_mode="dynamic")
     params = t.reflection["render_state"]["parameters"]
-    assert [p["key"] for p in params] == [p.key for p in STATE_PARAMS]
+    assert [p["key"] for p in params] == [p.key for p in STATE_PARAMS if p.spec_id < 16]  # fog and alpha test
     assert all(p["form"] == "uniform" and f"uniform {p['type']} {p['glsl']};" in t.code for p in params)
     assert {p["state"] for p in params} >= {"D3DRS_FOGENABLE", "D3DRS_ALPHAREF", "D3DRS_FOGCOLOR"}
 
@@ -155,7 +159,8 @@ def test_native_spirv_spec_constants():
     t = translate(PS20, "spirv", draw_state={**FOG, **ALPHA}, draw_state_mode="dynamic")
     check(t.code)
     ids = _spec_ids(t.code)
-    assert sorted(ids.values()) == [p["constant_id"] for p in t.reflection["render_state"]["parameters"]]
+    listed = t.reflection["render_state"]["parameters"] + t.reflection["stage_state"]["parameters"]  # (sRGB write)
+    assert sorted(ids.values()) == sorted(p["constant_id"] for p in listed)
     baked = translate(PS20, "spirv", draw_state={**FOG, **ALPHA})
     check(baked.code)
     assert _spec_ids(baked.code) == {}

@@ -114,6 +114,37 @@ STATE_PARAMS: tuple[StateParam, ...] = (
     StateParam("alpharef", "D3DRS_ALPHAREF", ParamType.INT, 10,
                "int: the state's low 8 bits (0-255), compared with oC0.a quantised to 8 bits"),
 )
+# Sampler, clip-plane and point states (passes/samplers_state.py,
+# clip_planes.py, points.py): ids 16-21, then per sampler s# 32+s (sRGB
+# read) and 48+s (no texture), per clip plane i 64+4i+c (coefficient c).
+STATE_PARAMS += (
+    StateParam("srgbwriteenable", "D3DRS_SRGBWRITEENABLE", ParamType.BOOL, 16, "bool: the state != 0"),
+    StateParam("pointsize", "D3DRS_POINTSIZE", ParamType.FLOAT, 18, "float: the state's DWORD read as a float"),
+    StateParam("pointsize_min", "D3DRS_POINTSIZE_MIN", ParamType.FLOAT, 19,
+               "float: the state's DWORD read as a float"),
+    StateParam("pointsize_max", "D3DRS_POINTSIZE_MAX", ParamType.FLOAT, 20,
+               "float: the state's DWORD read as a float"),
+    StateParam("pointspriteenable", "D3DRS_POINTSPRITEENABLE", ParamType.BOOL, 21, "bool: the state != 0"),
+) + tuple(
+    StateParam(f"srgbtexture_s{n}", f"D3DSAMP_SRGBTEXTURE (sampler {n})", ParamType.BOOL, 32 + n,
+               "bool: the sampler state != 0")
+    for n in range(16)
+) + tuple(
+    StateParam(f"nulltexture_s{n}", f"SetTexture (sampler {n})", ParamType.BOOL, 48 + n,
+               "bool: no texture is bound (D3D9 then reads (0, 0, 0, 1))")
+    for n in range(16)
+) + tuple(
+    StateParam(f"clipplane{i}_{c}", f"SetClipPlane({i})", ParamType.FLOAT, 64 + 4 * i + "abcd".index(c),
+               f"float: coefficient {c} of plane {i} (clip space)")
+    for i in range(6) for c in "abcd"
+) + tuple(
+    StateParam(f"b{n}", f"SetShaderConstantB (b{n})", ParamType.BOOL, 96 + n, "bool: the register's value")
+    for n in range(16)
+) + tuple(
+    StateParam(f"i{n}_{c}", f"SetShaderConstantI (i{n})", ParamType.INT, 112 + 4 * n + "xyzw".index(c),
+               f"int: component {c} of the register")
+    for n in range(16) for c in "xyzw"
+)
 PARAMS_BY_KEY: dict[str, StateParam] = {p.key: p for p in STATE_PARAMS}
 
 
@@ -143,6 +174,50 @@ class DrawState:
     alphatestenable: bool = False
     alphafunc: CmpFunc = CmpFunc.ALWAYS
     alpharef: int = 0
+    # -- sampler, clip-plane and point state (passes/samplers_state.py,
+    # clip_planes.py, points.py; docs/ir.md "Draw-time state") -------------
+    # D3DRS_SRGBWRITEENABLE: every colour output's rgb saturated and encoded
+    # with the sRGB curve (after the fog blend).
+    srgbwriteenable: bool = False
+    # D3DRS_CLIPPLANEENABLE: bit i writes clip distance i = dot(plane i, the
+    # D3D position) in the vertex shader (which distances exist is fixed in
+    # both modes: the layer enables GL_CLIP_DISTANCEi / sizes its pipeline);
+    # clipplanes: the six SetClipPlane equations, clip space (dynamic: state
+    # parameters).
+    clipplaneenable: int = 0
+    clipplanes: tuple[tuple[float, float, float, float], ...] = ((0.0, 0.0, 0.0, 0.0),) * 6
+    # D3DRS_POINTSIZE / _MIN / _MAX, and pointmode: the draw is of points, so
+    # the vertex shader writes the size: oPts (else POINTSIZE) clamped to
+    # [MIN, MAX].  Without pointmode the baked mode leaves points alone
+    # (oPts, when written, is the size unclamped); the dynamic mode always
+    # writes the clamped size (harmless for other primitives).
+    pointmode: bool = False
+    pointsize: float = 1.0
+    pointsize_min: float = 1.0
+    pointsize_max: float = 64.0
+    # D3DRS_POINTSPRITEENABLE: every TEXCOORD input of the pixel shader reads
+    # (u, v, 0, 0) of the point (baked; dynamic: selected by the parameter).
+    pointspriteenable: bool = False
+    # Per sampler s# of the shader: D3DSAMP_SRGBTEXTURE (rgb decoded after the
+    # lookup: exact under point filtering; for filtered sRGB textures a layer
+    # binds an sRGB view instead); depthtexture: a D16/D24 texture is bound, so texld is a shadow
+    # compare (sampler2DShadow); fetch4: ATI FETCH4; nulltexture: no texture
+    # is bound, the lookup reads (0, 0, 0, 1).  depthtexture and fetch4
+    # change the sampler's type or instruction: they are baked in both modes
+    # (a layer keys its shader variants on them, as wined3d does).
+    srgbtexture: tuple[int, ...] = ()
+    depthtexture: tuple[int, ...] = ()
+    fetch4: tuple[int, ...] = ()
+    nulltexture: tuple[int, ...] = ()
+    # specializeconstants: the shader's b# and i# (those no DEFB/DEFI sets)
+    # come from here, not from its bool/int uniforms: baked, the branches on
+    # b# fold and the loop counts are constants (boolconstants: the b#
+    # registers that are TRUE; intconstants: {n: (x, y, z, w)}, others 0);
+    # dynamic, each register read is a state parameter (a specialization
+    # constant on Vulkan targets: b<n>, i<n>_<x-w>).
+    specializeconstants: bool = False
+    boolconstants: tuple[int, ...] = ()
+    intconstants: tuple[tuple[int, tuple[int, int, int, int]], ...] = ()
 
     def __post_init__(self):
         # Normalise so that equal states compare (and hash) equal whatever
@@ -151,6 +226,7 @@ class DrawState:
             parse = _PARSERS.get(f.name)
             if parse is not None:  # (a field added without a parser keeps its value)
                 object.__setattr__(self, f.name, parse(f.name, getattr(self, f.name)))
+        _check_samplers(self)
 
     @classmethod
     def from_dict(cls, values) -> "DrawState":
@@ -194,6 +270,16 @@ class DrawState:
         bool, int or float, as ``StateParam.type`` says).  A key names a
         field, or one component of a tuple field: ``fogcolor_r`` (r, g, b,
         a or x, y, z, w, or a number: ``<field>_<n>``)."""
+        if key[0] == "b" and key[1:].isdigit():
+            return int(key[1:]) in self.boolconstants
+        if key[0] == "i" and key[1:].partition("_")[0].isdigit():
+            n, _, c = key[1:].partition("_")
+            return int(dict(self.intconstants).get(int(n), (0, 0, 0, 0))["xyzw".index(c)])
+        if key.startswith(("srgbtexture_s", "nulltexture_s")):
+            return int(key.rpartition("_s")[2]) in getattr(self, key.partition("_")[0])
+        if key.startswith("clipplane"):
+            plane, _, c = key[len("clipplane"):].partition("_")
+            return float(self.clipplanes[int(plane)]["abcd".index(c)])
         param = PARAMS_BY_KEY[key]
         if hasattr(self, key):
             value = getattr(self, key)
@@ -297,7 +383,95 @@ def _alpharef(name: str, value) -> int:
     return n & 0xFF
 
 
+MAX_CLIP_PLANES = 6  # D3DMAXUSERCLIPPLANES
+
+
+def _nonneg(name: str, value) -> float:
+    x = _float(name, value)
+    if x < 0:
+        raise DrawStateError(f"draw_state: {name} must be >= 0, not {value!r}")
+    return x
+
+
+def _clipmask(name: str, value) -> int:
+    n = _int(value)
+    if n is None or not 0 <= n < 1 << MAX_CLIP_PLANES:
+        raise DrawStateError(f"draw_state: {name} must be a bit mask 0-63 (bit i enables plane i), not {value!r}")
+    return n
+
+
+def _clipplanes(name: str, value) -> tuple:
+    """Six planes from a list of up to six [a, b, c, d] or {index: [a, b, c, d]}."""
+    if isinstance(value, dict):
+        items = list(value.items())
+    elif isinstance(value, (list, tuple)):
+        items = list(enumerate(value))
+    else:
+        raise DrawStateError(f"draw_state: {name} must be a list of [a, b, c, d] or {{index: [a, b, c, d]}}")
+    planes = [(0.0, 0.0, 0.0, 0.0)] * MAX_CLIP_PLANES
+    for index, plane in items:
+        i = _int(index)
+        if i is None or not 0 <= i < MAX_CLIP_PLANES:
+            raise DrawStateError(f"draw_state: {name}: {str(index)[:32]!r} is not a plane index 0-5")
+        if not isinstance(plane, (list, tuple)) or len(plane) != 4:
+            raise DrawStateError(f"draw_state: {name}: plane {i} must be [a, b, c, d]")
+        planes[i] = tuple(_float(name, c) for c in plane)
+    return tuple(planes)
+
+
+def _samplers(name: str, value) -> tuple[int, ...]:
+    if isinstance(value, str):  # the CLI's "srgbtexture=1" (a list is "srgbtexture=0,1")
+        value = [v for v in value.split(",") if v.strip()]
+    if isinstance(value, (bytes, dict)) or not isinstance(value, (list, tuple, set, frozenset)):
+        raise DrawStateError(f"draw_state: {name} must be a list of sampler or register numbers (0-15), not {value!r}")
+    out = set()
+    for v in value:
+        n = _int(v)
+        if n is None or not 0 <= n <= 15:
+            raise DrawStateError(f"draw_state: {name}: {v!r} is not a sampler or register number (0-15)")
+        out.add(n)
+    return tuple(sorted(out))
+
+
+def _check_samplers(state) -> None:
+    """Sampler states that cannot hold together."""
+    pairs = (("depthtexture", "fetch4"), ("depthtexture", "nulltexture"), ("fetch4", "nulltexture"),
+             ("depthtexture", "srgbtexture"))
+    for a, b in pairs:
+        both = set(getattr(state, a)) & set(getattr(state, b))
+        if both:
+            raise DrawStateError(f"draw_state: sampler {min(both)} is in both {a} and {b}")
+    if state.pointsize_min > state.pointsize_max:
+        raise DrawStateError("draw_state: pointsize_min is above pointsize_max")
+
+
+def _intconstants(name: str, value) -> tuple:
+    """{n: [x, y, z, w]} (or (n, values) pairs) as sorted pairs of int4s."""
+    if isinstance(value, dict):
+        items = list(value.items())
+    elif isinstance(value, (list, tuple)):
+        items = list(value)
+    else:
+        raise DrawStateError(f"draw_state: {name} must be {{register: [x, y, z, w]}}, not {value!r}")
+    out = {}
+    for entry in items:
+        try:
+            n, values = entry
+        except (TypeError, ValueError):
+            raise DrawStateError(f"draw_state: {name}: {str(entry)[:40]!r} is not (register, [x, y, z, w])") from None
+        i = _int(n)
+        ints = [_int(v) for v in values] if isinstance(values, (list, tuple)) else []
+        if i is None or not 0 <= i <= 15 or len(ints) != 4 or any(v is None or abs(v) >= 2**31 for v in ints):
+            raise DrawStateError(f"draw_state: {name}: register {str(n)[:16]!r} must be 0-15 with four 32-bit ints")
+        out[i] = tuple(ints)
+    return tuple(sorted(out.items()))
+
+
 _PARSERS = {
+    "specializeconstants": _bool, "boolconstants": _samplers, "intconstants": _intconstants,
+    "srgbwriteenable": _bool, "pointspriteenable": _bool, "pointmode": _bool, "clipplaneenable": _clipmask,
+    "clipplanes": _clipplanes, "pointsize": _nonneg, "pointsize_min": _nonneg, "pointsize_max": _nonneg,
+    "srgbtexture": _samplers, "depthtexture": _samplers, "fetch4": _samplers, "nulltexture": _samplers,
     "fogenable": _bool, "rangefogenable": _bool, "alphatestenable": _bool,
     "fogcolor": _colour, "fogtablemode": _enum_parser(FogMode, "D3DFOG_"),
     "fogvertexmode": _enum_parser(FogMode, "D3DFOG_"), "fogstart": _float, "fogend": _float,

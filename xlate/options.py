@@ -111,7 +111,10 @@ class Options:
     # The D3D9 render states applied around the shader that the translation
     # adds to it: fog (blended into oC0 after a ps_1_x/2_x pixel shader; the
     # fog coordinate a vs_1_x/2_x passes on) and the alpha test (a discard
-    # by oC0.a).  Default: fog and alpha test off, so nothing is added.
+    # by oC0.a).  Also the sampler states (depth compare, sRGB read, FETCH4,
+    # null textures), sRGB write, user clip planes, point size and sprites,
+    # and b#/i# as specialization (docs/ir.md "Sampler, clip-plane and point
+    # state").  Default: all off (D3D's defaults), so nothing is added.
     draw_state: DrawState = DrawState()
     # "baked": draw_state's values are constants in the code (the shader is
     # right for that state only).  "dynamic": every state the shader can

@@ -78,6 +78,7 @@ FILE_NAMES = {Storage.FLOAT_CONST: ("float", "c", 2), Storage.INT_CONST: ("int",
 SAMPLER_KINDS = {SamplerType.TEX2D: "2d", SamplerType.CUBE: "cube", SamplerType.VOLUME: "volume",
                  SamplerType.TEX1D: "2d", SamplerType.UNKNOWN: "2d"}
 SAMPLER_GLSL = {"2d": "sampler2D", "cube": "samplerCube", "volume": "sampler3D"}
+SHADOW_SAMPLER_GLSL = "sampler2DShadow"  # a depth-compared 2D sampler (Options.draw_state.depthtexture)
 
 
 # scalar -> GLSL type name per width (index 0 unused): a table, as the
@@ -379,8 +380,12 @@ def _interface(lay: Layout, interface: list[Variable], program: Program, target:
         if var.storage is INPUT:
             if var.builtin is None:
                 on_input(lay, var, target)
+            elif var.builtin == "point_coord":
+                _point_coord(lay, var, target, program)
             else:
                 _builtin_input(lay, var, target)
+        elif var.builtin is not None and var.builtin.startswith("clip_distance"):
+            _clip_distance(lay, var, target)
         else:
             on_output(lay, var, program, target)
     if lay.draw_state:
@@ -447,8 +452,15 @@ def _sampler(lay: Layout, var: Variable, program: Program, target: Target, optio
         name = lay.namer.fresh(f"{lay.prefix}s{reg}")  # legal as it stands: no sanitizing
     unit = reg + VS_SAMPLER_UNIT_BASE if vertex else reg
     glsl = SAMPLER_GLSL[kind]
+    shadow = reg in program.notes.get("stage_state", {}).get("depthtexture", ())
+    if shadow:  # Options.draw_state: a depth texture, compared (passes/samplers_state.py)
+        if target.es and target.version < 300:
+            raise UnsupportedError(-1, f"sampler s{reg}: GLSL ES 1.00 has no shadow samplers (depth compare)")
+        glsl = SHADOW_SAMPLER_GLSL
     d = Decl("sampler", name, glsl)
     r = {"register": reg, "type": kind, "glsl": name, "unit": unit}
+    if shadow:
+        r["compare"] = "less_equal"
     if entry is not None:
         r["ctab"] = entry.name
     if target.vulkan:
@@ -457,8 +469,8 @@ def _sampler(lay: Layout, var: Variable, program: Program, target: Target, optio
     elif target.sampler_bindings:
         d.binding = unit
         r["binding"] = unit
-    if kind == "volume" and target.es:
-        d.precision = "highp"
+    if (kind == "volume" or shadow) and target.es:
+        d.precision = "highp"  # ES has no default precision for these sampler types
     lay.decls.append(d)
     lay.sampler_types[name] = glsl
     lay.reach(var, Access(name))
@@ -534,6 +546,26 @@ def _builtin_input(lay: Layout, var: Variable, target: Target) -> None:
         _draw_state_uniform(lay, var, target, lay.namer, lay.reflection)
     else:
         raise UnsupportedError(-1, f"input {var.name}: built-in '{b}' must be lowered by the io pass first")
+
+
+def _point_coord(lay: Layout, var: Variable, target: Target, program: Program) -> None:
+    """D3D's point-sprite coordinate (passes/points.py): u right, v down in
+    the D3D image.  gl_PointCoord's t runs down the API's window (upper-left
+    origin); it points down D3D's image when the image lies as D3D's in
+    memory (Vulkan with flip_y, GL without), else t is flipped."""
+    flip_y = bool((program.notes.get("io") or {}).get("flip_y"))
+    flip = flip_y != bool(target.vulkan)
+    lay.reach(var, Access("vec2(gl_PointCoord.x, 1.0 - gl_PointCoord.y)" if flip else "gl_PointCoord"))
+
+
+def _clip_distance(lay: Layout, var: Variable, target: Target) -> None:
+    """A user clip plane's distance (passes/clip_planes.py): element i of
+    gl_ClipDistance, which GLSL 1.20 and ES (before 3.2) do not have."""
+    if target.es or target.version < 130:
+        raise UnsupportedError(-1, f"{target.name} has no gl_ClipDistance: user clip planes need GLSL 1.30+ "
+                                   "(glsl330, glsl450, vulkan, spirv)")
+    index = int(var.builtin[len("clip_distance"):])
+    lay.reach(var, Access(f"gl_ClipDistance[{index}]"))
 
 
 def _viewport(lay: Layout, var: Variable, target: Target) -> None:

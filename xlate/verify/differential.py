@@ -1123,12 +1123,28 @@ def _draw_state_tolerances(shader: Shader, inputs: Inputs, expects: dict, unstab
     if state.fogenable:
         fc = np.abs(np.asarray(state.fogcolor[:3], np.float64))
         tol[:, :3] = tol[:, :3] + 2.0**-18 * (1.0 + pre[:, :3] + fc[None, :])
+    if getattr(state, "srgbwriteenable", False):
+        # the sRGB encode's slope is at most 12.92 (at the knee); pow adds a few ulps
+        tol[:, :3] = tol[:, :3] * 12.92 + 2.0**-16
     if state.alphatestenable:
         a = np.nan_to_num(np.asarray(exp.value[:, 3], np.float64), nan=0.0)
         t = np.clip(a, 0.0, 1.0) * 255.0 + 0.5
         margin = 255.0 * tol[:, 3] + 2.0**-12
         unstable_kill |= np.abs(t - np.rint(t)) <= margin
     expects["oC0"] = Expect(exp.name, exp.value, tol, exp.compare, exp.klass, exp.skipped)
+
+
+def _sampler_states(textures: dict, state) -> dict:
+    """The textures as ``state`` (a DrawState) binds them: its null-texture
+    samplers unbound, its sRGB samplers decoding (the reference's model)."""
+    out = {}
+    for s, tex in textures.items():
+        if s in state.nulltexture:
+            continue
+        if s in state.srgbtexture:
+            tex = dataclasses.replace(tex, sampler=dataclasses.replace(tex.sampler, srgb=True))
+        out[s] = tex
+    return out
 
 
 def _kill_writer(result: Result, shader: Shader, lane: int) -> str | None:
@@ -1305,6 +1321,8 @@ def check_generated(program, seed: int = 0, *, target: str = "glsl330", name: st
     if draw_state is not None and shader.version.is_pixel:
         _with_draw_state(inputs, draw_state, seed)
         verdict.notes.append(f"draw state ({draw_state_mode}): {draw_state.to_dict()}")
+    if draw_state is not None and (draw_state.nulltexture or draw_state.srgbtexture):
+        inputs.textures = _sampler_states(inputs.textures, draw_state)
     linear = [s for s, role in program.sampler_roles.items() if role != "point"]
     del linear  # the generator's bounds already cover filtered results
     if shader.version.is_vertex:

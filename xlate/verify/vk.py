@@ -207,6 +207,52 @@ class _Image:
         vk.vkFreeMemory(self.dev.device, self.memory, None)
 
 
+class _DepthTexture:
+    """A sampled depth texture (``Texture.format`` d16 / d24), for shadow
+    compares: D16_UNORM, or D32_SFLOAT for d24 (X8_D24 is not a sampled
+    format every device has; the compares the tests make do not see the
+    finer steps).  Always in VK_IMAGE_LAYOUT_GENERAL."""
+
+    def __init__(self, dev: "_Device", fmt: str, depth: np.ndarray):
+        vk = dev.vk
+        self.dev = dev
+        self.format = vk.VK_FORMAT_D16_UNORM if fmt == "d16" else vk.VK_FORMAT_D32_SFLOAT
+        h, w = depth.shape
+        self.handle = vk.vkCreateImage(dev.device, vk.VkImageCreateInfo(
+            imageType=vk.VK_IMAGE_TYPE_2D, format=self.format, extent=vk.VkExtent3D(w, h, 1), mipLevels=1,
+            arrayLayers=1, samples=vk.VK_SAMPLE_COUNT_1_BIT, tiling=vk.VK_IMAGE_TILING_OPTIMAL,
+            usage=vk.VK_IMAGE_USAGE_SAMPLED_BIT | vk.VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+            sharingMode=vk.VK_SHARING_MODE_EXCLUSIVE, initialLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED), None)
+        rng = vk.VkImageSubresourceRange(aspectMask=vk.VK_IMAGE_ASPECT_DEPTH_BIT, baseMipLevel=0, levelCount=1,
+                                         baseArrayLayer=0, layerCount=1)
+        self.memory = dev.bind_image_general(self.handle, rng)
+        d = np.clip(np.asarray(depth, np.float64), 0, 1)
+        blob = (np.round(d * 65535).astype(np.uint16) if fmt == "d16" else d.astype(F32)).tobytes()
+        staging = _Buffer(dev, len(blob), vk.VK_BUFFER_USAGE_TRANSFER_SRC_BIT)
+        staging.write(blob)
+        region = vk.VkBufferImageCopy(
+            bufferOffset=0, bufferRowLength=0, bufferImageHeight=0,
+            imageSubresource=vk.VkImageSubresourceLayers(vk.VK_IMAGE_ASPECT_DEPTH_BIT, 0, 0, 1),
+            imageOffset=vk.VkOffset3D(0, 0, 0), imageExtent=vk.VkExtent3D(w, h, 1))
+        dev.submit(lambda cmd: (
+            vk.vkCmdCopyBufferToImage(cmd, staging.handle, self.handle, vk.VK_IMAGE_LAYOUT_GENERAL, 1, [region]),
+            dev.barrier(cmd)))
+        staging.release()
+        self.range = rng
+
+    def view(self, base_level: int = 0):
+        vk = self.dev.vk
+        return vk.vkCreateImageView(self.dev.device, vk.VkImageViewCreateInfo(
+            image=self.handle, viewType=vk.VK_IMAGE_VIEW_TYPE_2D, format=self.format,
+            components=vk.VkComponentMapping(*[vk.VK_COMPONENT_SWIZZLE_IDENTITY] * 4),
+            subresourceRange=self.range), None)
+
+    def release(self):
+        vk = self.dev.vk
+        vk.vkDestroyImage(self.dev.device, self.handle, None)
+        vk.vkFreeMemory(self.dev.device, self.memory, None)
+
+
 class _DepthImage:
     """A D32_SFLOAT depth target, always in VK_IMAGE_LAYOUT_GENERAL."""
 
@@ -991,7 +1037,9 @@ class VKRunner:
             out[BINDING_RENDER_STATE] = render_state
         return out
 
-    def _make_sampler(self, s: SamplerState, levels: int):
+    def _make_sampler(self, s: SamplerState, levels: int, compare: bool = False):
+        """``compare``: a depth texture's sampler, compared LESS_OR_EQUAL as
+        D3D9 drivers do (the shader declares a shadow sampler)."""
         vk = self.vk
         lin = lambda f: f in ("linear", "anisotropic")  # noqa: E731
         border = tuple(float(c) for c in s.border_color)
@@ -1013,17 +1061,25 @@ class VKRunner:
             mipmapMode=vk.VK_SAMPLER_MIPMAP_MODE_LINEAR if lin(s.mip_filter) else vk.VK_SAMPLER_MIPMAP_MODE_NEAREST,
             addressModeU=getattr(vk, _ADDRESS[s.address_u]), addressModeV=getattr(vk, _ADDRESS[s.address_v]),
             addressModeW=getattr(vk, _ADDRESS[s.address_w]), mipLodBias=float(s.mip_lod_bias),
-            anisotropyEnable=vk.VK_FALSE, maxAnisotropy=1.0, compareEnable=vk.VK_FALSE,
-            compareOp=vk.VK_COMPARE_OP_ALWAYS, minLod=0.0,
+            anisotropyEnable=vk.VK_FALSE, maxAnisotropy=1.0, compareEnable=vk.VK_TRUE if compare else vk.VK_FALSE,
+            compareOp=vk.VK_COMPARE_OP_LESS_OR_EQUAL if compare else vk.VK_COMPARE_OP_ALWAYS, minLod=0.0,
             # MIP none: the base level only (maxLod 0.25 keeps the min/mag decision, as the spec advises)
             maxLod=0.25 if no_mip else float(levels), borderColor=border_enum,
             unnormalizedCoordinates=vk.VK_FALSE), None)
 
-    def _texture(self, tex: Texture, kind: str, res: _DrawResources):
+    def _texture(self, tex: Texture, kind: str, res: _DrawResources, compare: bool = False):
         """(view, sampler) of a texture for a sampler of ``kind``."""
         vk = self.vk
         if tex.kind != kind and not (kind == "2d" and tex.kind == "1d"):
             raise ValueError(f"sampler is {kind}, texture is {tex.kind}")
+        if tex.format != "rgba":  # a depth texture, sampled with a compare
+            img = _DepthTexture(self.dev, tex.format, np.asarray(tex.levels[0], F32)[..., 0])
+            res.images.append(img)
+            view = img.view()
+            res.views.append(view)
+            sampler = self._make_sampler(tex.sampler, 1, compare)
+            res.samplers.append(sampler)
+            return view, sampler
         kind = "2d" if tex.kind == "1d" else tex.kind
         first = np.asarray(tex.levels[0])
         if kind == "volume":
@@ -1061,7 +1117,7 @@ class VKRunner:
             tex = textures.get(s["register"])
             if tex is None:
                 tex = _unbound_texture(s["type"])
-            view, sampler = self._texture(tex, s["type"], res)
+            view, sampler = self._texture(tex, s["type"], res, "compare" in s)
             writes.append(vk.VkWriteDescriptorSet(
                 dstSet=dset, dstBinding=s.get("binding", BINDING_SAMPLER0 + s["register"]), dstArrayElement=0,
                 descriptorCount=1, descriptorType=vk.VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
@@ -1367,10 +1423,11 @@ def _specialization(refl: dict, values) -> tuple:
     dynamic draw-state translation declares (reflection
     ``render_state.parameters``), from ``values`` (a DrawState or dict;
     None: D3D's defaults)."""
-    params = (refl.get("render_state") or {}).get("parameters") or ()
+    from .gl import state_parameters, state_values
+
+    params = state_parameters(refl)
     if not params:
         return ()
-    from .gl import state_values
 
     values = state_values(values)
     return tuple((p["constant_id"], p["type"], values.param_value(p["key"]))

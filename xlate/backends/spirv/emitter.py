@@ -41,7 +41,7 @@ from ...ir.types import Scalar
 from .. import layout as layout_mod
 from ..targets import Target, unsupported
 from .grammar import grammar
-from . import interface
+from . import interface, stage_state
 from .control import ControlFlow
 from .helpers import HelperFunctions
 from .interface import Place
@@ -680,6 +680,8 @@ class Emitter(ControlFlow, HelperFunctions):
         self.ids[op] = self.inst(OpConvertFToS, self.type_of(op.type), rounded)
 
     def sample(self, op: Op) -> None:
+        if len(op.imm) > 2:  # draw-time sampler state (Options.draw_state): spirv/stage_state.py
+            return stage_state.sample_mode(self, op)
         kind = op.imm[0]
         acc = self.lay.access.get(id(op.var))
         place = self.iface.places.get(acc.name) if acc is not None else None

@@ -16,11 +16,12 @@ from dataclasses import dataclass
 
 from ...errors import UnsupportedError
 from ..layout import Layout
+from . import stage_state
 from .module import DECORATION, E, OpMemberDecorate, Module
 
 # GLSL type name -> (scalar, width)
 GLSL_SCALARS = {"float": "float", "vec": "float", "int": "int", "ivec": "int", "bool": "bool", "bvec": "bool"}
-SAMPLER_DIMS = {"sampler2D": "2D", "samplerCube": "Cube", "sampler3D": "3D"}
+SAMPLER_DIMS = {"sampler2D": "2D", "samplerCube": "Cube", "sampler3D": "3D", "sampler2DShadow": stage_state.SHADOW_DIM}
 # GLSL built-in -> (storage class, SPIR-V BuiltIn, scalar, width)
 BUILTINS = {
     "gl_Position": ("Output", "Position", "float", 4),
@@ -107,7 +108,8 @@ class Interface:
             raise ValueError(f"declaration kind {d.kind} has no SPIR-V form")
         if d.kind == "sampler":
             dim = SAMPLER_DIMS[d.type]
-            v = m.variable(storage, m.sampled_image(dim))
+            v = m.variable(storage, stage_state.shadow_sampled_image(m) if dim == stage_state.SHADOW_DIM
+                           else m.sampled_image(dim))
             m.decorate(v, "DescriptorSet", d.set)
             m.decorate(v, "Binding", d.binding)
             self._name(v, d.name)
@@ -186,6 +188,8 @@ class Interface:
     def builtin(self, name: str) -> Place:
         """The variable of a GLSL built-in the layout reaches by name."""
         place = self.places.get(name)
+        if place is None and name not in BUILTINS:  # clip distances, the point coordinate
+            place = self.places[name] = stage_state.builtin_place(self, name, self.builtins)
         if place is None:
             storage, builtin, kind, width = BUILTINS[name]
             m = self.m
@@ -232,6 +236,7 @@ def build(version: str, lay: Layout, names: bool, vertex: bool, builtins: tuple)
         iface = Interface(m, lay, names)
         if vertex:
             iface.per_vertex()
+        iface.builtins = builtins
         for name in builtins:
             iface.builtin(name)
         if len(_BUILT) >= _BUILT_MAX:
@@ -242,4 +247,5 @@ def build(version: str, lay: Layout, names: bool, vertex: bool, builtins: tuple)
     m = Module.restore(state)
     iface = Interface.__new__(Interface)
     iface.m, iface.places, iface.io, iface.depth, iface.names = m, dict(places), list(io), depth, names
+    iface.builtins = builtins
     return m, iface
