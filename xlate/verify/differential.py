@@ -141,6 +141,7 @@ from ..bytecode.tables import OUTPUT, DeclUsage, Opcode, RegisterType, SamplerTy
 from .reference import ReferenceConstants, Result, run_shader
 from .reference_sm1 import TextureStage
 from .textures import SamplerState, Texture
+from ..drawstate import DrawState
 
 R = RegisterType
 O = Opcode
@@ -818,8 +819,9 @@ def _run_vs_driver(translation, shader: Shader, inputs: Inputs, runner=None):
 
     code, refl = _vs_adapted(translation)
     runner = runner if runner is not None else gl.runner()
+    extra = {"state_values": inputs.draw_state} if inputs.draw_state is not None else {}
     return runner.run_vertex((code, refl), _vertex_inputs_for_gl(inputs, refl), inputs.constants,
-                             inputs.textures, count=inputs.n)
+                             inputs.textures, count=inputs.n, **extra)
 
 
 def _map_vs_outputs(vr, result: Result, refl: dict) -> dict[str, tuple[np.ndarray, str]]:
@@ -923,14 +925,18 @@ def _screen(pos: np.ndarray, width: int, height: int) -> np.ndarray:
     return np.stack([x, y], 1)
 
 
-def _run_ps_driver(translation, shader: Shader, inputs: Inputs, width: int, height: int):
-    """Returns (colours list of (H, W, 4) in D3D order, probe (H, W, 4) or None, probed)."""
+def _run_ps_driver(translation, shader: Shader, inputs: Inputs, width: int, height: int, runner=None):
+    """Returns (colours list of (H, W, 4) in D3D order, probe (H, W, 4) or None, probed).
+    ``runner``: the GL runner by default, or one with the same ``draw`` (the
+    Vulkan one: a dynamic translation's state values become its
+    specialization constants)."""
     from . import gl
 
     refl = translation.reflection
     code, prefl, probed = _probe_shader(translation.code, refl)
     corners = inputs.pixel_coords[0::4].astype(np.float64)
-    pos, offs = _quads(width, height, inputs.front_facing, corners, _pixel_offset(translation.target, width, height))
+    pos, offs = _quads(width, height, inputs.front_facing, corners,
+                       _pixel_offset(translation.target, width, height, runner))
     verts = {("position", 0): pos}
     for key, (A, B, C) in inputs.affine.items():
         gk = _gl_key(key, shader, refl)
@@ -950,7 +956,7 @@ def _run_ps_driver(translation, shader: Shader, inputs: Inputs, width: int, heig
     draw = gl.Draw(vertices=verts, primitive="triangle_list", constants=inputs.constants, textures=inputs.textures,
                    texture_stages=inputs.texture_stages, size=(width, height), targets=ntargets, clear=clear,
                    state_values=inputs.draw_state)
-    res = gl.runner().draw(None, (code, prefl), draw)
+    res = (runner or gl.runner()).draw(None, (code, prefl), draw)
     probe = res.colors[PROBE_LOCATION] if probed else None
     colours = res.colors
     res.targets.release()
@@ -1009,6 +1015,11 @@ def _check_vertex(verdict: Verdict, translation, shader: Shader, inputs: Inputs,
     vr = _run_vs_driver(translation, shader, inputs, runner)
     got = _map_vs_outputs(vr, result, translation.reflection)
     verdict.lanes += inputs.n
+    if inputs.draw_state is not None:  # clip distances and the clamped point size (random_state.py)
+        from .random_state import vertex_state_expects
+
+        for exp, vals in vertex_state_expects(translation, result, vr, inputs.draw_state, expects):
+            _compare_output(verdict, shader, result, inputs, exp, vals, "vertex", seed, lambda i: f"vertex {i}")
     for name, exp in expects.items():
         if name not in got:
             if exp.compare.any():
@@ -1030,14 +1041,14 @@ def _position_tolerance(exp: Expect) -> Expect:
 
 
 def _check_pixel(verdict: Verdict, translation, shader: Shader, inputs: Inputs, seed: int, bounds=None,
-                 perturbations: int = 2, derivatives: str = "fine"):
+                 perturbations: int = 2, derivatives: str = "fine", runner=None):
     from .generate import QUAD_GRID_WIDTH
 
     width, height = QUAD_GRID_WIDTH, inputs.n // QUAD_GRID_WIDTH
     pos_key = next((k for k in inputs.reference if _gl_key(k, shader, translation.reflection) == ("position", 0)), None)
     if pos_key is not None:
         # the runner feeds ("position", 0) to its own position: make the PS input equal to it
-        sx, sy = _pixel_offset(translation.target, width, height)
+        sx, sy = _pixel_offset(translation.target, width, height, runner)
         a = np.array([-1.0 + 2.0 * sx / width, 1.0 - 2.0 * sy / height, 0.5, 1.0])
         b = np.array([2.0 / width, 0.0, 0.0, 0.0])
         c = np.array([0.0, -2.0 / height, 0.0, 0.0])
@@ -1049,7 +1060,7 @@ def _check_pixel(verdict: Verdict, translation, shader: Shader, inputs: Inputs, 
         shader, inputs, bounds=bounds, perturbations=perturbations, seed=seed, derivatives=derivatives)
     if inputs.draw_state is not None:
         _draw_state_tolerances(shader, inputs, expects, unstable_kill, derivatives)
-    colours, probe, probed, code = _run_ps_driver(translation, shader, inputs, width, height)
+    colours, probe, probed, code = _run_ps_driver(translation, shader, inputs, width, height, runner)
     xs = inputs.pixel_coords[:, 0].astype(int)
     ys = inputs.pixel_coords[:, 1].astype(int)
 
@@ -1161,10 +1172,12 @@ def _kill_writer(result: Result, shader: Shader, lane: int) -> str | None:
 # --------------------------------------------------------------------------
 
 
-def _prepare(data, target: str, name: str | None, options: dict, runner=None):
+def _prepare(data, target: str, name: str | None, options: dict, runner=None, pixel_runner: bool = False):
     """(shader, translation, verdict) or a finished verdict on failure.
     ``runner``: None for the GL runner (GL targets only), else a runner
-    that takes translations for ``target``."""
+    that takes translations for ``target`` (vertex shaders only, unless
+    ``pixel_runner``: the random draw-state programs draw pixel shaders on
+    it too)."""
     from ..api import translate
     from ..bytecode import decode
     from ..bytecode.disasm import disassemble
@@ -1186,7 +1199,7 @@ def _prepare(data, target: str, name: str | None, options: dict, runner=None):
     except XlateError as exc:
         verdict.status, verdict.message = "error", f"translation failed: {exc}"
         return None, None, verdict
-    if runner is not None and not shader.version.is_vertex:
+    if runner is not None and not shader.version.is_vertex and not pixel_runner:
         verdict.status = "skip"
         verdict.message = f"pixel shaders are checked on the GL runner only, not on {type(runner).__name__}"
         return None, None, verdict
@@ -1311,16 +1324,33 @@ def check_generated(program, seed: int = 0, *, target: str = "glsl330", name: st
     shader = program.shader
     options = {}
     if draw_state is not None:
-        options = {"draw_state_mode": draw_state_mode} if draw_state_mode == "dynamic" else {"draw_state": draw_state}
-    got = _prepare(shader, target, name or f"generated {program.version}", options, runner)
+        options = {"draw_state": draw_state}
+        if draw_state_mode == "dynamic":  # the values are the runner's; what changes the code stays baked
+            options = {"draw_state_mode": "dynamic",
+                       "draw_state": DrawState(depthtexture=draw_state.depthtexture, fetch4=draw_state.fetch4,
+                                               clipplaneenable=draw_state.clipplaneenable)}
+    got = _prepare(shader, target, name or f"generated {program.version}", options, runner,
+                   pixel_runner=runner is not None and draw_state is not None)
     shader, translation, verdict = got
     if shader is None or not _guard_gl(verdict, runner):
         return verdict
+    if draw_state is not None and runner is not None and shader.version.is_vertex:
+        verdict.status = "skip"
+        verdict.message = (f"vertex programs with a draw state are checked on the GL runner only (clip distances "
+                           f"and state uniforms), not on {type(runner).__name__}")
+        return verdict
     verdict.seeds.append(seed)
     inputs = _generated_inputs(program, shader, translation.reflection, seed)
-    if draw_state is not None and shader.version.is_pixel:
-        _with_draw_state(inputs, draw_state, seed)
+    if draw_state is not None:
+        if shader.version.is_pixel:
+            _with_draw_state(inputs, draw_state, seed)
+        else:
+            inputs.draw_state = draw_state
         verdict.notes.append(f"draw state ({draw_state_mode}): {draw_state.to_dict()}")
+    if draw_state is not None and draw_state.depthtexture:
+        from .random_state import with_depth_textures
+
+        inputs.textures = with_depth_textures(inputs.textures, draw_state, seed)
     if draw_state is not None and (draw_state.nulltexture or draw_state.srgbtexture):
         inputs.textures = _sampler_states(inputs.textures, draw_state)
     linear = [s for s, role in program.sampler_roles.items() if role != "point"]
@@ -1330,7 +1360,7 @@ def check_generated(program, seed: int = 0, *, target: str = "glsl330", name: st
                 runner=runner)
     else:
         _run_gl(verdict, _check_pixel, verdict, translation, shader, inputs, seed, bounds=program.error_bounds,
-                derivatives=derivatives)
+                derivatives=derivatives, runner=runner)
     if not keep_programs and runner is None:
         _release_programs([translation.code])
     return verdict

@@ -841,20 +841,28 @@ class GLRunner:
         return DrawResult(colors, targets)
 
     def run_vertex(self, vs, vertices: Mapping[Any, Any], constants: ReferenceConstants | None = None,
-                   textures: Mapping[int, Texture] | None = None, count: int | None = None) -> VertexResult:
+                   textures: Mapping[int, Texture] | None = None, count: int | None = None,
+                   state_values=None) -> VertexResult:
         """Run a translated VS alone (transform feedback).  The viewport
-        uniform is left at 0, which disables the half-pixel offset."""
+        uniform is left at 0, which disables the half-pixel offset.  The
+        clip distances the reflection's ``render_state.clipplanes`` lists are
+        captured too, as ``outputs["gl_ClipDistance[i]"]`` (in x);
+        ``state_values``: the draw state of a dynamic translation (a
+        DrawState or dict; None: D3D's defaults)."""
         ctx = self.ctx
         vs = _Shader(vs)
         refl = vs.reflection
-        names = tuple(o["glsl"] for o in refl["outputs"])
+        clips = tuple(f"gl_ClipDistance[{p['index']}]"
+                      for p in (refl.get("render_state") or {}).get("clipplanes", ()))
+        names = tuple(o["glsl"] for o in refl["outputs"]) + clips
         prog = self.program(vs.code, None, names)
         self._set_viewport_uniform(prog, (refl,), (0.0, 0.0, 0.0, 0.0))
         self._upload_constants(prog, refl, constants or ReferenceConstants())
+        self._upload_state_parameters(prog, refl, state_values)
         if self._tf_fbo is None:
             self._tf_fbo = ctx.framebuffer(color_attachments=[ctx.texture((1, 1), 4, dtype="f4")])
         self._tf_fbo.use()
-        sizes = [1 if n == "gl_PointSize" else 4 for n in names]
+        sizes = [1 if n == "gl_PointSize" or n.startswith("gl_ClipDistance") else 4 for n in names]
         made: list = []
         vao, buffers = None, []
         try:
