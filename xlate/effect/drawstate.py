@@ -100,9 +100,12 @@ def _dword(values, ptype) -> int | None:
     if not values:
         return None
     v = values[0]
-    if ptype == ParameterType.FLOAT:
-        return struct.unpack("<I", struct.pack("<f", float(v)))[0]
-    return int(v) & 0xFFFFFFFF
+    try:
+        if ptype == ParameterType.FLOAT:
+            return struct.unpack("<I", struct.pack("<f", float(v)))[0]
+        return int(v) & 0xFFFFFFFF
+    except (TypeError, ValueError, OverflowError, struct.error):
+        return None  # not a number (a hostile effect's string or object): reported as not evaluated
 
 
 def _from_dword(name: str, word: int):
@@ -176,6 +179,9 @@ def pass_draw_state(effect: Effect | bytes, technique: int | str | Technique = 0
         for sv in states:
             if sv.name == "SRGBTexture":
                 word = _dword(list(sv.value), sv.state.parameter.parameter_type)
+                if word is None:
+                    unevaluated.append(f"SRGBTexture (s{register})")
+                    continue
                 (srgb[stage].add if word else srgb[stage].discard)(register)
                 if sv.sources:
                     srgb_sources[f"{stage} s{register}"] = [safe_text(s) for s in sv.sources]
