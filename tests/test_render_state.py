@@ -44,6 +44,8 @@ def test_one_entry_lists_every_state():
     vs = translate(VS20, "glsl330", draw_state=VS_STATE).reflection["render_state"]
     assert vs["clipplanes"] == [{"index": 1, "plane": [1.0, 0.0, 0.0, 0.5]}] and vs["pointsize"]["max"] == 64.0
     assert vs["baked"]["clipplaneenable"] == 2 and vs["baked"]["pointmode"] is True
+    dyn = translate(VS20, "glsl330", draw_state=VS_STATE, draw_state_mode="dynamic").reflection["render_state"]
+    assert dyn["baked"] == {"clipplaneenable": 2} and dyn["clipplanes"] == [{"index": 1, "plane": None}]
 
 
 @pytest.mark.parametrize("target", ["glsl330", "vulkan"])

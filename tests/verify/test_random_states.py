@@ -20,7 +20,7 @@ from xlate.bytecode import encode
 from xlate.verify.random_state import generated
 
 FULL = os.environ.get("XLATE_CORPUS_FULL") == "1"
-SHARE = 6 * (10 if FULL else 1)  # seeds per version
+SHARE = 4 * (10 if FULL else 1)  # seeds per version
 
 
 @pytest.fixture(scope="module")

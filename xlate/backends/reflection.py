@@ -128,8 +128,9 @@ _BAKED_FIELDS = {
     "constants": ("specializeconstants", "boolconstants", "intconstants"),
 }
 # Baked in both modes: they change a sampler's type or instruction, or which
-# clip distances exist (docs/reflection.md).
-_ALWAYS_BAKED = {"depthtexture", "fetch4", "clipplanes"}
+# clip distances exist (docs/reflection.md); the planes themselves are
+# parameters in the dynamic mode.
+_ALWAYS_BAKED = {"depthtexture": ("depthtexture",), "fetch4": ("fetch4",), "clipplanes": ("clipplaneenable",)}
 
 
 def render_state(program: Program, target, options, parameters: list[dict]) -> dict | None:
@@ -140,10 +141,10 @@ def render_state(program: Program, target, options, parameters: list[dict]) -> d
     state the code does (``fog``, ``depthtexture`` ...), ``position`` when a
     position convention is not the default, ``baked`` (the draw_state values
     built into the code: a valid ``draw_state``) and ``parameters`` (dynamic
-    mode: each state parameter the shader reads, in constant_id order)."""
+    mode: each state parameter the shader reads, in ``id`` order)."""
     pixel = program.notes.get("drawstate") or {}
     stage = program.notes.get("stage_state") or {}
-    position = _position(program, target, options)
+    position = _position(target, options)
     if not (pixel or stage or position or parameters):
         return None
     dynamic = options.draw_state_mode.value == "dynamic"
@@ -157,16 +158,17 @@ def render_state(program: Program, target, options, parameters: list[dict]) -> d
     if position:
         out["position"] = position
     state = options.draw_state.to_dict()
-    baked = {f: state[f] for k in used if not dynamic or k in _ALWAYS_BAKED for f in _BAKED_FIELDS.get(k, ())}
+    table = _ALWAYS_BAKED if dynamic else _BAKED_FIELDS
+    baked = {f: state[f] for k in used for f in table.get(k, ())}
     if baked:
         out["baked"] = baked
     out["parameters"] = sorted(parameters, key=lambda p: p["id"])
     return out
 
 
-def _position(program: Program, target, options) -> dict | None:
+def _position(target, options) -> dict | None:
     """The position conventions (Options clip_z, flip_y, half_pixel,
-    half_pixel_exact; also given in draw_state) as the io pass applied them,
+    half_pixel_exact, resolved for the target; also given in draw_state),
     when any is not the target's default (the ``options`` entry always has
     them)."""
     vulkan = bool(target.vulkan)

@@ -18,7 +18,16 @@ Entry points
 ``check_shader`` and ``check_generated`` take ``runner=``: None for the GL
 runner, or another runner with the same ``run_vertex`` (``vk.runner()``
 with ``target="vulkan"``), which checks vertex shaders (pixel shaders get a
-"skip" verdict there).
+"skip" verdict there, except generated programs drawn with a draw state:
+their pixel programs run on that runner too, the state's values as its
+specialization constants).
+
+Draw states (``check_generated(..., draw_state=, draw_state_mode=)``; the
+random ones of ``random_state.py``): a pixel program is drawn with the
+state (fog, alpha test, sRGB read/write, depth-compare textures, unbound
+samplers), which the reference applies too; a vertex program's clip
+distances and clamped point size are captured and compared with the
+reference's (``reference.clip_distances`` / ``point_sizes``).
 
 What runs
 ---------
