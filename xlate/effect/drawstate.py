@@ -81,7 +81,9 @@ class PassDrawState:
     computed from (baked, such a value is right for those parameter values
     only); ``notes``: one sentence per state the pass sets that xlate does
     not apply; ``vertex`` / ``pixel``: the base state with the pass's
-    values (the sRGB-read samplers per stage)."""
+    values (the sRGB-read samplers per stage: ``values["srgbtexture"]`` is
+    the pixel stage's, ``extra["srgbtexture_vertex"]`` the vertex stage's
+    when the pass changes it)."""
 
     values: dict
     sources: dict

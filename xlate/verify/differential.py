@@ -147,10 +147,10 @@ import numpy as np
 
 from ..bytecode.model import Shader
 from ..bytecode.tables import OUTPUT, DeclUsage, Opcode, RegisterType, SamplerType
+from ..drawstate import DrawState
 from .reference import ReferenceConstants, Result, run_shader
 from .reference_sm1 import TextureStage
 from .textures import SamplerState, Texture
-from ..drawstate import DrawState
 
 R = RegisterType
 O = Opcode
