@@ -72,7 +72,7 @@ def atomic_write(path: str, data: bytes, *, make_dirs: bool = False) -> None:
         raise
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -90,7 +90,7 @@ def _writer_alive(tag: str) -> bool:
         pid, start = (int(x) for x in tag.split("-")[:2])
     except ValueError:
         return False
-    if pid <= 0 or pid == os.getpid() or not _pid_alive(pid):
+    if pid <= 0 or pid == os.getpid() or not pid_alive(pid):
         return False
     # The PID is taken: by the writer, or by a process that came later.
     now = _start_time(pid)
