@@ -34,6 +34,7 @@ from .writer import atomic_write, remove_stale_temps
 
 RUNNING_MARKER = ".xlate-convert-running"
 MAX_CHUNK = 64
+MIN_CHUNK = 4
 
 
 @dataclass
@@ -116,10 +117,8 @@ def _convert(sources, out, targets, options, jobs, cache_dir, use_cache, schedul
         # Temporary files of a writer still running (as a killed run's workers
         # may be for a moment) are looked at again once this run is done.
         busy = 0
-        if os.path.exists(marker):  # the last run was interrupted
+        if os.path.exists(marker):  # the last run was interrupted (the cache needs no clean-up: see cache.py)
             _, busy = remove_stale_temps(out)
-            if cache is not None:
-                busy += cache.clean()
         atomic_write(marker, str(os.getpid()).encode())
 
         files, problems = walk(list(sources), skip=[out] + ([cache_dir] if cache is not None else []))
@@ -197,8 +196,6 @@ def _convert(sources, out, targets, options, jobs, cache_dir, use_cache, schedul
         mf.write(out, header, entries, unreadable, kept_lines)
         if busy:
             remove_stale_temps(out)
-            if cache is not None:
-                cache.clean()
         os.unlink(marker)
         entries.sort(key=lambda e: e["path"])
         return RunResult(out, entries, unreadable, counts, time.perf_counter() - started, len(kept_lines), report_entries)
@@ -209,8 +206,16 @@ def _plain(options: dict) -> dict:
 
 
 def _chunks(items: list, workers: int) -> list[list]:
-    size = max(1, min(MAX_CHUNK, len(items) // max(1, workers * 8)))
-    return [items[i:i + size] for i in range(0, len(items), size)]
+    """Chunks that shrink as the work left does (guided scheduling): big ones
+    pay a task's cost (pickling, a round trip) once for many files, small ones
+    at the end keep every worker busy until the last file."""
+    chunks = []
+    start, n, share = 0, len(items), max(1, workers * 4)
+    while start < n:
+        size = max(MIN_CHUNK, min(MAX_CHUNK, (n - start) // share))
+        chunks.append(items[start:start + size])
+        start += size
+    return chunks
 
 
 def _execute(work: list[WorkItem], job: Job, jobs: int | None, scheduler, cache):

@@ -58,9 +58,11 @@ def atomic_write(path: str, data: bytes, *, make_dirs: bool = False) -> None:
         fd = os.open(temp, _FLAGS, 0o644)
     try:
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
+            written = os.write(fd, data)  # all of it, but for a signal or a full disk
+            if written < len(data):
+                view = memoryview(data)[written:]
+                while view:
+                    view = view[os.write(fd, view):]
         finally:
             os.close(fd)
         os.replace(temp, path)
