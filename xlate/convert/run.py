@@ -259,16 +259,23 @@ def _execute(work: list[WorkItem], job: Job, jobs: int | None, scheduler, cache)
         gc.unfreeze()  # back to normal for a caller that goes on
 
 
+_warmed: set[str] = set()  # the targets ``_prepare_for_fork`` has warmed up in this process
+
+
 def _prepare_for_fork(targets) -> None:
-    """Import the translator and translate a tiny shader per target here, once,
-    so that forked workers inherit the imports, compiled templates and caches
-    (about a second of CPU each otherwise); then freeze what exists so that
-    the workers' collector never walks, and copies, the inherited objects."""
+    """Import the translator and translate a tiny shader per target here, once
+    per process, so that forked workers inherit the imports, compiled
+    templates and caches (about a second of CPU each otherwise); then freeze
+    what exists so that the workers' collector never walks, and copies, the
+    inherited objects."""
     from ..api import translate
     from ..bytecode.asm import assemble_bytes
 
-    tiny = (assemble_bytes("vs_2_0\ndcl_position v0\nmov oPos, v0\n"), assemble_bytes("ps_2_0\nmov oC0, c0\n"))
-    for target in dict.fromkeys("vulkan" if t == "spirv" else t for t in targets):  # spirv: no glslang run here
+    todo = [t for t in dict.fromkeys("vulkan" if t == "spirv" else t for t in targets)  # spirv: no glslang run here
+            if t not in _warmed]
+    tiny = (assemble_bytes("vs_2_0\ndcl_position v0\nmov oPos, v0\n"), assemble_bytes("ps_2_0\nmov oC0, c0\n")) if todo else ()
+    for target in todo:
+        _warmed.add(target)
         for blob in tiny:
             try:
                 translate(blob, target)
