@@ -34,15 +34,24 @@ def _start_time(pid: int) -> int:
         return 0
 
 
-_writer = (0, "")  # (pid, "PID-START") of this process, recomputed after a fork
+_writer = ""  # "PID-START" of this process; forgotten in a forked child
 
 
 def _writer_tag() -> str:
     global _writer
-    pid = os.getpid()
-    if _writer[0] != pid:
-        _writer = (pid, f"{pid}-{_start_time(pid)}")
-    return _writer[1]
+    if not _writer:
+        pid = os.getpid()
+        _writer = f"{pid}-{_start_time(pid)}"
+    return _writer
+
+
+def _forget_writer() -> None:
+    global _writer
+    _writer = ""
+
+
+if hasattr(os, "register_at_fork"):  # (absent where there is no fork: one process, one tag)
+    os.register_at_fork(after_in_child=_forget_writer)
 
 
 def atomic_write(path: str, data: bytes, *, make_dirs: bool = False) -> None:
