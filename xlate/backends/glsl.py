@@ -89,9 +89,10 @@ FLOAT_TYPES = GLSL_TYPES[FLOAT]
 # ``Code.X`` goes through EnumType.__getattr__, ten times a global's cost.
 SWIZZLE, LOAD, CONST, STORE, CALL_OP = Code.SWIZZLE, Code.LOAD, Code.CONST, Code.STORE, Code.CALL
 # With ``annotate``: the comment above a run of statements from no D3D
-# instruction (ops of origin -1: the io pass's position fix-ups, the aL
-# restore after a loop), so that nothing reading the annotations credits
-# them to the instruction before (xlate.report links by these comments).
+# instruction (ops of origin -1: the io pass's register-file copies and the
+# position fix-ups closing a vertex shader), so that nothing reading the
+# annotations credits them to the instruction before (xlate.report links
+# listing and code by these comments).
 SYNTHETIC_ANNOTATION = "(xlate: no D3D instruction)"
 # ... and the prefix that names an instruction again above more of its code,
 # when that code follows a synthetic run or lies past the end of the block
@@ -252,20 +253,12 @@ class Emitter:
         return sorted(found)
 
     def origins(self, op: Op) -> tuple[list[int], bool]:
-        """The instructions ``op`` (with its inlined arguments) comes from that
-        are not annotated yet, and whether it comes from any instruction."""
-        found: set[int] = set()
-        any_origin = False
-        stack = [op]
-        while stack:
-            o = stack.pop()
-            if o.origin >= 0:
-                any_origin = True
-                if o.origin not in self.annotated:
-                    found.add(o.origin)
-            stack.extend(a for a in o.args if a in self.inline)
-        self.annotated |= found
-        return sorted(found), any_origin
+        """The instructions ``op`` comes from that are not annotated yet (now
+        marked annotated), and whether it comes from any instruction."""
+        every = self.origins_of(op)
+        new = [o for o in every if o not in self.annotated]
+        self.annotated.update(new)
+        return new, bool(every)
 
     def instruction_text(self, origin: int) -> str:
         inst = self.p.instructions[origin]
