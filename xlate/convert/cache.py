@@ -8,16 +8,16 @@ so a development change invalidates every entry without a version bump.
 
 Layout: ``DIR/v2/ab/abcdef....entry``.  An entry is a small binary record
 (the SHA-256 of the header, a JSON header line naming each file's suffix,
-size and SHA-256, then the payloads back to back) rather than a pickle, so a cache directory shared
-with others cannot run code.  An entry is written straight under its name
-(``O_CREAT | O_EXCL``: one create and one write, no temporary file and no
-rename, which cost as much again per file), so a writer killed mid-write
-can leave a part of one; a reader checks every entry whole (the header
-has its SHA-256, the sizes add up, each payload has its SHA-256), takes a damaged
-one as missing and deletes it, so the next writer puts it again.  Two
-writers of one key write the same bytes (the key is the content's); the
-second finds the file there and leaves it.  The digests are those the
-manifest lists, computed once when the entry is made.
+size and SHA-256, then the payloads back to back) rather than a pickle, so
+a cache directory shared with others cannot run code.  An entry is written
+straight under its name (``O_CREAT | O_EXCL``: one create and one write, no
+temporary file and no rename, which cost as much again per file), so a
+writer killed mid-write can leave a part of one; a reader checks every
+entry whole (the header has its SHA-256, the sizes add up, each payload has
+its SHA-256), takes a damaged one as missing and deletes it, so the next
+writer puts it again.  Two writers of one key write the same bytes (the key
+is the content's); the second finds the file there and leaves it.  The
+digests are those the manifest lists, computed once when the entry is made.
 """
 
 from __future__ import annotations
@@ -172,15 +172,18 @@ class Cache:
                 fd = os.open(path, _CREATE, 0o644)
         except OSError:  # there already (another writer: the same bytes), or not writable
             return
+        complete = False
         try:
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view):]
-        except OSError:  # full disk: a part is no entry
-            os.close(fd)
+            complete = True
+        except OSError:  # a full disk: what was written is no entry
+            pass
+        finally:
+            os.close(fd)  # (interrupted: the part left is found damaged and put again)
+        if not complete:
             try:
                 os.unlink(path)
             except OSError:
                 pass
-            return
-        os.close(fd)
