@@ -262,6 +262,8 @@ def test_fxc_wine_links_are_consistent():
         for at, first, last in entry.links[target]:
             assert entry.disassembly[at].startswith("  ") and not entry.disassembly[at].lstrip().startswith("//")
             assert 0 <= first <= last < len(code)
+        covered = {n for _, a, b in entry.links[target] for n in range(a, b + 1)}
+        assert not covered & {n for a, b in entry.synthetic[target] for n in range(a, b + 1)}, rec.id
         linked += len(entry.links[target])
         assert entry.cfg_svg.startswith("<svg") and entry.cfg_svg.count("<svg") == entry.cfg_svg.count("</svg>")
     assert linked >= len(records)
