@@ -565,6 +565,7 @@ Exit status:
   1    some file was refused, failed or could not be read (the others
        were converted; see the summary and manifest.json)
   2    bad arguments (unknown option, missing SRC)
+  3    another xlate convert is writing into OUT (nothing was touched)
   130  interrupted (what was written is complete; rerun to finish)
 
 {OPTIONS_HELP}"""
@@ -589,7 +590,7 @@ Exit status:
 def convert_command(sources, out, targets, jobs, cache_dir, no_cache, scheduler, report_path, quiet, **params):
     from rich.console import Console
 
-    from .convert import SourceError, convert
+    from .convert import OutputInUse, SourceError, convert
     from .convert.summary import print_summary
 
     kwargs = translation_kwargs(params)
@@ -608,6 +609,9 @@ def convert_command(sources, out, targets, jobs, cache_dir, no_cache, scheduler,
     except SourceError as exc:
         click.echo(f"xlate: {exc}", err=True)
         sys.exit(2)
+    except OutputInUse as exc:
+        click.echo(f"xlate: {exc}", err=True)
+        sys.exit(3)
     except KeyboardInterrupt:
         click.echo("xlate: interrupted; what was written is complete: run the same command again to finish", err=True)
         sys.exit(130)

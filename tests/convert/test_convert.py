@@ -9,6 +9,7 @@ import pytest
 from xlate import translate
 from xlate.convert import convert
 from xlate.convert.detect import Kind, detect
+from xlate.convert.lock import LOCK_NAME
 from xlate.errors import XlateError
 
 from .treekit import FULL, build_tree, read_tree
@@ -158,7 +159,7 @@ def test_changes_are_picked_up(tree, tmp_path):
     assert run.kept == 0
     # Another target: the first target's outputs go, as the manifest no longer lists them.
     other = convert([str(src)], out, ["essl300"], jobs=1, cache_dir=cache, progress="off")
-    listed = {f["path"] for e in other.entries for f in e["outputs"]["essl300"]["files"]} | {"manifest.json"}
+    listed = {f["path"] for e in other.entries for f in e["outputs"]["essl300"]["files"]} | {"manifest.json", LOCK_NAME}
     assert {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()} == listed
     convert([str(src)], out, [TARGET], jobs=1, cache_dir=cache, progress="off", options={"annotate": True})
     code = (out / run.entries[0]["outputs"][TARGET]["files"][0]["path"]).read_text()

@@ -43,6 +43,7 @@ def entries():
         report_entry("game/broken.vso", corpus("vs_3_0/area_lights_nested.asm")[:-10], ["glsl330", "essl300"]),
     ]
     hostile = [report_entry(name, ctab_shader(name), ["glsl330", "essl300"]) for name in HOSTILE_NAMES]
+    hostile.append(report_entry("game/shaders/lights.vs", corpus("vs_3_0/texcoord_array_loop.asm"), ["glsl330", "essl300"]))
     small = report_entry("x", assemble_bytes("ps_2_0\nmov oC0, c0\n"), ["glsl330", "essl300"])
     clones = [replace(small, path=f"game/generated/clone_{i:04d}.pso") for i in range(CLONES)]
     return main + hostile + clones
@@ -173,6 +174,26 @@ def test_clicking_an_instruction_highlights_its_code(tab, entries):
     assert p.locator(".code-line").first.text_content() == "#version 300 es"
     p.locator(".asm-line", has_text="texldl r2, r1, s0").click()
     assert "textureLod(ps_s0, t0.xy, t0.w)" in " ".join(tab.lines(".code-line.hl"))
+
+
+def test_code_from_no_instruction_is_marked_and_linked_to_none(tab, entries):
+    p = tab.page
+    entry = next(e for e in entries if e.path == "game/shaders/lights.vs")
+    tab.open("lights.vs")
+    p.click('.tabs button[data-target="glsl330"]')
+    # the register-file set-up opening main, the output copies and position fix-ups closing it
+    runs = entry.synthetic["glsl330"]
+    assert len(runs) == 2
+    marked = p.locator(".code-line.synthetic").evaluate_all("els => els.map(e => Number(e.dataset.line))")
+    assert marked == [n for first, last in runs for n in range(first, last + 1)]
+    assert p.locator(".code-line.synthetic.linked").count() == 0
+    assert p.locator(".code-line.synthetic").first.get_attribute("title") == "added by xlate: from no D3D instruction"
+    # the last instruction highlights its own code, not the fix-ups after it
+    p.locator(".asm-line", has_text="endloop").click()
+    highlighted = tab.lines(".code-line.hl")
+    assert highlighted and highlighted[-1] == "}" and p.locator(".code-line.hl.synthetic").count() == 0
+    p.locator(".code-line.synthetic").first.click()  # linked to nothing: the highlight stays
+    assert tab.lines(".code-line.hl") == highlighted
 
 
 def test_cfg_blocks_highlight_their_instructions(tab):

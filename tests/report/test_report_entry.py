@@ -13,11 +13,12 @@ from pathlib import Path
 import pytest
 
 from xlate import XlateError, translate
+from xlate.backends.glsl import CONTINUED_ANNOTATION, SYNTHETIC_ANNOTATION
 from xlate.bytecode import decode
 from xlate.bytecode.asm import assemble_bytes
 from xlate.bytecode.disasm import format_instruction
 from xlate.report import ReportEntry, link_annotations, report_entry
-from xlate.report.entry import listing
+from xlate.report.entry import Links, listing
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from page_hostile import HOSTILE_NAMES, ctab_shader  # noqa: E402
@@ -72,12 +73,22 @@ def test_links_strip_comments_and_cover_the_statements():
         "    // add r0, r0, c1",
         "    // mov oC0, r0",
         "    out0 = r0 + c1;",
+        f"    // {SYNTHETIC_ANNOTATION}",
+        "    vec4 t0 = out0;",
+        "    if (t0.w < 0.0) {",
+        "        out0.z = 0.0;",
+        "    }",
         "}",
     ])
     texts = ["mov r0, c0", "loop aL, i0", "add r0, r0, c1", "endloop", "add r0, r0, c1", "mov oC0, r0"]
     closes = [False, False, False, True, False, False]
-    stripped, links = link_annotations(code, texts, closes)
+    linked = link_annotations(code, texts, closes)
+    stripped, links = linked.code, linked.links
     lines = stripped.split("\n")
+    assert SYNTHETIC_ANNOTATION not in stripped
+    # code from no instruction is a run of its own, linked to no instruction
+    assert [lines[a:b + 1] for a, b in linked.synthetic] == [
+        ["    vec4 t0 = out0;", "    if (t0.w < 0.0) {", "        out0.z = 0.0;", "    }"]]
     assert "// xlate: header comment" in lines  # an ordinary comment stays
     assert not any(re.match(r"\s*// (mov|add|loop|endloop)", s) for s in lines)
     got = {i: [s.strip() for s in lines[a:b + 1]] for i, a, b in links}
@@ -90,9 +101,32 @@ def test_links_strip_comments_and_cover_the_statements():
     assert "after = 1;" not in sum(got.values(), [])  # code from no instruction is linked to none
 
 
+def test_a_continued_annotation_names_the_instruction_last_matched():
+    """``(xlate: continued) TEXT`` goes to the instruction TEXT last matched,
+    even when a later instruction prints the same text (two endloops)."""
+    code = "\n".join([
+        "    for (;;) {",
+        "        for (;;) {",
+        "            // endloop",
+        "            n = n - 1;",
+        "        }",
+        f"        // {CONTINUED_ANNOTATION} endloop",
+        "        aL = saved;",
+        "        // endloop",
+        "        m = m - 1;",
+        "    }",
+        "    x = 1;",
+    ])
+    linked = link_annotations(code, ["endloop", "endloop"], [True, True])
+    lines = linked.code.split("\n")
+    got = sorted((i, [s.strip() for s in lines[a:b + 1]]) for i, a, b in linked.links)
+    assert got == [(0, ["aL = saved;"]), (0, ["n = n - 1;", "}"]), (1, ["m = m - 1;", "}"])]
+    assert linked.synthetic == [] and "continued" not in linked.code
+
+
 def test_code_without_annotations_is_unchanged():
     code = "void main()\n{\n    x = 1;\n}\n"
-    assert link_annotations(code, ["mov r0, c0"]) == (code, [])
+    assert link_annotations(code, ["mov r0, c0"]) == Links(code, [], [])
 
 
 # -- real shaders ---------------------------------------------------------------------
@@ -107,8 +141,56 @@ def test_bloom_loops_links_each_instruction_to_its_code():
     assert code_of(entry, "glsl330", line_of(entry, "exp r4.y, r3.y")) == ["r4.y = exp2(r3.y);"]
     assert code_of(entry, "glsl330", line_of(entry, "(p0.x) mov r4.w, c1.w")) == ["r4.w = p0.x ? 0.5 : r4.w;"]
     inner_endloop = [i for i, s in enumerate(entry.disassembly) if s.strip() == "endloop"][0]
-    assert code_of(entry, "glsl330", inner_endloop) == ["loop1_count = loop1_count + -1;", "aL = aL + 1;", "}"]
+    assert code_of(entry, "glsl330", inner_endloop) == ["loop1_count = loop1_count + -1;", "aL = aL + 1;", "}",
+                                                        "aL = loop1_saved_aL;"]  # the aL restore, past the brace
     assert code_of(entry, "glsl330", line_of(entry, "dcl_2d s0")) == []  # declarations become no statement
+
+
+VS_LOOP = """vs_3_0
+defi i0, 3, 0, 1, 0
+dcl_position v0
+dcl_texcoord v1
+dcl_position o0
+dcl_texcoord o1
+mov r0, v0
+loop aL, i0
+loop aL, i0
+add r0, r0, v1
+endloop
+mov r1, c[aL]
+endloop
+mov o1, r1
+mov o0, r0
+"""
+
+
+@pytest.mark.parametrize("target", GLSL)
+def test_code_from_no_instruction_is_linked_to_none(target):
+    """The position fix-ups the io pass adds after a vertex shader's last
+    instruction (half-pixel offset, depth range), and the aL restore after an
+    inner loop, are code from no instruction: shown as such, not credited to
+    the instruction before them."""
+    entry = report_entry("vs.asm", assemble_bytes(VS_LOOP), [target])
+    assert entry.outcome == {target: "converted"}, entry.errors
+    code = entry.code[target].split("\n")
+    assert entry.code[target] == translate(assemble_bytes(VS_LOOP), target).code
+    assert code_of(entry, target, line_of(entry, "mov o0, r0")) == [
+        "gl_Position = r0;"]
+    runs = entry.synthetic[target]
+    assert runs, "no code from no instruction found"
+    # the last run is the fix-up block closing main; it writes gl_Position
+    first, last = runs[-1]
+    assert code[last + 1] == "}" and any("gl_Position" in s for s in code[first:last + 1])
+    linked = {n for _, a, b in entry.links[target] for n in range(a, b + 1)}
+    assert not linked & {n for a, b in runs for n in range(a, b + 1)}
+    # the aL restore after the inner loop, past the loop's brace, is still the inner endloop's
+    # (the backend names it again), not the outer endloop's nor the next instruction's
+    inner, outer = [i for i, s in enumerate(entry.disassembly) if s.strip() == "endloop"]
+    assert code_of(entry, target, inner) == ["loop1_count = loop1_count + -1;", "aL = aL + 1;", "}",
+                                             "aL = loop1_saved_aL;"]
+    assert code_of(entry, target, outer) == ["loop0_count = loop0_count + -1;", "aL = aL + 1;", "}"]
+    assert not any("saved" in s for s in code_of(entry, target, line_of(entry, "mov r1, c0[aL]")))
+    assert entry.to_json()["x"] == {target: [list(r) for r in runs]}
 
 
 @pytest.mark.parametrize("path", OWN, ids=lambda p: f"{p.parent.name}/{p.stem}")
@@ -138,6 +220,12 @@ def test_own_corpus_links_are_consistent(path):
         assert at in texts
         assert 0 <= first <= last < len(code)
         assert all(code[n].startswith("    ") or code[n] == "}" for n in range(first, last + 1))
+    lines_linked = {n for _, a, b in entry.links[target] for n in range(a, b + 1)}
+    for first, last in entry.synthetic[target]:  # code from no instruction: credited to none
+        assert 0 <= first <= last < len(code)
+        assert not lines_linked & set(range(first, last + 1))
+    if shader.version.is_vertex:  # the position fix-ups close main, from no instruction
+        assert entry.synthetic[target] and code[entry.synthetic[target][-1][1] + 1] == "}"
     linked = {at for at, _, _ in entry.links[target]}
     arithmetic = [where[i] for i, inst in enumerate(shader.instructions)
                   if inst.info.mnemonic in ("add", "mul", "mad", "texld", "dp3", "dp4") and inst.predicate is None]
@@ -174,6 +262,8 @@ def test_fxc_wine_links_are_consistent():
         for at, first, last in entry.links[target]:
             assert entry.disassembly[at].startswith("  ") and not entry.disassembly[at].lstrip().startswith("//")
             assert 0 <= first <= last < len(code)
+        covered = {n for _, a, b in entry.links[target] for n in range(a, b + 1)}
+        assert not covered & {n for a, b in entry.synthetic[target] for n in range(a, b + 1)}, rec.id
         linked += len(entry.links[target])
         assert entry.cfg_svg.startswith("<svg") and entry.cfg_svg.count("<svg") == entry.cfg_svg.count("</svg>")
     assert linked >= len(records)

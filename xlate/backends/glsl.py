@@ -89,6 +89,16 @@ FLOAT_TYPES = GLSL_TYPES[FLOAT]
 # Enum members the hot paths test are module globals: in Python 3.11 reading
 # ``Code.X`` goes through EnumType.__getattr__, ten times a global's cost.
 SWIZZLE, LOAD, CONST, STORE, CALL_OP = Code.SWIZZLE, Code.LOAD, Code.CONST, Code.STORE, Code.CALL
+# With ``annotate``: the comment above a run of statements from no D3D
+# instruction (ops of origin -1: the io pass's register-file copies and the
+# position fix-ups closing a vertex shader), so that nothing reading the
+# annotations credits them to the instruction before (xlate.report links
+# listing and code by these comments).
+SYNTHETIC_ANNOTATION = "(xlate: no D3D instruction)"
+# ... and the prefix that names an instruction again above more of its code,
+# when that code follows a synthetic run or lies past the end of the block
+# its first comment opened (the aL restore after a loop is its endloop's).
+CONTINUED_ANNOTATION = "(xlate: continued)"
 OPENS = frozenset({Code.IF, Code.ELSE, Code.LOOP})  # the statements that indent what follows
 CLOSES = frozenset({Code.ELSE, Code.ENDIF, Code.ENDLOOP})  # and those that end it
 SAMPLER_DIMS = {"sampler2D": (2, "2D"), "samplerCube": (3, "Cube"), "sampler3D": (3, "3D")}
@@ -172,6 +182,8 @@ class Emitter:
         inline = self.inline = analysis.inline
         self.names = {}
         self.annotated: set[int] = set()
+        self.synthetic_indent = -1  # the indent of the synthetic run being written, -1 outside one
+        self.comment_indent = 0  # the indent of the last annotation: its reach ends at a shallower line
         annotate = self.annotate
         statements = STATEMENTS
         lines: list[str] = []
@@ -196,24 +208,58 @@ class Emitter:
                     raise self.unsupported(op, f"the backend cannot print '{code.value}' (a D3D op left by the passes?)")
                 stmt = handler(self, op)
             if annotate:
-                for origin in self.origins(op):
-                    append((indent + "// " + self.instruction_text(origin)).rstrip())
+                self.annotation(op, code, indent, append)
             append(indent + stmt)
             if code in OPENS:
                 depth += 1
                 indent = "    " * depth
         return lines
 
-    def origins(self, op: Op) -> list[int]:
+    def annotation(self, op: Op, code: Code, indent: str, append) -> None:
+        """The comments above ``op``'s statement: each instruction it comes from
+        that no earlier statement named; for a statement from none,
+        SYNTHETIC_ANNOTATION once above the run of such statements; and
+        CONTINUED_ANNOTATION with its instructions above a statement whose
+        instructions are named already but where their comments no longer
+        reach (after a synthetic run, or past the end of their block: a
+        comment reaches the statements below it in its block; a block's
+        closing ``}`` is left to the reader, which gives it to ``endloop``)."""
+        origins, any_origin = self.origins(op)
+        depth = len(indent)
+        if not any_origin:
+            if self.synthetic_indent < 0 or depth < self.synthetic_indent:
+                append(indent + "// " + SYNTHETIC_ANNOTATION)
+                self.synthetic_indent = self.comment_indent = depth
+            return
+        if origins:
+            for origin in origins:
+                append((indent + "// " + self.instruction_text(origin)).rstrip())
+        elif code not in CLOSES and (self.synthetic_indent >= 0 or depth < self.comment_indent):
+            for origin in self.origins_of(op):
+                append((indent + "// " + CONTINUED_ANNOTATION + " " + self.instruction_text(origin)).rstrip())
+        else:
+            return
+        self.synthetic_indent = -1
+        self.comment_indent = depth
+
+    def origins_of(self, op: Op) -> list[int]:
+        """Every instruction ``op`` (with its inlined arguments) comes from."""
         found: set[int] = set()
         stack = [op]
         while stack:
             o = stack.pop()
-            if o.origin >= 0 and o.origin not in self.annotated:
+            if o.origin >= 0:
                 found.add(o.origin)
             stack.extend(a for a in o.args if a in self.inline)
-        self.annotated |= found
         return sorted(found)
+
+    def origins(self, op: Op) -> tuple[list[int], bool]:
+        """The instructions ``op`` comes from that are not annotated yet (now
+        marked annotated), and whether it comes from any instruction."""
+        every = self.origins_of(op)
+        new = [o for o in every if o not in self.annotated]
+        self.annotated.update(new)
+        return new, bool(every)
 
     def instruction_text(self, origin: int) -> str:
         inst = self.p.instructions[origin]

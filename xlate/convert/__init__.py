@@ -8,13 +8,14 @@ Modules, bottom up: ``detect`` (what a file holds, by content), ``walk``
 (the files under SRC), ``writer`` (atomic writes), ``cache``
 (content-addressed results), ``outputs``/``effects`` (how a translation
 becomes files), ``jobs`` (the worker side: one file in, one manifest entry
-out), ``manifest``, ``progress``, ``summary``, ``cluster`` (Dask) and
+out), ``lock`` (one run per OUT), ``manifest``, ``progress``, ``summary``, ``cluster`` (Dask) and
 ``run`` (one run, tying them together).
 """
 
 from .cache import default_cache_dir
 from .detect import Kind, detect
+from .lock import OutputInUse
 from .run import RunResult, convert
 from .walk import SourceError
 
-__all__ = ["Kind", "RunResult", "SourceError", "convert", "default_cache_dir", "detect"]
+__all__ = ["Kind", "OutputInUse", "RunResult", "SourceError", "convert", "default_cache_dir", "detect"]

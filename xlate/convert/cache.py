@@ -6,11 +6,18 @@ error it raised (a refusal is as deterministic as a success, so it is
 cached too).  The key includes a hash of xlate's own source and templates,
 so a development change invalidates every entry without a version bump.
 
-Layout: ``DIR/v1/ab/abcdef....entry``.  An entry is a small binary record
-(a JSON header line, then the payloads back to back) rather than a pickle,
-so a cache directory shared with others cannot run code.  Entries are
-written atomically (temporary file beside it + ``os.replace``); a reader
-that finds a damaged entry treats it as missing.
+Layout: ``DIR/v2/ab/abcdef....entry``.  An entry is a small binary record
+(the SHA-256 of the header, a JSON header line naming each file's suffix,
+size and SHA-256, then the payloads back to back) rather than a pickle, so
+a cache directory shared with others cannot run code.  An entry is written
+straight under its name (``O_CREAT | O_EXCL``: one create and one write, no
+temporary file and no rename, which cost as much again per file), so a
+writer killed mid-write can leave a part of one; a reader checks every
+entry whole (the header has its SHA-256, the sizes add up, each payload has
+its SHA-256), takes a damaged one as missing and deletes it, so the next
+writer puts it again.  Two writers of one key write the same bytes (the key
+is the content's); the second finds the file there and leaves it.  The
+digests are those the manifest lists, computed once when the entry is made.
 """
 
 from __future__ import annotations
@@ -23,15 +30,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import __version__
-from .writer import atomic_write, remove_stale_temps
 
-FORMAT = "v1"
+_DIGEST = 64  # hex digits of a SHA-256
+FORMAT = "v2"  # v1 entries (no digests) are left alone in their folder
 
 
 @dataclass(frozen=True)
 class CachedFile:
     suffix: str  # appended to the source file's path to name the output
     data: bytes
+    sha256: str = ""  # hex digest of ``data``: computed when not given
+
+    def __post_init__(self):
+        if not self.sha256:
+            object.__setattr__(self, "sha256", hashlib.sha256(self.data).hexdigest())
 
 
 @dataclass(frozen=True)
@@ -46,22 +58,29 @@ class CacheEntry:
 
     def encode(self) -> bytes:
         header = {
-            "files": [[f.suffix, len(f.data)] for f in self.files],
+            "files": [[f.suffix, len(f.data), f.sha256] for f in self.files],
             "diagnostics": list(self.diagnostics),
             "status": self.status,
             "error": self.error,
             "model": self.model,
         }
-        return json.dumps(header, separators=(",", ":")).encode() + b"\n" + b"".join(f.data for f in self.files)
+        head = json.dumps(header, separators=(",", ":")).encode()
+        return b"".join((hashlib.sha256(head).hexdigest().encode(), b"\n", head, b"\n", *(f.data for f in self.files)))
 
     @classmethod
     def decode(cls, blob: bytes) -> "CacheEntry":
-        end = blob.index(b"\n")
-        header = json.loads(blob[:end])
+        """The entry ``encode`` wrote; ValueError (or KeyError, TypeError, IndexError) for anything else."""
+        end = blob.index(b"\n", _DIGEST + 1)
+        if blob[_DIGEST:_DIGEST + 1] != b"\n" or hashlib.sha256(blob[_DIGEST + 1:end]).hexdigest().encode() != blob[:_DIGEST]:
+            raise ValueError("cache entry header digest mismatch")
+        header = json.loads(blob[_DIGEST + 1:end])
         pos = end + 1
         files = []
-        for suffix, size in header["files"]:
-            files.append(CachedFile(suffix, blob[pos:pos + size]))
+        for suffix, size, digest in header["files"]:
+            f = CachedFile(suffix, blob[pos:pos + size])
+            if f.sha256 != digest:
+                raise ValueError("cache entry digest mismatch")
+            files.append(f)
             pos += size
         if pos != len(blob):
             raise ValueError("cache entry length mismatch")
@@ -96,36 +115,75 @@ def cache_key(input_digest: str, target: str, options_key: str) -> str:
     return hashlib.sha256(f"{input_digest}\0{target}\0{options_key}".encode()).hexdigest()
 
 
+_READ = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+
+
 class Cache:
-    """A directory of ``CacheEntry`` records (safe for concurrent writers)."""
+    """A directory of ``CacheEntry`` records (safe for concurrent writers and readers)."""
 
     def __init__(self, directory: str | os.PathLike):
         self.root = Path(directory) / FORMAT
+        self._root = str(self.root)
 
     def _path(self, key: str) -> str:
-        return os.path.join(self.root, key[:2], key + ".entry")
+        return f"{self._root}/{key[:2]}/{key}.entry"
 
     def get(self, key: str) -> CacheEntry | None:
+        path = self._path(key)
         try:
-            with open(self._path(key), "rb") as f:
-                blob = f.read()
+            fd = os.open(path, _READ)
         except OSError:
             return None
         try:
-            return CacheEntry.decode(blob)
-        except (ValueError, KeyError, TypeError):
-            return None  # damaged: rebuilt and rewritten
+            chunks = []
+            while True:
+                chunk = os.read(fd, 1 << 20)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+        try:
+            return CacheEntry.decode(b"".join(chunks))
+        except (ValueError, KeyError, TypeError, IndexError):
+            # Damaged (its writer was killed mid-write) or being written
+            # right now: either way it goes, and the caller puts it again.
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+            return None
 
     def has(self, key: str) -> bool:
         return os.path.exists(self._path(key))
 
     def put(self, key: str, entry: CacheEntry) -> None:
+        """Write ``entry`` under ``key`` unless it is there (a cache that cannot be written only costs time)."""
+        path = self._path(key)
+        data = entry.encode()
         try:
-            atomic_write(self._path(key), entry.encode(), make_dirs=True)
-        except OSError:
-            pass  # a cache that cannot be written only costs time
-
-    def clean(self) -> int:
-        """Remove temporary files left by a killed run; returns how many were
-        kept because their writer still runs."""
-        return remove_stale_temps(self.root)[1] if self.root.is_dir() else 0
+            try:
+                fd = os.open(path, _CREATE, 0o644)
+            except FileNotFoundError:
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                fd = os.open(path, _CREATE, 0o644)
+        except OSError:  # there already (another writer: the same bytes), or not writable
+            return
+        complete = False
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            complete = True
+        except OSError:  # a full disk: what was written is no entry
+            pass
+        finally:
+            os.close(fd)  # (interrupted: the part left is found damaged and put again)
+        if not complete:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass

@@ -108,7 +108,7 @@ def write_outputs(cached: CacheEntry, rel: str, out_root: str) -> dict:
     for f in cached.files:
         path = rel + f.suffix
         atomic_write(os.path.join(out_root, path), f.data, make_dirs=True)
-        files.append({"path": path, "sha256": hashlib.sha256(f.data).hexdigest(), "size": len(f.data)})
+        files.append({"path": path, "sha256": f.sha256, "size": len(f.data)})
     error = dict(cached.error, file=rel) if cached.error else None
     return {
         "status": cached.status,

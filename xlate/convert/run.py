@@ -1,7 +1,8 @@
 """One conversion run: walk, plan, convert (in-process, a process pool or
 a Dask cluster), write the manifest.
 
-The parent plans: it walks SRC, and when OUT holds a manifest of a run
+A run first locks OUT (``lock``: a second run into the same OUT stops
+at once).  The parent plans: it walks SRC, and when OUT holds a manifest of a run
 with the same options it reads and hashes each file, keeping the entry of
 every file whose bytes and outputs are unchanged (the warm path: no
 worker, no write).  The rest goes to workers in chunks.  A marker file
@@ -25,6 +26,7 @@ from . import manifest as mf
 from .cache import Cache, cache_key, default_cache_dir, source_fingerprint
 from .detect import detect
 from .jobs import CONVERTED, Job, WorkItem, convert_file, read_file, run_chunk, unreadable_entry
+from .lock import lock_output
 from .progress import Progress
 from .summary import Counts, count
 from .walk import SourceFile, walk
@@ -32,6 +34,7 @@ from .writer import atomic_write, remove_stale_temps
 
 RUNNING_MARKER = ".xlate-convert-running"
 MAX_CHUNK = 64
+MIN_CHUNK = 4
 
 
 @dataclass
@@ -80,7 +83,8 @@ def convert(sources, out, targets=("glsl330",), *, options: dict | None = None, 
     convert on a cluster; ``report``: collect per-file report entries
     (``xlate.report``); ``progress``: "auto", "bar", "lines" or "off".
     Raises ``ValueError``/``TypeError`` for bad arguments, ``SourceError`` for
-    a missing SRC, ``KeyboardInterrupt`` when interrupted (outputs written
+    a missing SRC, ``OutputInUse`` when another run is writing into ``out``
+    (nothing is touched then), ``KeyboardInterrupt`` when interrupted (outputs written
     so far are complete; a rerun finishes the job).
     """
     # The run builds many small acyclic dicts (entries, the previous
@@ -104,100 +108,97 @@ def _convert(sources, out, targets, options, jobs, cache_dir, use_cache, schedul
     run_key = hashlib.sha256("\0".join(f"{t}={keys[t]}" for t in targets).encode()).hexdigest()
     out = os.path.abspath(out)
     os.makedirs(out, exist_ok=True)
-    cache = None
-    if use_cache:
-        cache_dir = os.path.abspath(cache_dir or default_cache_dir())
-        cache = Cache(cache_dir)
-    marker = os.path.join(out, RUNNING_MARKER)
-    # Temporary files of a writer still running (as a killed run's workers
-    # may be for a moment) are looked at again once this run is done.
-    busy = 0
-    if os.path.exists(marker):  # the last run was interrupted
-        _, busy = remove_stale_temps(out)
-        if cache is not None:
-            busy += cache.clean()
-    atomic_write(marker, str(os.getpid()).encode())
+    with lock_output(out):  # before anything in OUT is looked at: a second run stops here
+        cache = None
+        if use_cache:
+            cache_dir = os.path.abspath(cache_dir or default_cache_dir())
+            cache = Cache(cache_dir)
+        marker = os.path.join(out, RUNNING_MARKER)
+        # Temporary files of a writer still running (as a killed run's workers
+        # may be for a moment) are looked at again once this run is done.
+        busy = 0
+        if os.path.exists(marker):  # the last run was interrupted (the cache needs no clean-up: see cache.py)
+            _, busy = remove_stale_temps(out)
+        atomic_write(marker, str(os.getpid()).encode())
 
-    files, problems = walk(list(sources), skip=[out] + ([cache_dir] if cache is not None else []))
-    # The previous run's entries: trusted for skipping when it had the same
-    # key (and no report is asked for: a report needs every file's entry
-    # computed afresh; the cache still spares the translations), and in any
-    # case told which of its outputs to delete if this run does not write them.
-    key_before, written_before = mf.load(out)
-    previous = written_before if key_before == run_key and not report else {}
-    entries: list[dict] = []
-    unreadable = [unreadable_entry(p.rel, p.message) for p in problems]
-    work: list[WorkItem] = []
-    kept_lines: dict[str, str] = {}
-    not_shaders = 0
-    bar = Progress(len(files) + len(problems), progress)
-    bar.advance(len(problems), 0, len(problems))
-    # The warm path: with a trusted previous manifest, read and hash here.
-    if previous or scheduler is not None:
-        for src in files:
-            try:
-                data = read_file(src.path)
-            except OSError as exc:
-                unreadable.append(unreadable_entry(src.rel, exc.strerror or str(exc)))
-                continue
-            if data is None:  # no shader: its head said so
-                not_shaders += 1
-                continue
-            old = previous.get(src.rel)
-            if old is not None and old[0].get("sha256") == hashlib.sha256(data).hexdigest() and mf.outputs_intact(old[0], out):
-                entries.append(old[0])
-                kept_lines[src.rel] = old[1]
-                continue
-            if detect(data) is None:
-                not_shaders += 1
-                continue
-            work.append(WorkItem(src.rel, src.path, data if scheduler is not None else None))
-        kept_bad = sum(any(o["status"] != CONVERTED for o in e["outputs"].values()) for e in entries)
-        bar.advance(len(files) - len(work), len(entries), kept_bad)
-    else:
-        work = [WorkItem(s.rel, s.path) for s in files]
+        files, problems = walk(list(sources), skip=[out] + ([cache_dir] if cache is not None else []))
+        # The previous run's entries: trusted for skipping when it had the same
+        # key (and no report is asked for: a report needs every file's entry
+        # computed afresh; the cache still spares the translations), and in any
+        # case told which of its outputs to delete if this run does not write them.
+        key_before, written_before = mf.load(out)
+        previous = written_before if key_before == run_key and not report else {}
+        entries: list[dict] = []
+        unreadable = [unreadable_entry(p.rel, p.message) for p in problems]
+        work: list[WorkItem] = []
+        kept_lines: dict[str, str] = {}
+        not_shaders = 0
+        bar = Progress(len(files) + len(problems), progress)
+        bar.advance(len(problems), 0, len(problems))
+        # The warm path: with a trusted previous manifest, read and hash here.
+        if previous or scheduler is not None:
+            for src in files:
+                try:
+                    data = read_file(src.path)
+                except OSError as exc:
+                    unreadable.append(unreadable_entry(src.rel, exc.strerror or str(exc)))
+                    continue
+                if data is None:  # no shader: its head said so
+                    not_shaders += 1
+                    continue
+                old = previous.get(src.rel)
+                if old is not None and old[0].get("sha256") == hashlib.sha256(data).hexdigest() and mf.outputs_intact(old[0], out):
+                    entries.append(old[0])
+                    kept_lines[src.rel] = old[1]
+                    continue
+                if detect(data) is None:
+                    not_shaders += 1
+                    continue
+                work.append(WorkItem(src.rel, src.path, data if scheduler is not None else None))
+            kept_bad = sum(any(o["status"] != CONVERTED for o in e["outputs"].values()) for e in entries)
+            bar.advance(len(files) - len(work), len(entries), kept_bad)
+        else:
+            work = [WorkItem(s.rel, s.path) for s in files]
 
-    job = Job(targets, options, keys, out, cache.root.parent.as_posix() if cache is not None else None, report)
-    report_entries = []
-    try:
-        for result in _execute(work, job, jobs, scheduler, cache):
-            if result.entry is None:
-                not_shaders += 1
-                bar.advance(1, 0, 0)
-                continue
-            if result.entry.get("kind") == "unreadable":
-                unreadable.append(result.entry)
-                bar.advance(1, 0, 1)
-                continue
-            entries.append(result.entry)
-            if result.report:
-                report_entries.extend(result.report)
-            bad = any(o["status"] != CONVERTED for o in result.entry["outputs"].values())
-            bar.advance(1, 1, int(bad))
-    finally:
-        bar.close()
+        job = Job(targets, options, keys, out, cache.root.parent.as_posix() if cache is not None else None, report)
+        report_entries = []
+        try:
+            for result in _execute(work, job, jobs, scheduler, cache):
+                if result.entry is None:
+                    not_shaders += 1
+                    bar.advance(1, 0, 0)
+                    continue
+                if result.entry.get("kind") == "unreadable":
+                    unreadable.append(result.entry)
+                    bar.advance(1, 0, 1)
+                    continue
+                entries.append(result.entry)
+                if result.report:
+                    report_entries.extend(result.report)
+                bad = any(o["status"] != CONVERTED for o in result.entry["outputs"].values())
+                bar.advance(1, 1, int(bad))
+        finally:
+            bar.close()
 
-    # Outputs the previous run wrote that this one no longer produces.
-    # (Kept entries have the outputs they had: only the others can leave any.)
-    gone = [e for path, (e, _line) in written_before.items() if path not in kept_lines]
-    if gone:
-        fresh = (e for e in entries if e["path"] not in kept_lines)
-        for stale in mf.output_paths(gone) - mf.output_paths(fresh):
-            try:
-                os.unlink(os.path.join(out, stale))
-            except OSError:
-                pass
-    counts = count(targets, entries, unreadable, not_shaders)
-    header = {"xlate": __version__, "key": run_key, "targets": list(targets), "options": _plain(options),
-              "counts": counts.to_json()}
-    mf.write(out, header, entries, unreadable, kept_lines)
-    if busy:
-        remove_stale_temps(out)
-        if cache is not None:
-            cache.clean()
-    os.unlink(marker)
-    entries.sort(key=lambda e: e["path"])
-    return RunResult(out, entries, unreadable, counts, time.perf_counter() - started, len(kept_lines), report_entries)
+        # Outputs the previous run wrote that this one no longer produces.
+        # (Kept entries have the outputs they had: only the others can leave any.)
+        gone = [e for path, (e, _line) in written_before.items() if path not in kept_lines]
+        if gone:
+            fresh = (e for e in entries if e["path"] not in kept_lines)
+            for stale in mf.output_paths(gone) - mf.output_paths(fresh):
+                try:
+                    os.unlink(os.path.join(out, stale))
+                except OSError:
+                    pass
+        counts = count(targets, entries, unreadable, not_shaders)
+        header = {"xlate": __version__, "key": run_key, "targets": list(targets), "options": _plain(options),
+                  "counts": counts.to_json()}
+        mf.write(out, header, entries, unreadable, kept_lines)
+        if busy:
+            remove_stale_temps(out)
+        os.unlink(marker)
+        entries.sort(key=lambda e: e["path"])
+        return RunResult(out, entries, unreadable, counts, time.perf_counter() - started, len(kept_lines), report_entries)
 
 
 def _plain(options: dict) -> dict:
@@ -205,8 +206,16 @@ def _plain(options: dict) -> dict:
 
 
 def _chunks(items: list, workers: int) -> list[list]:
-    size = max(1, min(MAX_CHUNK, len(items) // max(1, workers * 8)))
-    return [items[i:i + size] for i in range(0, len(items), size)]
+    """Chunks that shrink as the work left does (guided scheduling): big ones
+    pay a task's cost (pickling, a round trip) once for many files, small ones
+    at the end keep every worker busy until the last file."""
+    chunks = []
+    start, n, share = 0, len(items), max(1, workers * 4)
+    while start < n:
+        size = max(MIN_CHUNK, min(MAX_CHUNK, (n - start) // share))
+        chunks.append(items[start:start + size])
+        start += size
+    return chunks
 
 
 def _execute(work: list[WorkItem], job: Job, jobs: int | None, scheduler, cache):
@@ -250,16 +259,23 @@ def _execute(work: list[WorkItem], job: Job, jobs: int | None, scheduler, cache)
         gc.unfreeze()  # back to normal for a caller that goes on
 
 
+_warmed: set[str] = set()  # the targets ``_prepare_for_fork`` has warmed up in this process
+
+
 def _prepare_for_fork(targets) -> None:
-    """Import the translator and translate a tiny shader per target here, once,
-    so that forked workers inherit the imports, compiled templates and caches
-    (about a second of CPU each otherwise); then freeze what exists so that
-    the workers' collector never walks, and copies, the inherited objects."""
+    """Import the translator and translate a tiny shader per target here, once
+    per process, so that forked workers inherit the imports, compiled
+    templates and caches (about a second of CPU each otherwise); then freeze
+    what exists so that the workers' collector never walks, and copies, the
+    inherited objects."""
     from ..api import translate
     from ..bytecode.asm import assemble_bytes
 
-    tiny = (assemble_bytes("vs_2_0\ndcl_position v0\nmov oPos, v0\n"), assemble_bytes("ps_2_0\nmov oC0, c0\n"))
-    for target in dict.fromkeys("vulkan" if t == "spirv" else t for t in targets):  # spirv: no glslang run here
+    todo = [t for t in dict.fromkeys("vulkan" if t == "spirv" else t for t in targets)  # spirv: no glslang run here
+            if t not in _warmed]
+    tiny = (assemble_bytes("vs_2_0\ndcl_position v0\nmov oPos, v0\n"), assemble_bytes("ps_2_0\nmov oC0, c0\n")) if todo else ()
+    for target in todo:
+        _warmed.add(target)
         for blob in tiny:
             try:
                 translate(blob, target)

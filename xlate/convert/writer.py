@@ -34,15 +34,24 @@ def _start_time(pid: int) -> int:
         return 0
 
 
-_writer = (0, "")  # (pid, "PID-START") of this process, recomputed after a fork
+_writer = ""  # "PID-START" of this process; forgotten in a forked child
 
 
 def _writer_tag() -> str:
     global _writer
-    pid = os.getpid()
-    if _writer[0] != pid:
-        _writer = (pid, f"{pid}-{_start_time(pid)}")
-    return _writer[1]
+    if not _writer:
+        pid = os.getpid()
+        _writer = f"{pid}-{_start_time(pid)}"
+    return _writer
+
+
+def _forget_writer() -> None:
+    global _writer
+    _writer = ""
+
+
+if hasattr(os, "register_at_fork"):  # (absent where there is no fork: one process, one tag)
+    os.register_at_fork(after_in_child=_forget_writer)
 
 
 def atomic_write(path: str, data: bytes, *, make_dirs: bool = False) -> None:
@@ -58,9 +67,11 @@ def atomic_write(path: str, data: bytes, *, make_dirs: bool = False) -> None:
         fd = os.open(temp, _FLAGS, 0o644)
     try:
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
+            written = os.write(fd, data)  # all of it, but for a signal or a full disk
+            if written < len(data):
+                view = memoryview(data)[written:]
+                while view:
+                    view = view[os.write(fd, view):]
         finally:
             os.close(fd)
         os.replace(temp, path)
@@ -72,7 +83,7 @@ def atomic_write(path: str, data: bytes, *, make_dirs: bool = False) -> None:
         raise
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -90,7 +101,7 @@ def _writer_alive(tag: str) -> bool:
         pid, start = (int(x) for x in tag.split("-")[:2])
     except ValueError:
         return False
-    if pid <= 0 or pid == os.getpid() or not _pid_alive(pid):
+    if pid <= 0 or pid == os.getpid() or not pid_alive(pid):
         return False
     # The PID is taken: by the writer, or by a process that came later.
     now = _start_time(pid)

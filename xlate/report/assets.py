@@ -58,6 +58,7 @@ main { padding: 0 20px 40px; }
 .asm-line.linked { cursor: pointer; }
 .asm-line.linked:hover, .code-line.linked:hover { background: #eef3ff; }
 .code-line.linked { cursor: pointer; }
+.code-line.synthetic { color: #6b7685; font-style: italic; box-shadow: inset 3px 0 #c9d1db; }
 .ln.hl, .ln.hl.linked:hover { background: var(--hl); }
 .ln.hl-src, .ln.hl-src.linked:hover { background: var(--hl-strong); }
 .hint { color: var(--muted); font-size: 12px; margin: 4px 0; }
@@ -291,7 +292,8 @@ async function xlateData() {
       }
       d.appendChild(tabs);
       d.appendChild(el("div", "hint", (e.l[target] || []).length
-        ? "Click an instruction to highlight the code it became, or a line of code to find its instruction."
+        ? "Click an instruction to highlight the code it became, or a line of code to find its instruction. " +
+          "Code in italics comes from no instruction (added by xlate, such as the position fix-ups)."
         : "No instruction links for this target."));
       const panes = el("div", "panes");
       const asm = lines("asm", e.d, "D3D listing");
@@ -349,6 +351,13 @@ async function xlateData() {
     }
     for (const ln of asm.querySelectorAll(".ln")) if (byAsm.has(Number(ln.dataset.line))) ln.classList.add("linked");
     for (const ln of code.querySelectorAll(".ln")) if (codeTo.has(Number(ln.dataset.line))) ln.classList.add("linked");
+    // code from no D3D instruction (position fix-ups): marked, linked to nothing
+    const synthetic = new Set();
+    for (const [first, last] of (e.x || {})[target] || []) for (let n = first; n <= last; n++) synthetic.add(n);
+    for (const ln of code.querySelectorAll(".ln")) if (synthetic.has(Number(ln.dataset.line))) {
+      ln.classList.add("synthetic");
+      ln.title = "added by xlate: from no D3D instruction";
+    }
     function select(asmSet) {
       const codeSet = new Set();
       for (const a of asmSet) for (const [f, l] of byAsm.get(a) || []) for (let n = f; n <= l; n++) codeSet.add(n);

@@ -23,6 +23,7 @@ from typing import Mapping, Sequence
 
 from ..api import translate
 from ..backends import get_target
+from ..backends.glsl import CONTINUED_ANNOTATION, SYNTHETIC_ANNOTATION
 from ..bytecode import decode
 from ..bytecode.asm import assemble_bytes
 from ..bytecode.ctab import format_ctab
@@ -43,6 +44,8 @@ OUTCOMES = ("converted", "refused", "failed")
 # D3D9 version tokens: 0xFFFE (vs) or 0xFFFF (ps) in the high half.
 _SHADER_TYPES = (0xFFFE, 0xFFFF)
 _ANNOTATION = "// "
+_SYNTHETIC = _ANNOTATION + SYNTHETIC_ANNOTATION
+_CONTINUED = CONTINUED_ANNOTATION + " "
 
 
 @dataclass(frozen=True)
@@ -65,6 +68,8 @@ class ReportEntry:
     errors: list[str]  # why a target (or the whole shader) was not converted
     cfg_svg: str  # the control-flow graph as inline SVG ("" when it could not be built)
     outcome: dict[str, str] = field(default_factory=dict)  # target -> one of OUTCOMES
+    # target -> (first code line, last code line) of code from no instruction (position fix-ups)
+    synthetic: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
 
     def to_json(self) -> dict:
         """The entry as the page's script reads it (short keys: thousands are embedded)."""
@@ -72,6 +77,7 @@ class ReportEntry:
             "p": self.path, "k": self.kind, "v": self.version, "d": self.disassembly, "c": self.code,
             "l": {t: [list(x) for x in v] for t, v in self.links.items()}, "r": self.reflection,
             "g": self.diagnostics, "e": self.errors, "f": self.cfg_svg, "o": self.outcome,
+            "x": {t: [list(x) for x in v] for t, v in self.synthetic.items()},
         }
 
 
@@ -107,7 +113,7 @@ def listing(shader) -> tuple[list[str], list[int]]:
 
 @dataclass
 class _Group:
-    instructions: list[int]
+    instructions: list[int]  # empty for a run of code from no instruction
     indent: int
     closes_loop: bool
     first: int = -1
@@ -115,50 +121,80 @@ class _Group:
     took_brace: bool = False
 
 
-def link_annotations(code: str, texts: Sequence[str], closes_loop: Sequence[bool] = ()) -> tuple[str, list[tuple[int, int, int]]]:
+@dataclass(frozen=True)
+class Links:
+    """What ``link_annotations`` finds: the code without the comments, and its lines' origins."""
+
+    code: str
+    links: list[tuple[int, int, int]]  # (instruction, first line, last line)
+    synthetic: list[tuple[int, int]]  # (first line, last line) of code from no instruction
+
+
+def link_annotations(code: str, texts: Sequence[str], closes_loop: Sequence[bool] = ()) -> Links:
     """Strip the ``annotate`` comments from ``code`` and link instructions to lines.
 
     ``texts[i]`` is instruction i as the backend printed it in its comment;
     ``closes_loop[i]`` says whether it ends a loop (``endloop``/``endrep``),
     whose comment sits inside the loop body: the ``}`` that closes the body
-    is then counted as its code too.  Returns the code without those comments
-    and ``(instruction, first line, last line)`` triples, lines 0-based in
-    the returned code, one triple per instruction that produced a statement.
+    is then counted as its code too.  Returns the code without those
+    comments, ``(instruction, first line, last line)`` triples, lines 0-based
+    in the returned code, one triple per instruction that produced a
+    statement, and the ``(first line, last line)`` runs of code from no
+    instruction.
 
     A run of annotation comments belongs to the statements after it, up to
     the next annotation comment or the end of the enclosing block (a line
-    indented less than the comments).  The backend writes no comment above
-    code from no instruction (the stage fix-ups), so such code counts as
-    the preceding instruction's when it follows in the same block.  Comments whose text is no
-    instruction's are ordinary comments and stay.  When several instructions
-    print the same text, the first unused one after the previous match is
-    taken, as the backend annotates in program order.
+    indented less than the comments).  The backend marks code from no
+    instruction (the position fix-ups at the end of a vertex shader, the
+    ``aL`` restore after a loop) with its own comment
+    (``glsl.SYNTHETIC_ANNOTATION``), which starts a run linked to no
+    instruction.  Comments whose text is no instruction's are ordinary
+    comments and stay.  When several instructions print the same text, the
+    first unused one after the previous match is taken, as the backend
+    annotates in program order.
     """
     by_text: dict[str, list[int]] = {}
     for i, t in enumerate(texts):
         by_text.setdefault(t.rstrip(), []).append(i)
     used: set[int] = set()
     previous = -1
+    last: dict[str, int] = {}  # text -> the instruction last matched to it
     out: list[str] = []
     links: list[tuple[int, int, int]] = []
+    synthetic: list[tuple[int, int]] = []
     group: _Group | None = None
 
     def close(g: _Group | None) -> None:
         if g is not None and g.first >= 0:
-            links.extend((i, g.first, g.last) for i in g.instructions)
+            if g.instructions:
+                links.extend((i, g.first, g.last) for i in g.instructions)
+            else:
+                synthetic.append((g.first, g.last))
 
     for line in code.split("\n"):
         stripped = line.lstrip(" ")
         indent = len(line) - len(stripped)
+        if stripped == _SYNTHETIC:
+            close(group)
+            group = _Group([], indent, False)
+            continue
         if stripped.startswith(_ANNOTATION):
-            candidates = by_text.get(stripped[len(_ANNOTATION):])
-            if candidates:
+            text = stripped[len(_ANNOTATION):]
+            again = text.startswith(_CONTINUED)
+            if again:
+                text = text[len(_CONTINUED):]
+            candidates = by_text.get(text)
+            chosen = None
+            if again and text in last:  # more code of the instruction last named so (past its loop's brace)
+                chosen, closes = last[text], False
+            elif candidates:
                 free = [i for i in candidates if i not in used]
                 chosen = next((i for i in free if i > previous), free[0] if free else candidates[0])
                 used.add(chosen)
-                previous = chosen
+                previous = last[text] = chosen
                 closes = bool(closes_loop[chosen]) if chosen < len(closes_loop) else False
-                if group is None or group.first >= 0:
+            if chosen is not None:
+                if group is None or group.first >= 0 or not group.instructions:
                     close(group)
                     group = _Group([chosen], indent, closes)
                 else:
@@ -179,7 +215,7 @@ def link_annotations(code: str, texts: Sequence[str], closes_loop: Sequence[bool
                 group.first = len(out) - 1
             group.last = len(out) - 1
     close(group)
-    return "\n".join(out), sorted(links)
+    return Links("\n".join(out), sorted(links), sorted(synthetic))
 
 
 def _spirv_text(binary: bytes) -> str:
@@ -239,6 +275,7 @@ def report_entry(path: str, data: bytes, targets: Sequence[str], options: Mappin
     closing = [i.opcode in (Opcode.ENDLOOP, Opcode.ENDREP) for i in shader.instructions]
     code: dict[str, str] = {}
     links: dict[str, list[tuple[int, int, int]]] = {}
+    synthetic: dict[str, list[tuple[int, int]]] = {}
     reflection: dict[str, dict] = {}
     outcome: dict[str, str] = {}
     seen: dict[str, list[str]] = {}  # diagnostic -> the targets that gave it
@@ -263,7 +300,8 @@ def report_entry(path: str, data: bytes, targets: Sequence[str], options: Mappin
         if tgt.binary:  # SPIR-V's listing: no annotations to link
             code[target], found = text, []
         else:
-            code[target], found = link_annotations(text, texts, closing)
+            linked = link_annotations(text, texts, closing)
+            code[target], found, synthetic[target] = linked.code, linked.links, linked.synthetic
         links[target] = [(where[i], first, last) for i, first, last in found]
         reflection[target] = _plain(refl)
         for d in diags:
@@ -272,7 +310,7 @@ def report_entry(path: str, data: bytes, targets: Sequence[str], options: Mappin
     for d, which in seen.items():  # said once; with its targets when not all of them said it
         diagnostics.append(d if which == converted else f"{', '.join(which)}: {d}")
     return ReportEntry(path, kind, shader.version.name, lines, code, links, reflection, diagnostics, errors,
-                       _cfg_svg(shader, where, texts, diagnostics), outcome)
+                       _cfg_svg(shader, where, texts, diagnostics), outcome, synthetic)
 
 
 def _message(exc: XlateError) -> str:
