@@ -243,7 +243,7 @@ def test_named_and_register_inputs():
 def test_parameter_layouts():
     """Values by name go into registers as d3dx9 uploads the parameter."""
     from xlate.bytecode.ctab import ParameterClass, ParameterType, StructMember, TypeInfo
-    from xlate.preshader.evaluate import _registers_of
+    from xlate.preshader.vm import _registers_of
 
     f = ParameterType.FLOAT
     cols = TypeInfo(ParameterClass.MATRIX_COLUMNS, f, 2, 3, 1, ())

@@ -11,16 +11,13 @@ from __future__ import annotations
 import math
 import struct
 
+from ..ir.types import to_f32  # noqa: F401  (re-exported: the backends' float32 rounding)
+
 
 def f32_bits(value: float) -> int:
     return struct.unpack("<I", struct.pack("<f", value))[0]
 
 
-def to_f32(value: float) -> float:
-    try:
-        return struct.unpack("<f", struct.pack("<f", value))[0]
-    except OverflowError:  # beyond float32: D3D values are float32, so this is ±inf
-        return math.copysign(math.inf, value)
 
 
 _FLOAT_CACHE: dict[tuple, str] = {}

@@ -12,7 +12,7 @@ preshader's inputs:
   parameter (``vs_g_LightAmbient``) and the reflection lists it;
 * each register the preshader fills becomes a LOCAL (``preshader_c10``),
   zeroed and then written component by component in program order, exactly
-  as the evaluator does (``xlate.preshader.evaluate``); the shader's static
+  as the evaluator does (``xlate.preshader.vm``); the shader's static
   loads of that register read the LOCAL instead;
 * temporaries are LOCALs too; literals are float constants.
 

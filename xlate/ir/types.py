@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import enum
+import math
+import struct
 from dataclasses import dataclass
 
 
@@ -51,3 +53,17 @@ B1, B2, B3, B4 = (Type(Scalar.BOOL, n) for n in (1, 2, 3, 4))
 
 def vec(scalar: Scalar, width: int) -> Type:
     return Type(scalar, width)
+
+
+def to_f32(value: float) -> float:
+    """``value`` rounded to the nearest float32 (as a Python float): the IR's
+    float values are float32, as D3D9's are.  Beyond float32's range this is
+    +-inf, as float32 arithmetic gives; NaN stays NaN."""
+    try:
+        return _F32_UNPACK(_F32_PACK(value))[0]
+    except OverflowError:  # (float)value became inf: round-to-nearest overflowed
+        return math.copysign(math.inf, value)
+
+
+_F32 = struct.Struct("<f")
+_F32_PACK, _F32_UNPACK = _F32.pack, _F32.unpack

@@ -35,10 +35,11 @@ from __future__ import annotations
 
 from typing import Iterable
 
-import numpy as np
+import math
 
 from ..ir.ops import CONTROL, Code, Op
 from ..ir.program import Function, Program, Storage, Variable
+from ..ir.types import to_f32
 from ..options import Options
 from .analysis import PICKED, PRIVATE, LiveSlots, RegisterAnalysis
 from .constants import shrink_arrays
@@ -234,7 +235,11 @@ def _component(op: Op, i: int):
     return op.imm[i] if len(op.imm) > 1 else op.imm[0]
 
 
-_f32 = np.float32
+# Constant folding computes in float32 as the shader would: each float
+# argument and each result is rounded to float32 (to_f32; doubles hold a
+# float32 sum, difference or product exactly before that one rounding, so
+# this is float32 arithmetic), without importing numpy for it.
+_f32 = to_f32
 
 
 def _i32(v: int) -> int:
@@ -242,11 +247,16 @@ def _i32(v: int) -> int:
 
 
 def _fsat(a):
-    return _f32(0.0) if a != a else min(_f32(1.0), max(_f32(0.0), a))
+    return 0.0 if a != a else min(1.0, max(0.0, a))
 
 
 def _fmul_legacy(a, b):
-    return _f32(0.0) if a == 0 or b == 0 else a * b
+    return 0.0 if a == 0 or b == 0 else a * b
+
+
+def _ffloor(a):
+    # floor keeps -0.0, infinities and NaN as they are
+    return a if a == 0 or not math.isfinite(a) else float(math.floor(a))
 
 
 # code -> (argument kind, per-component function); float args arrive as float32.
@@ -259,7 +269,7 @@ _FOLDERS = {
     Code.FMUL_LEGACY: ("f", _fmul_legacy),
     Code.FMAD: ("f", lambda a, b, c: _f32(a * b) + c),
     Code.FSATURATE: ("f", _fsat),
-    Code.FFLOOR: ("f", np.floor),
+    Code.FFLOOR: ("f", _ffloor),
     Code.FLT: ("f", lambda a, b: a < b),
     Code.FLE: ("f", lambda a, b: a <= b),
     Code.FGT: ("f", lambda a, b: a > b),
@@ -297,12 +307,11 @@ def _fold(op: Op) -> Op:
     else:
         convert = {"f": _f32, "i": int, "b": bool}.get(kind)
         values = []
-        with np.errstate(all="ignore"):
-            for i in range(op.type.width):
-                comps = [_component(a, i) for a in op.args]
-                if convert is not None:
-                    comps = [convert(c) for c in comps]
-                values.append(fn(*comps))
+        for i in range(op.type.width):
+            comps = [_component(a, i) for a in op.args]
+            if convert is not None:
+                comps = [convert(c) for c in comps]
+            values.append(fn(*comps))
     if op.type.is_float:
         values = [float(_f32(v)) for v in values]
     elif op.type.is_int:

@@ -11,7 +11,6 @@ above it.  See docs/preshader.md.
 
 from ..errors import PreshaderError
 from .decoder import decode_preshader, shader_preshader
-from .evaluate import Evaluation, evaluate, input_file
 from .listing import format_double, format_instruction, format_preshader
 from .model import Instruction, Operand, Preshader, PrsiInfo, Register, RegisterRange
 from .tables import FxlvmOpcode, Reduction, RegisterFile
@@ -21,3 +20,17 @@ __all__ = [
     "Register", "RegisterFile", "RegisterRange", "decode_preshader", "evaluate", "format_double",
     "format_instruction", "format_preshader", "input_file", "shader_preshader",
 ]
+
+
+# The evaluator (vm.py) needs numpy, which costs a translation process a
+# fifth of a second to import: it is loaded on first use, not with the
+# package (translate only reads preshaders; xlate.preshader.reflect).
+_LAZY = frozenset({"Evaluation", "evaluate", "input_file"})
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        from . import vm
+
+        return getattr(vm, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 from ..bytecode.ctab import ConstantTable
 from .tables import FxlvmOpcode, Reduction, RegisterFile
 
-if TYPE_CHECKING:  # evaluate.py imports this module
-    from .evaluate import Evaluation
+if TYPE_CHECKING:  # vm.py imports this module
+    from .vm import Evaluation
 
 COMPONENT_LETTERS = "xyzw"
 
@@ -155,7 +155,7 @@ class Preshader:
         return tuple(used)
 
     def evaluate(self, inputs=None) -> "Evaluation":
-        """Run the program (see ``xlate.preshader.evaluate.evaluate``)."""
-        from .evaluate import evaluate
+        """Run the program (see ``xlate.preshader.vm.evaluate``)."""
+        from .vm import evaluate
 
         return evaluate(self, inputs)
