@@ -21,7 +21,9 @@ def generate(program, target: Target | str, options):
         from .wgsl import emit as emit_wgsl
 
         code, layout_reflection = emit_wgsl(program, target, options)
-        return code, reflection.build(program, target, options, layout_reflection)
+        refl = reflection.build(program, target, options, layout_reflection)
+        refl["entry_point"] = layout_reflection["entry_point"]
+        return code, refl
     if target.native:
         code, layout_reflection = _native()(program, target, options, version=options.spirv_version,
                                             names=options.debug_names)

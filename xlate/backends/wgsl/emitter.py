@@ -98,7 +98,7 @@ class Emitter:
             names = ", ".join(self.where(op) for op in derivative_ops[:8])
             more = f" and {len(derivative_ops) - 8} more" if len(derivative_ops) > 8 else ""
             self.mod.diagnostics.append(
-                f"wgsl: {names}{more} take implicit derivatives (dsx/dsy or a texture level of detail) where "
+                f"wgsl: {names}{more} {'takes' if len(derivative_ops) == 1 else 'take'} implicit derivatives (dsx/dsy or a texture level of detail) where "
                 "neighbouring pixels may take different paths; WGSL requires uniform control flow there, so the "
                 "module turns its derivative_uniformity check off: as in D3D9 and GLSL, those derivatives are "
                 "undefined where the pixels of a 2x2 quad diverge")
