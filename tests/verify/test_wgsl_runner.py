@@ -1,0 +1,224 @@
+"""The WGSL target executed through WebGPU (``xlate.verify.wgpu_runner``:
+wgpu-native + naga on lavapipe): vkd3d's D3D9 draws with their probes,
+Wine's visual cases whose VS and PS are both shaders, and a render
+pipeline for every VS+PS pair of both corpora.
+
+vkd3d (as tests/verify/test_vkd3d_llvmpipe.py, the same case loaders and
+probe comparison): CI runs the "exact_ieee" configuration, the one every
+non-todo case must pass (the default configuration's known differences
+are the GL test's); XLATE_CORPUS_FULL=1 adds "default".  What WebGPU
+cannot draw without code around the shader (alpha test, user clip planes,
+point size and point sprites) is a known failure with its reason.
+
+Skips with the reason when there is no WebGPU adapter.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from xlate import translate
+from xlate.verify.cases import ProbeTally, TargetSession, load_cases, make_draw
+
+CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "peer-corpus" / "vkd3d"
+CASES = CORPUS / "cases.jsonl"
+FULL = os.environ.get("XLATE_CORPUS_FULL") == "1"
+CONFIGS = {
+    "default": {},
+    "exact_ieee": {"flip_y": True, "half_pixel_exact": True, "infinities": "ieee"},
+}
+
+_RENDER_STATE = {
+    **{f"alpha-test__d{k}": "WebGPU has no alpha test (the runner raises NotImplementedError)" for k in range(2, 9)},
+    **{f"clip-planes__d{k}": "WebGPU has no user clip planes (the runner raises NotImplementedError)"
+       for k in (1, 2)},
+    **{f"ffp-point-size__d{k}": "WebGPU draws 1-pixel points: no point-size state" for k in (1, 2, 3)},
+    **{f"point-sprite__d{k}": "WebGPU has no point sprites" for k in (1, 2)},
+    **{f"shader-point-size__d{k}": "WebGPU draws 1-pixel points: the shader's oPts is dropped (with a diagnostic)"
+       for k in (1, 2)},
+}
+KNOWN_FAILURES: dict[str, dict[str, str]] = {
+    "exact_ieee": dict(_RENDER_STATE),
+    "default": {
+        **_RENDER_STATE,
+        "rcp__d8": "rcp(±0): the default clamps to ±FLT_MAX, the test expects IEEE ±inf (as on GL)",
+        **{f"shade-mode__d{k}": "the 63/128-pixel shift interpolates 1/128 pixel off D3D's centre (as on GL)"
+           for k in (1, 2)},
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def wgr():
+    from xlate.verify import wgpu_runner
+
+    try:
+        return wgpu_runner.runner()
+    except wgpu_runner.WGPUUnavailable as e:
+        pytest.skip(str(e))
+
+
+@lru_cache(maxsize=None)
+def translated(name: str, config: str):
+    return translate((CORPUS / name).read_bytes(), "wgsl", **CONFIGS[config])
+
+
+@pytest.mark.skipif(not CASES.exists(), reason=f"peer corpus not found at {CORPUS}")
+@pytest.mark.parametrize("config", sorted(CONFIGS))
+def test_vkd3d_wgpu(wgr, config, record_property):
+    if config != "exact_ieee" and not FULL:
+        pytest.skip("the default configuration runs with XLATE_CORPUS_FULL=1 (CI runs exact_ieee)")
+    from xlate.verify.wgpu_runner import RenderTargets
+
+    start = time.perf_counter()
+    cases = load_cases(CASES)
+    by_id = {c["id"]: c for c in cases}
+
+    def draw(case, targets):
+        vs, ps = translated(case["vs_file_used"], config), translated(case["ps"], config)
+        wgr.draw(vs, ps, make_draw(case), targets=targets, read=False)
+
+    session = TargetSession(by_id, RenderTargets, draw)
+    tally = ProbeTally(KNOWN_FAILURES[config])
+    for case in cases:
+        if not case.get("runnable_on_d3d9_runner", True):
+            tally.counts["skipped"] += 1
+            continue
+        tally.run(case, lambda c: (session.run(c), session.probe(c))[1])
+    session.close()
+    summary = (f"vkd3d on wgpu/lavapipe (wgsl, {config}): {tally.text()}; {tally.counts['skipped']} cases skipped; "
+               f"{time.perf_counter() - start:.1f}s")
+    print(summary)
+    record_property("corpus_summary", summary)
+    tally.check()
+
+
+def _wine_pairs():
+    from xlate.verify import wine_cases as wc
+
+    if wc.corpus_missing():
+        return wc, [], wc.corpus_missing()
+    cases = [c for c in wc.load_cases() if not wc.out_of_scope(c)]
+    return wc, cases, None
+
+
+def test_every_pair_builds_a_pipeline(wgr, record_property):
+    """Each distinct VS+PS pair of the vkd3d cases and of Wine's in-scope
+    visual cases (both shaders) links into a WebGPU render pipeline."""
+    pairs = set()
+    if CASES.exists():
+        for case in load_cases(CASES):
+            pairs.add(("vkd3d", case["vs_file_used"], case["ps"]))
+    wc, wine, _missing = _wine_pairs()
+    for case in wine:
+        if case.vs is not None and case.ps is not None:
+            pairs.add(("wine", case.vs["id"], case.ps["id"]))
+    if not pairs:
+        pytest.skip("no peer corpus")
+    start = time.perf_counter()
+    failures = []
+    for source, vs_name, ps_name in sorted(pairs):
+        try:
+            if source == "vkd3d":
+                vs, ps = translated(vs_name, "exact_ieee"), translated(ps_name, "exact_ieee")
+            else:
+                vs, ps = wc._translate(vs_name, target="wgsl"), wc._translate(ps_name, target="wgsl")
+                ps = link_unwritten(ps.code, ps.reflection, vs.reflection["outputs"])
+            wgr.pipeline(vs, ps)
+        except Exception as e:  # noqa: BLE001 - any failure is a finding
+            failures.append(f"{source} {vs_name} + {ps_name}: {type(e).__name__}: {str(e)[-400:]}")
+    summary = (f"wgsl pipelines: {len(pairs) - len(failures)} of {len(pairs)} VS+PS pairs (vkd3d, wine) built; "
+               f"{time.perf_counter() - start:.1f}s")
+    print(summary)
+    record_property("corpus_summary", summary)
+    assert not failures, "\n".join(failures[:10])
+
+
+def link_unwritten(code: str, refl: dict, vs_outputs: list[dict]) -> tuple[str, dict]:
+    """A PS input no VS output writes reads 0 in D3D9; WebGPU refuses to link
+    it, so it leaves the entry point's input struct and its private variable
+    keeps its zero (as wine_cases does for GLSL and SPIR-V)."""
+    written = {(o["usage"], o["usage_index"]) for o in vs_outputs}
+    keep = []
+    for inp in refl["inputs"]:
+        if inp.get("builtin") or (inp["usage"], inp["usage_index"]) in written:
+            keep.append(inp)
+            continue
+        name = re.escape(inp["glsl"])
+        code = re.sub(rf"^\s*@location\(\d+\)[^\n]*\b{name}: vec4<f32>,\n", "", code, flags=re.M)
+        code = re.sub(rf"^\s*{name} = xl_in\.{name};\n", "", code, flags=re.M)
+    if re.search(r"struct XlIn \{\n\}", code):  # nothing left to pass in
+        code = re.sub(r"struct XlIn \{\n\}\n\n", "", code).replace("(xl_in: XlIn)", "()")
+    return code, dict(refl, inputs=keep)
+
+
+def test_wine_visual_wgpu(wgr, record_property):
+    """Wine's in-scope visual cases whose VS and PS are both shaders (the
+    fixed-function ones need a WGSL pass-through VS or PS, which the runner
+    does not write; texdepth needs a depth pre-pass), drawn through the
+    WGSL translations with the case's draw (``wine_cases.build_draw``) and
+    checked with the same 8-bit probes."""
+    wc, cases, missing = _wine_pairs()
+    if missing:
+        pytest.skip(missing)
+    chosen = [c for c in cases if c.vs is not None and c.ps is not None and c.function != "texdepth_test"]
+    start = time.perf_counter()
+    passed, failed = 0, []
+    for case in chosen:
+        try:
+            _vs, _ps, draw = wc.build_draw(case, vulkan=True)
+            vs = wc._translate(case.vs["id"], target="wgsl")
+            vs_pair = (vs.code, vs.reflection)
+            if any(i["usage"] is None for i in vs.reflection["inputs"]):
+                vs_pair = (vs.code, dict(vs.reflection, inputs=[
+                    dict(i, usage="v", usage_index=i["register"]) if i["usage"] is None else i
+                    for i in vs.reflection["inputs"]]))
+            ps_t = wc._translate(case.ps["id"], target="wgsl")
+            ps = link_unwritten(ps_t.code, ps_t.reflection, vs.reflection["outputs"])
+            res = wgr.draw(vs_pair, ps, draw)
+            pixels = wc.quantise(res.colors[0])
+            res.targets.release()
+            result = wc.CaseResult(case, [wc.check_probe(p, pixels) for p in case.probes])
+        except Exception as e:  # noqa: BLE001 - a failure is a result
+            result = wc.CaseResult(case, [], f"{type(e).__name__}: {e}")
+        if result.passed:
+            passed += 1
+        else:
+            failed.append(f"{case.id}: {result.describe()}")
+    summary = (f"wine visual cases on wgpu/lavapipe (wgsl): {passed} of {len(chosen)} passed (the {len(chosen)} "
+               f"of {len(cases)} in-scope cases with a VS and a PS shader); {time.perf_counter() - start:.1f}s")
+    print(summary)
+    record_property("corpus_summary", summary)
+    assert chosen, "no case with both shaders"
+    assert not failed, "\n".join(failed[:10])
+
+
+def test_front_face_follows_the_reflection(wgr):
+    """vFace on WebGPU: a D3D-front (clockwise) triangle reads +1, a back one
+    -1, with the reflection's ``front_face["webgpu"]`` (both y directions)."""
+    from xlate.bytecode.asm import assemble_bytes
+    from xlate.verify.gl import Draw
+
+    vs_src = "vs_3_0\ndcl_position v0\ndcl_position o0\nmov o0, v0\n"
+    ps_src = "ps_3_0\ndef c0, 1, 0, 0.5, 1\ndcl vFace\nmov r0, c0\nif_lt vFace, c0.y\nmov r0, c0.yyzw\nendif\nmov oC0, r0\n"
+    # clockwise on screen (y up in NDC: top-left, top-right, bottom-left), then counter-clockwise
+    cw = [(-1, 1, 0.5, 1), (1, 1, 0.5, 1), (-1, -1, 0.5, 1)]
+    ccw = [(1, 1, 0.5, 1), (-1, 1, 0.5, 1), (1, -1, 0.5, 1)]
+    for flip_y in (True, False):
+        vs = translate(assemble_bytes(vs_src), "wgsl", flip_y=flip_y)
+        ps = translate(assemble_bytes(ps_src), "wgsl", flip_y=flip_y)
+        assert ps.reflection["front_face"]["webgpu"] == ("cw" if flip_y else "ccw")
+        res = wgr.draw(vs, ps, Draw(vertices={("position", 0): np.array(cw + ccw, np.float32)}, size=(8, 8)))
+        img = res.colors[0]
+        # D3D pixel (0, 7) only the clockwise triangle covers, (7, 0) only the other
+        front, back = img[7 if flip_y else 0, 0], img[0 if flip_y else 7, 7]
+        assert tuple(front) == (1.0, 0.0, 0.5, 1.0), (flip_y, front)
+        assert tuple(back) == (0.0, 0.0, 0.5, 1.0), (flip_y, back)
+        res.targets.release()
