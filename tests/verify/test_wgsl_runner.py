@@ -222,3 +222,85 @@ def test_front_face_follows_the_reflection(wgr):
         assert tuple(front) == (1.0, 0.0, 0.5, 1.0), (flip_y, front)
         assert tuple(back) == (0.0, 0.0, 0.5, 1.0), (flip_y, back)
         res.targets.release()
+
+
+# -- random programs and corpus vertex shaders against the reference interpreter ----------------
+
+GENERATED_VS_SEEDS = 40 if not FULL else 340  # per vertex-shader version (CI share; all of the GL test's with FULL)
+# What WebGPU samplers cannot do: the generator's random sampler states include them.
+_NOT_ON_WEBGPU = ("WebGPU has no 'border' address mode", "WebGPU has no 'mirroronce' address mode")
+
+
+def test_generated_vertex_programs_match_reference(wgr, record_property):
+    """Generated vs_2_0/vs_2_x/vs_3_0 programs (``generate_seed``, all
+    features on, their own ``random_inputs`` and error bounds) translated to
+    WGSL and run alone through wgpu (``run_vertex``'s capture entry point):
+    every written output component of every vertex within the generator's
+    bound of the reference interpreter.  Programs whose random sampler
+    state WebGPU cannot express (border, mirror-once) are counted apart."""
+    import random
+
+    from xlate.verify.differential import check_generated
+    from xlate.verify.generate import generate_seed
+
+    start = time.perf_counter()
+    failures, components, programs, unrunnable = [], 0, 0, 0
+    for version in ("vs_2_0", "vs_2_x", "vs_3_0"):
+        for k in range(GENERATED_VS_SEEDS):
+            seed = random.Random(f"{version}/{k}").getrandbits(32)
+            prog = generate_seed(seed, version)
+            verdict = check_generated(prog, seed, target="wgsl", runner=wgr, name=f"{version} seed {seed}")
+            programs += 1
+            components += verdict.compared
+            if verdict.ok:
+                continue
+            if verdict.status == "error" and any(why in verdict.message for why in _NOT_ON_WEBGPU):
+                unrunnable += 1
+                continue
+            failures.append(verdict.report() + "\n" + prog.asm)
+    summary = (f"generated vertex shaders on wgpu/lavapipe (wgsl): {programs} programs, {components} components "
+               f"compared, {len(failures)} failures, {unrunnable} with a border/mirror-once sampler WebGPU lacks; "
+               f"{time.perf_counter() - start:.1f}s")
+    print(summary)
+    record_property("corpus_summary", summary)
+    assert not failures, "\n\n".join(failures[:5])
+    assert components > 0 and unrunnable < programs // 2
+
+
+def _corpus_vertex_shaders() -> list[tuple[str, bytes]]:
+    """vkd3d's default vertex shaders and one of every 10 fxc-wine vs_3_0
+    blobs that are not flag variants (the Vulkan runner's selection)."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from corpus import corpus_available, fxc_wine_records
+
+    out = []
+    if CORPUS.exists():
+        out += [(f"vkd3d:{p.name}", p.read_bytes()) for p in sorted(CORPUS.glob("_default_vs__*.d3dbc"))]
+    if corpus_available("fxc-wine"):
+        recs = [r for r in fxc_wine_records() if r.shader_version == "vs_3_0" and r.kind != "flag_variant"]
+        out += [(f"fxc-wine:{r.id}", r.data) for r in recs[::10]]
+    return out
+
+
+def test_corpus_vertex_shaders_match_reference(wgr, record_property):
+    """Corpus vertex shaders with ``differential.check_shader``'s seeded
+    random inputs and tolerance model, through wgpu's ``run_vertex``."""
+    from xlate.verify.differential import check_shader
+
+    shaders = _corpus_vertex_shaders()
+    if not shaders:
+        pytest.skip("peer corpus not found (vkd3d, fxc-wine)")
+    start = time.perf_counter()
+    failures, components = [], 0
+    for sid, data in shaders:
+        verdict = check_shader(data, seed=0, target="wgsl", runner=wgr, name=sid)
+        components += verdict.compared
+        if not verdict.ok:
+            failures.append(verdict.report())
+    summary = (f"corpus vertex shaders on wgpu/lavapipe (wgsl): {len(shaders)} shaders, {components} components "
+               f"compared, {len(failures)} failures; {time.perf_counter() - start:.1f}s")
+    print(summary)
+    record_property("corpus_summary", summary)
+    assert not failures, "\n\n".join(failures[:5])

@@ -819,7 +819,7 @@ def _map_vs_outputs(vr, result: Result, refl: dict) -> dict[str, tuple[np.ndarra
         name = sem.get(key)
         if name is None or name not in result.outputs:
             continue
-        if o["glsl"] == "gl_Position":
+        if o["glsl"] == "gl_Position" or o.get("builtin") == "position":  # (WGSL's reflection names it so)
             vals = vr.position
         else:
             vals = vr.outputs[o["glsl"]]

@@ -28,6 +28,16 @@ API (mirrors ``vk.py``)
     order) whatever ``flip_y`` was.
 ``WGPURunner.pipeline(vs, ps, ...)``: the render pipeline alone (the
     corpus test builds one per VS+PS pair).
+``WGPURunner.run_vertex(vs, vertices, constants=None, textures=None, count=None) -> gl.VertexResult``
+    a vertex shader alone, as ``GLRunner.run_vertex`` (the same arguments
+    and result: ``outputs`` by the reflection's names, ``gl_Position`` as
+    the Vulkan target gives it, i.e. before the entry point's y negation,
+    ``xl_point_size`` in x; ``position`` in D3D clip space).  WebGPU has no transform feedback:
+    the runner adds an entry point ``xl_capture`` to the module that runs
+    the shader's ``xl_main`` and puts vertex i on pixel i of a one-row
+    rgba32float target, its outputs as flat varyings, which a capture
+    fragment shader writes out, eight outputs a pass.  The viewport buffer
+    is 0 (no half-pixel offset).
 ``RenderTargets(width, height, count)``: rgba32float textures that persist
     across draws: ``clear(colours)``, ``read(i, rect)``, ``release()``.
 
@@ -55,7 +65,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from .gl import Draw, DrawResult, RenderState, _primitive, usage_key
+from .gl import Draw, DrawResult, RenderState, VertexResult, _primitive, captured_vertices, usage_key
 from .reference import ReferenceConstants
 from .reference_sm1 import TextureStage
 from .textures import SamplerState, Texture
@@ -408,6 +418,102 @@ class WGPURunner:
         self.device.queue.submit([enc.finish()])
         colors = [targets.read(i) for i in range(targets.count)] if read else []
         return DrawResult(colors, targets)
+
+
+_COPY_IN = re.compile(r"^    (\w+) = xl_in\.(\w+);$", re.M)
+CAPTURE_COLUMNS = 8  # outputs per capture pass (colour attachments)
+
+
+def _capture_sources(code: str, refl: dict, width: int) -> tuple[str, list[tuple[str, str]]]:
+    """The VS module with an ``xl_capture`` entry point, and the captured
+    fields: (name in the result, WGSL value as vec4<f32>)."""
+    fields = []
+    for o in refl["outputs"]:
+        if o.get("builtin") == "position":
+            fields.append(("gl_Position", "xl_position"))
+        elif o.get("builtin") is None and o["glsl"] == "xl_point_size":
+            fields.append(("xl_point_size", "vec4<f32>(xl_point_size, 0.0, 0.0, 0.0)"))
+        elif o.get("builtin") is None:
+            fields.append((o["glsl"], o["glsl"]))
+    copies = "".join(f"    {var} = xl_in.{member};\n" for var, member in _COPY_IN.findall(code))
+    members = "".join(f"    @location({k}) @interpolate(flat) xl_c{k}: vec4<f32>,\n" for k in range(len(fields)))
+    stores = "".join(f"    xl_c.xl_c{k} = {value};\n" for k, (_, value) in enumerate(fields))
+    param = "xl_in: XlIn, " if "struct XlIn {" in code else ""
+    capture = (f"\nstruct XlCapture {{\n    @builtin(position) xl_cpos: vec4<f32>,\n{members}}}\n\n"
+               f"@vertex\nfn xl_capture({param}@builtin(vertex_index) xl_vi: u32) -> XlCapture {{\n{copies}"
+               f"    xl_main();\n    var xl_c: XlCapture;\n"
+               f"    xl_c.xl_cpos = vec4<f32>((2.0 * f32(xl_vi) + 1.0) / {float(width)!r} - 1.0, 0.0, 0.5, 1.0);\n"
+               f"{stores}    return xl_c;\n}}\n")
+    return code + capture, fields
+
+
+def _capture_fragment(columns: range) -> str:
+    ins = "".join(f"    @location({k}) @interpolate(flat) xl_c{k}: vec4<f32>,\n" for k in columns)
+    outs = "".join(f"    @location({j}) o{j}: vec4<f32>,\n" for j in range(len(columns)))
+    stores = "".join(f"    o.o{j} = c.xl_c{k};\n" for j, k in enumerate(columns))
+    return (f"struct In {{\n{ins}}}\nstruct Out {{\n{outs}}}\n@fragment\nfn main(c: In) -> Out {{\n"
+            f"    var o: Out;\n{stores}    return o;\n}}\n")
+
+
+def _run_vertex(self: "WGPURunner", vs, vertices: Mapping[Any, Any], constants: ReferenceConstants | None = None,
+                textures: Mapping[int, Texture] | None = None, count: int | None = None) -> VertexResult:
+    wgpu = self.wgpu
+    code, refl = _shader(vs)
+    if refl.get("stage", "vertex") != "vertex":
+        raise ValueError(f"run_vertex needs a vertex shader, not a {refl.get('stage')} shader")
+    data = {usage_key(k): np.asarray(v, F32) for k, v in vertices.items()}
+    n = count if count is not None else (len(next(iter(data.values()))) if data else 0)
+    width = max(n, 1)
+    vs_code, fields = _capture_sources(code, refl, width)
+    module = self.module(vs_code)
+    layouts = [self.device.create_bind_group_layout(entries=self._entries(refl, wgpu.ShaderStage.VERTEX)),
+               self.device.create_bind_group_layout(entries=[])]
+    pipeline_layout = self.device.create_pipeline_layout(bind_group_layouts=layouts)
+    buffers_layout = [{"array_stride": 16, "step_mode": "vertex",
+                       "attributes": [{"format": "float32x4", "offset": 0, "shader_location": i["location"]}]}
+                      for i in refl["inputs"] if i.get("location") is not None and not i.get("builtin")]
+    groups = [self._bind_group(layouts[0], refl, self._uniform_blocks(refl, constants or ReferenceConstants(), {},
+                                                                       (0.0, 0.0, 0.0, 0.0)), textures or {}),
+              self.device.create_bind_group(layout=layouts[1], entries=[])]
+    buffers, n = self._vertex_buffers(refl, vertices, "POINTS", n)
+    raw = np.zeros((width, 4 * len(fields)), F32)
+    for start in range(0, len(fields), CAPTURE_COLUMNS):
+        columns = range(start, min(start + CAPTURE_COLUMNS, len(fields)))
+        targets = RenderTargets(width, 1, len(columns))
+        pipe = self.device.create_render_pipeline(
+            layout=pipeline_layout,
+            vertex={"module": module, "entry_point": "xl_capture", "buffers": buffers_layout},
+            primitive={"topology": "point-list"},
+            fragment={"module": self.module(_capture_fragment(columns)), "entry_point": "main",
+                      "targets": [{"format": FORMAT} for _ in columns]})
+        targets.clear()
+        enc = self.device.create_command_encoder()
+        rp = enc.begin_render_pass(color_attachments=[
+            {"view": v, "load_op": "load", "store_op": "store"} for v in targets.views])
+        rp.set_pipeline(pipe)
+        for k, g in enumerate(groups):
+            rp.set_bind_group(k, g)
+        for k, b in enumerate(buffers):
+            rp.set_vertex_buffer(k, b)
+        if n:
+            rp.draw(n)
+        rp.end()
+        self.device.queue.submit([enc.finish()])
+        for j, k in enumerate(columns):
+            raw[:, 4 * k:4 * k + 4] = targets.read(j)[0]
+        targets.release()
+    # the position by its GLSL name, which captured_vertices turns into D3D clip space
+    names = {f[0] for f in fields}
+    outputs = []
+    for o in refl["outputs"]:
+        if o.get("builtin") == "position":
+            o = dict(o, glsl="gl_Position")
+        if o["glsl"] in names:
+            outputs.append(o)
+    return captured_vertices(raw[:n], [(name, 4) for name, _ in fields], dict(refl, outputs=outputs))
+
+
+WGPURunner.run_vertex = _run_vertex
 
 
 def _unbound_texture(kind: str) -> Texture:
