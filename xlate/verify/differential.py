@@ -911,14 +911,17 @@ def _screen(pos: np.ndarray, width: int, height: int) -> np.ndarray:
     return np.stack([x, y], 1)
 
 
-def _run_ps_driver(translation, shader: Shader, inputs: Inputs, width: int, height: int):
-    """Returns (colours list of (H, W, 4) in D3D order, probe (H, W, 4) or None, probed)."""
+def _run_ps_driver(translation, shader: Shader, inputs: Inputs, width: int, height: int, runner=None):
+    """Returns (colours list of (H, W, 4) in D3D order, probe (H, W, 4) or None, probed).
+    ``runner``: the GL runner by default, or one with ``runs_pixel_checks``
+    (its ``draw`` with a pass-through VS, and its own ``probe_shader``)."""
     from . import gl
 
     refl = translation.reflection
-    code, prefl, probed = _probe_shader(translation.code, refl)
+    code, prefl, probed = getattr(runner, "probe_shader", _probe_shader)(translation.code, refl)
     corners = inputs.pixel_coords[0::4].astype(np.float64)
-    pos, offs = _quads(width, height, inputs.front_facing, corners, _pixel_offset(translation.target, width, height))
+    pos, offs = _quads(width, height, inputs.front_facing, corners,
+                       _pixel_offset(translation.target, width, height, runner))
     verts = {("position", 0): pos}
     for key, (A, B, C) in inputs.affine.items():
         gk = _gl_key(key, shader, refl)
@@ -933,7 +936,7 @@ def _run_ps_driver(translation, shader: Shader, inputs: Inputs, width: int, heig
         clear[PROBE_LOCATION] = (0.0, 0.0, 0.0, 0.0)
     draw = gl.Draw(vertices=verts, primitive="triangle_list", constants=inputs.constants, textures=inputs.textures,
                    texture_stages=inputs.texture_stages, size=(width, height), targets=ntargets, clear=clear)
-    res = gl.runner().draw(None, (code, prefl), draw)
+    res = (runner if runner is not None else gl.runner()).draw(None, (code, prefl), draw)
     probe = res.colors[PROBE_LOCATION] if probed else None
     colours = res.colors
     res.targets.release()
@@ -1013,14 +1016,14 @@ def _position_tolerance(exp: Expect) -> Expect:
 
 
 def _check_pixel(verdict: Verdict, translation, shader: Shader, inputs: Inputs, seed: int, bounds=None,
-                 perturbations: int = 2, derivatives: str = "fine"):
+                 perturbations: int = 2, derivatives: str = "fine", runner=None):
     from .generate import QUAD_GRID_WIDTH
 
     width, height = QUAD_GRID_WIDTH, inputs.n // QUAD_GRID_WIDTH
     pos_key = next((k for k in inputs.reference if _gl_key(k, shader, translation.reflection) == ("position", 0)), None)
     if pos_key is not None:
         # the runner feeds ("position", 0) to its own position: make the PS input equal to it
-        sx, sy = _pixel_offset(translation.target, width, height)
+        sx, sy = _pixel_offset(translation.target, width, height, runner)
         a = np.array([-1.0 + 2.0 * sx / width, 1.0 - 2.0 * sy / height, 0.5, 1.0])
         b = np.array([2.0 / width, 0.0, 0.0, 0.0])
         c = np.array([0.0, -2.0 / height, 0.0, 0.0])
@@ -1030,7 +1033,7 @@ def _check_pixel(verdict: Verdict, translation, shader: Shader, inputs: Inputs, 
                              "fed the position itself")
     result, expects, killed, unstable_kill = reference_expectations(
         shader, inputs, bounds=bounds, perturbations=perturbations, seed=seed, derivatives=derivatives)
-    colours, probe, probed, code = _run_ps_driver(translation, shader, inputs, width, height)
+    colours, probe, probed, code = _run_ps_driver(translation, shader, inputs, width, height, runner)
     xs = inputs.pixel_coords[:, 0].astype(int)
     ys = inputs.pixel_coords[:, 1].astype(int)
 
@@ -1058,7 +1061,7 @@ def _check_pixel(verdict: Verdict, translation, shader: Shader, inputs: Inputs, 
     live = ~killed & ~driver_killed
     refl = translation.reflection
     have = {f"oC{o['usage_index']}" for o in refl["outputs"] if o["usage"] == "color"}
-    if any(o["glsl"] == "gl_FragDepth" for o in refl["outputs"]):
+    if any(o["glsl"] == "gl_FragDepth" or o.get("builtin") == "frag_depth" for o in refl["outputs"]):
         have.add("oDepth")
     for name, exp in expects.items():
         exp = Expect(exp.name, exp.value, exp.tol, exp.compare & live[:, None], exp.klass, exp.skipped)
@@ -1123,7 +1126,7 @@ def _prepare(data, target: str, name: str | None, options: dict, runner=None):
     except XlateError as exc:
         verdict.status, verdict.message = "error", f"translation failed: {exc}"
         return None, None, verdict
-    if runner is not None and not shader.version.is_vertex:
+    if runner is not None and not shader.version.is_vertex and not getattr(runner, "runs_pixel_checks", False):
         verdict.status = "skip"
         verdict.message = f"pixel shaders are checked on the GL runner only, not on {type(runner).__name__}"
         return None, None, verdict
@@ -1190,7 +1193,7 @@ def check_shader(data, *, seeds: int = 1, seed: int = 0, target: str = "glsl330"
         if constants is not None:
             inputs.constants = constants
         fn = _check_vertex if shader.version.is_vertex else _check_pixel
-        extra = {"runner": runner} if shader.version.is_vertex else {}
+        extra = {"runner": runner} if shader.version.is_vertex or runner is not None else {}
         if not _run_gl(verdict, fn, verdict, translation, shader, inputs, s, perturbations=perturbations, **extra):
             break
     if verdict.status == "pass" and verdict.compared == 0:
@@ -1223,7 +1226,7 @@ def check_generated(program, seed: int = 0, *, target: str = "glsl330", name: st
                 runner=runner)
     else:
         _run_gl(verdict, _check_pixel, verdict, translation, shader, inputs, seed, bounds=program.error_bounds,
-                derivatives=derivatives)
+                derivatives=derivatives, runner=runner)
     if not keep_programs and runner is None:
         _release_programs([translation.code])
     return verdict

@@ -41,7 +41,8 @@ API (mirrors ``vk.py``)
 ``RenderTargets(width, height, count)``: rgba32float textures that persist
     across draws: ``clear(colours)``, ``read(i, rect)``, ``release()``.
 
-Render state: cull mode and front face (the reflection's ``front_face
+A PS writing the depth gets a depth32float attachment (test "always",
+writes on), which WebGPU requires.  Render state: cull mode and front face (the reflection's ``front_face
 ["webgpu"]``), viewport, topology (lists, strips; fans are drawn as lists
 of the same triangles), flat shading (``@interpolate(flat)`` on the colour
 varyings of both stages, the first vertex's colour as D3D9's), MRT with
@@ -167,6 +168,10 @@ def _flat_colours(code: str, refl: dict, stage_key: str) -> str:
 
 
 class WGPURunner:
+    # differential.check_shader / check_generated run pixel shaders here too
+    # (``draw(None, ...)`` and ``probe_shader``), not only vertex shaders
+    runs_pixel_checks = True
+
     def __init__(self):
         self.wgpu, self.adapter, self.device = _device()
         self.modules: dict[str, Any] = {}
@@ -238,7 +243,10 @@ class WGPURunner:
         written = {o["usage_index"] for o in ps_refl["outputs"] if o["usage"] == "color"} or {0}
         colour_targets = [{"format": FORMAT, "write_mask": wgpu.ColorWrite.ALL if i in written else 0}
                           for i in range(targets)]
-        pipe = self.device.create_render_pipeline(
+        # a PS writing frag_depth needs a depth attachment: tested "always", written
+        depth = {"depth_stencil": {"format": "depth32float", "depth_write_enabled": True, "depth_compare": "always"}} \
+            if writes_depth(ps_refl) else {}
+        pipe = self.device.create_render_pipeline(**depth,
             layout=self.device.create_pipeline_layout(bind_group_layouts=layouts),
             vertex={"module": self.module(vs_code), "entry_point": vs_refl.get("entry_point", "main"),
                     "buffers": buffers},
@@ -382,7 +390,7 @@ class WGPURunner:
 
     def draw(self, vs, ps, draw: Draw, targets: RenderTargets | None = None, read: bool = True) -> DrawResult:
         if vs is None:
-            raise NotImplementedError("the WebGPU runner needs a vertex shader")
+            vs = passthrough_vs(_shader(ps)[1])
         mode = _primitive(draw.primitive)
         fresh = targets is None
         if fresh:
@@ -404,8 +412,14 @@ class WGPURunner:
         # flip_y on: the framebuffer (y down) is the D3D image, D3D's viewport as is; off: upside down
         y = vy if flip_y else height - vy - vh
         enc = self.device.create_command_encoder()
+        depth = {}
+        if writes_depth(ps_refl):
+            view = self.device.create_texture(size=(width, height, 1), format="depth32float",
+                                              usage=self.wgpu.TextureUsage.RENDER_ATTACHMENT).create_view()
+            depth = {"depth_stencil_attachment": {"view": view, "depth_clear_value": 1.0, "depth_load_op": "clear",
+                                                  "depth_store_op": "discard"}}
         rp = enc.begin_render_pass(color_attachments=[
-            {"view": v, "load_op": "load", "store_op": "store"} for v in targets.views])
+            {"view": v, "load_op": "load", "store_op": "store"} for v in targets.views], **depth)
         rp.set_pipeline(pipe)
         rp.set_viewport(float(vx), float(y), float(vw), float(vh), 0.0, 1.0)
         for k, g in enumerate(groups):
@@ -418,6 +432,59 @@ class WGPURunner:
         self.device.queue.submit([enc.finish()])
         colors = [targets.read(i) for i in range(targets.count)] if read else []
         return DrawResult(colors, targets)
+
+
+def writes_depth(ps_refl: dict) -> bool:
+    return any(o.get("builtin") == "frag_depth" for o in ps_refl["outputs"])
+
+
+def passthrough_vs(ps_refl: dict) -> tuple[str, dict]:
+    """A WGSL VS feeding a PS from vertex attributes (as ``gl.passthrough_vs``):
+    ("position", 0) at location 0 is the D3D clip position, written as is
+    (WebGPU's NDC y points up as D3D's; negated when the PS was translated
+    without flip_y), each PS input from the attribute of its (usage, index),
+    at the PS's location and centroid qualifier."""
+    attrs = {("position", 0): 0}
+    inputs = [{"usage": "position", "usage_index": 0, "register": 0, "glsl": "a0", "location": 0}]
+    members, outs, copies = ["    @location(0) a0: vec4<f32>,"], ["    @builtin(position) xl_p: vec4<f32>,"], []
+    for inp in ps_refl["inputs"]:
+        if inp.get("builtin") or inp.get("location") is None:
+            continue
+        key = (inp["usage"], inp["usage_index"])
+        if key not in attrs:
+            attrs[key] = k = len(attrs)
+            members.append(f"    @location({k}) a{k}: vec4<f32>,")
+            inputs.append({"usage": key[0], "usage_index": key[1], "register": k, "glsl": f"a{k}", "location": k})
+        interp = " @interpolate(perspective, centroid)" if inp.get("centroid") else ""
+        outs.append(f"    @location({inp['location']}){interp} v{inp['location']}: vec4<f32>,")
+        copies.append(f"    o.v{inp['location']} = i.a{attrs[key]};")
+    y = "i.a0.y" if ps_refl.get("options", {}).get("flip_y", True) else "-i.a0.y"
+    code = "\n".join(["struct XlIn {", *members, "}", "struct XlOut {", *outs, "}", "@vertex",
+                      "fn main(i: XlIn) -> XlOut {", "    var o: XlOut;",
+                      f"    o.xl_p = vec4<f32>(i.a0.x, {y}, i.a0.z, i.a0.w);", *copies, "    return o;", "}", ""])
+    return code, {"stage": "vertex", "target": "wgsl", "inputs": inputs, "outputs": [], "constants": [],
+                  "samplers": [], "viewport": None, "options": ps_refl.get("options", {}), "entry_point": "main"}
+
+
+PROBE_LOCATION = 4  # differential.PROBE_LOCATION: after D3D9's four colour outputs
+
+
+def probe_shader(code: str, refl: dict) -> tuple[str, dict, bool]:
+    """``differential._probe_shader`` for WGSL: the entry point also writes
+    ``vec4(1, frag depth, 0, 0)`` to a colour output at PROBE_LOCATION, which
+    a discarded pixel leaves at its clear value."""
+    if "struct XlOut {\n" not in code or "    return xl_out;\n}" not in code:
+        return code, refl, False
+    depth = "xl_frag_depth" if any(o.get("builtin") == "frag_depth" for o in refl["outputs"]) else "0.0"
+    code = code.replace("struct XlOut {\n", f"struct XlOut {{\n    @location({PROBE_LOCATION}) xl_probe: vec4<f32>,\n", 1)
+    code = code.replace("    return xl_out;\n}",
+                        f"    xl_out.xl_probe = vec4<f32>(1.0, {depth}, 0.0, 0.0);\n    return xl_out;\n}}", 1)
+    outputs = list(refl["outputs"]) + [{"usage": "color", "usage_index": PROBE_LOCATION, "register": PROBE_LOCATION,
+                                        "mask": "xyzw", "glsl": "xl_probe", "location": PROBE_LOCATION}]
+    return code, dict(refl, outputs=outputs), True
+
+
+WGPURunner.probe_shader = staticmethod(probe_shader)
 
 
 _COPY_IN = re.compile(r"^    (\w+) = xl_in\.(\w+);$", re.M)
