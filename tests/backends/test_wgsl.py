@@ -196,3 +196,12 @@ def test_position_is_negated_for_webgpu():
     t = translate(_asm("vs_2_0\ndcl_position v0\nmov oPos, v0\n"), "wgsl")
     assert "-xl_position.y" in t.code
     assert t.reflection["options"]["flip_y"] is True and t.reflection["options"]["clip_z"] is False
+
+
+def test_annotate_puts_each_instruction_above_its_code(device):
+    t = translate(_asm("ps_2_0\ndcl t0.xy\ndcl_2d s0\ntexld r0, t0, s0\nmul r0, r0, c1\nmov oC0, r0\n"), "wgsl",
+                  annotate=True)
+    lines = [line.strip() for line in t.code.splitlines()]
+    assert any(line.startswith("// texld r0, t0, s0") for line in lines)
+    assert any(line.startswith("// mul r0, r0, c1") for line in lines)
+    assert naga_errors(device, t.code) is None

@@ -70,6 +70,7 @@ class Emitter:
         self.fragment = program.is_pixel
         self.helpers: set[tuple[str, int]] = set()
         self.floats: dict = {}
+        self.annotate = bool(getattr(options, "annotate", False))
 
     def unsupported(self, op: Op | None, reason: str) -> UnsupportedError:
         return unsupported(self.p, self.t, op, reason)
@@ -122,6 +123,7 @@ class Emitter:
         uses = analysis.uses
         self.inline = analysis.inline
         self.names: dict[Op, str] = {}
+        self.annotated: set[int] = set()
         lines: list[str] = []
         depth = 1
         for op in fn.body:
@@ -158,10 +160,34 @@ class Emitter:
                 stmt = "discard;"
             else:
                 raise self.unsupported(op, f"the backend cannot print '{code.value}' (a D3D op left by the passes?)")
+            if self.annotate:
+                for origin in self.origins(op):
+                    lines.append(("    " * depth + "// " + self.instruction_text(origin)).rstrip())
             lines.append("    " * depth + stmt)
             if code is Code.IF or code is Code.ELSE or code is Code.LOOP:
                 depth += 1
         return lines
+
+    def origins(self, op: Op) -> list[int]:
+        """The D3D instructions ``op`` and its inlined operands came from, not yet annotated."""
+        found: set[int] = set()
+        stack = [op]
+        while stack:
+            o = stack.pop()
+            if o.origin >= 0 and o.origin not in self.annotated:
+                found.add(o.origin)
+            stack.extend(a for a in o.args if a in self.inline)
+        self.annotated |= found
+        return sorted(found)
+
+    def instruction_text(self, origin: int) -> str:
+        inst = self.p.instructions[origin]
+        try:
+            from ...bytecode.disasm import format_instruction
+
+            return format_instruction(inst, self.p.version)
+        except Exception:  # noqa: BLE001 - annotations must never break a translation
+            return inst.info.mnemonic
 
     # -- statements ---------------------------------------------------------
 
