@@ -42,7 +42,10 @@ API (mirrors ``vk.py``)
     across draws: ``clear(colours)``, ``read(i, rect)``, ``release()``.
 
 A PS writing the depth gets a depth32float attachment (test "always",
-writes on), which WebGPU requires.  Render state: cull mode and front face (the reflection's ``front_face
+writes on), which WebGPU requires.  Varyings past the device's ``max-inter-stage-shader-variables`` (the
+layout's DEPTH0 at 31, semantics outside its table at 32 + 16*usage +
+index) are moved to free locations in both stages, as a layer would remap
+them from the reflection.  Render state: cull mode and front face (the reflection's ``front_face
 ["webgpu"]``), viewport, topology (lists, strips; fans are drawn as lists
 of the same triangles), flat shading (``@interpolate(flat)`` on the colour
 varyings of both stages, the first vertex's colour as D3D9's), MRT with
@@ -167,6 +170,39 @@ def _flat_colours(code: str, refl: dict, stage_key: str) -> str:
     return code
 
 
+_STRUCT = {"XlOut": re.compile(r"struct XlOut \{\n(.*?)\n\}", re.S), "XlIn": re.compile(r"struct XlIn \{\n(.*?)\n\}", re.S)}
+_LOCATION = re.compile(r"@location\((\d+)\)")
+
+
+def _remap_varyings(vs_code: str, ps_code: str, limit: int) -> tuple[str, str]:
+    """Varyings at locations past the device's limit (the layout gives
+    semantics outside its table 32 + 16*usage + index, and DEPTH0 31) moved
+    to free locations, the same in both stages (the VS's ``XlOut``, the PS's
+    ``XlIn``), as a layer would remap them from the reflection."""
+    found = {}
+    for code, struct in ((vs_code, "XlOut"), (ps_code, "XlIn")):
+        m = _STRUCT[struct].search(code)
+        if m:
+            found[struct] = {int(x) for x in _LOCATION.findall(m.group(1))}
+    used = set().union(*found.values()) if found else set()
+    high = sorted(loc for loc in used if loc >= limit)
+    if not high:
+        return vs_code, ps_code
+    free = [loc for loc in range(limit) if loc not in used]
+    if len(free) < len(high):
+        raise NotImplementedError(f"{len(used)} varyings; the device links at most {limit}")
+    moves = dict(zip(high, free))
+
+    def edit(code: str, struct: str) -> str:
+        m = _STRUCT[struct].search(code)
+        if not m:
+            return code
+        body = _LOCATION.sub(lambda k: f"@location({moves.get(int(k.group(1)), int(k.group(1)))})", m.group(1))
+        return code[:m.start(1)] + body + code[m.end(1):]
+
+    return edit(vs_code, "XlOut"), edit(ps_code, "XlIn")
+
+
 class WGPURunner:
     # differential.check_shader / check_generated run pixel shaders here too
     # (``draw(None, ...)`` and ``probe_shader``), not only vertex shaders
@@ -226,6 +262,7 @@ class WGPURunner:
         mode = _primitive(primitive)
         if mode == "POINTS" and (state.point_sprite or state.point_size != 1.0):
             raise NotImplementedError("WebGPU draws 1-pixel points: no point size or point sprites")
+        vs_code, ps_code = _remap_varyings(vs_code, ps_code, self.device.limits["max-inter-stage-shader-variables"])
         if state.shade_mode == "flat":
             vs_code = _flat_colours(vs_code, vs_refl, "outputs")
             ps_code = _flat_colours(ps_code, ps_refl, "inputs")
