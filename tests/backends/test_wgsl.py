@@ -205,3 +205,13 @@ def test_annotate_puts_each_instruction_above_its_code(device):
     assert any(line.startswith("// texld r0, t0, s0") for line in lines)
     assert any(line.startswith("// mul r0, r0, c1") for line in lines)
     assert naga_errors(device, t.code) is None
+
+
+def test_varying_locations_map_applies(device):
+    """WebGPU guarantees 16 inter-stage variables: a layer fits COLOR0 under
+    them with the same varying_locations map for both shaders of a pair."""
+    vs = translate(_asm("vs_2_0\ndcl_position v0\nmov oPos, v0\nmov oD0, v0\n"), "wgsl",
+                   varying_locations=(("color", 0, 8),))
+    ps = translate(_asm("ps_2_0\ndcl v0\nmov oC0, v0\n"), "wgsl", varying_locations=(("color", 0, 8),))
+    assert "@location(8) v_color0: vec4<f32>" in vs.code and "@location(8) v_color0: vec4<f32>" in ps.code
+    assert next(o for o in vs.reflection["outputs"] if o["usage"] == "color" and o["usage_index"] == 0)["location"] == 8
