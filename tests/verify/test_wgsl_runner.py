@@ -357,3 +357,44 @@ def test_corpus_vertex_shaders_match_reference(wgr, record_property):
     print(summary)
     record_property("corpus_summary", summary)
     assert not failures, "\n\n".join(failures[:5])
+
+
+CORPUS_DIFF_STRIDE = 1 if FULL else 32  # every 32nd corpus shader in CI (about 8 s here), all with FULL
+
+
+def test_corpus_differential_wgpu(wgr, record_property):
+    """Every CORPUS_DIFF_STRIDE-th shader of the differential corpus test's
+    selection (``test_differential_corpus.corpus_shaders``: every decodable
+    shader of the peer corpora) on the reference interpreter and through
+    WGSL on wgpu, with ``differential.check_shader``'s seeded inputs and
+    tolerance model, vertex and pixel shaders alike.  Its KNOWN_MISMATCHES
+    apply; shaders whose random sampler state WebGPU cannot express
+    (border, mirror-once) are counted apart."""
+    from .test_differential_corpus import KNOWN_MISMATCHES, corpus_shaders
+
+    from xlate.verify.differential import check_shader
+
+    shaders = corpus_shaders()[::CORPUS_DIFF_STRIDE]
+    start = time.perf_counter()
+    failures, fixed, components, counts = [], [], 0, {"pass": 0, "known": 0, "unrunnable": 0}
+    for sid, data in shaders:
+        verdict = check_shader(data, seed=0, target="wgsl", runner=wgr, name=sid)
+        components += verdict.compared
+        if verdict.ok:
+            counts["pass"] += 1
+            if sid in KNOWN_MISMATCHES:
+                fixed.append(sid)
+        elif sid in KNOWN_MISMATCHES:
+            counts["known"] += 1
+        elif verdict.status == "error" and any(why in verdict.message for why in _NOT_ON_WEBGPU):
+            counts["unrunnable"] += 1
+        else:
+            failures.append(verdict.report())
+    summary = (f"differential corpus on wgpu/lavapipe (wgsl): {len(shaders)} shaders (1 in {CORPUS_DIFF_STRIDE}), "
+               f"{counts['pass']} pass, {counts['known']} known mismatches, {counts['unrunnable']} with a "
+               f"border/mirror-once sampler WebGPU lacks, {len(failures)} unexpected; {components} components "
+               f"compared; {time.perf_counter() - start:.1f}s")
+    print(summary)
+    record_property("corpus_summary", summary)
+    assert not failures, "\n\n".join(failures[:5])
+    assert not fixed, f"known mismatches pass on WGSL: {fixed}"

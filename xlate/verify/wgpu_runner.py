@@ -510,12 +510,18 @@ def probe_shader(code: str, refl: dict) -> tuple[str, dict, bool]:
     """``differential._probe_shader`` for WGSL: the entry point also writes
     ``vec4(1, frag depth, 0, 0)`` to a colour output at PROBE_LOCATION, which
     a discarded pixel leaves at its clear value."""
-    if "struct XlOut {\n" not in code or "    return xl_out;\n}" not in code:
-        return code, refl, False
-    depth = "xl_frag_depth" if any(o.get("builtin") == "frag_depth" for o in refl["outputs"]) else "0.0"
-    code = code.replace("struct XlOut {\n", f"struct XlOut {{\n    @location({PROBE_LOCATION}) xl_probe: vec4<f32>,\n", 1)
-    code = code.replace("    return xl_out;\n}",
-                        f"    xl_out.xl_probe = vec4<f32>(1.0, {depth}, 0.0, 0.0);\n    return xl_out;\n}}", 1)
+    if "struct XlOut {\n" in code and "    return xl_out;\n}" in code:
+        depth = "xl_frag_depth" if any(o.get("builtin") == "frag_depth" for o in refl["outputs"]) else "0.0"
+        code = code.replace("struct XlOut {\n", f"struct XlOut {{\n    @location({PROBE_LOCATION}) xl_probe: vec4<f32>,\n",
+                            1)
+        code = code.replace("    return xl_out;\n}",
+                            f"    xl_out.xl_probe = vec4<f32>(1.0, {depth}, 0.0, 0.0);\n    return xl_out;\n}}", 1)
+    else:  # a PS without outputs: the probe is its only one
+        entry = re.search(r"^fn main\((.*)\) \{\n(.*?)    xl_main\(\);\n\}", code, re.M | re.S)
+        if entry is None:
+            return code, refl, False
+        code = (code[:entry.start()] + f"fn main({entry.group(1)}) -> @location({PROBE_LOCATION}) vec4<f32> {{\n"
+                + entry.group(2) + "    xl_main();\n    return vec4<f32>(1.0, 0.0, 0.0, 0.0);\n}" + code[entry.end():])
     outputs = list(refl["outputs"]) + [{"usage": "color", "usage_index": PROBE_LOCATION, "register": PROBE_LOCATION,
                                         "mask": "xyzw", "glsl": "xl_probe", "location": PROBE_LOCATION}]
     return code, dict(refl, outputs=outputs), True
