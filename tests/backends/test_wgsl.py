@@ -215,3 +215,31 @@ def test_varying_locations_map_applies(device):
     ps = translate(_asm("ps_2_0\ndcl v0\nmov oC0, v0\n"), "wgsl", varying_locations=(("color", 0, 8),))
     assert "@location(8) v_color0: vec4<f32>" in vs.code and "@location(8) v_color0: vec4<f32>" in ps.code
     assert next(o for o in vs.reflection["outputs"] if o["usage"] == "color" and o["usage_index"] == 0)["location"] == 8
+
+
+HOSTILE_SEEDS = {
+    "ps_3_0": "ps_3_0\ndcl_texcoord v0\ndcl_2d s0\ndcl_cube s1\ntexld r0, v0, s0\ntexld r1, v0, s1\n"
+              "mad r0, r0, c0, c1\nadd r0, r0, r1\nmul r0, r0, c2\nadd oC0, r0, c3\n",
+    "vs_2_0": "vs_2_0\ndcl_position v0\ndp4 oPos.x, v0, c0\ndp4 oPos.y, v0, c1\ndp4 oPos.z, v0, c2\n"
+              "dp4 oPos.w, v0, c3\nmul oT0, v0, c4\n",
+}
+WGSL_WORDS = ("fn", "let", "var", "loop", "select", "textureSample", "vec4f", "texture_2d", "xl_main", "main",
+              "XlIn", "ps_s0_sampler", "__x", "_", "f32", "bitcast")
+
+
+def test_hostile_and_wgsl_named_ctab_entries(device):
+    """CTAB names from tests/hostile.py and names WGSL reserves or the module
+    uses itself: the WGSL still validates, and no raw name reaches it."""
+    from hostile import HOSTILE_NAMES, with_hostile_ctab
+
+    names = list(HOSTILE_NAMES) + list(WGSL_WORDS)
+    checked = 0
+    for text in HOSTILE_SEEDS.values():
+        base = _asm(text)
+        for k in range(0, len(names), 6):
+            data = with_hostile_ctab(base, names[k:k + 6])
+            t = translate(data, "wgsl")
+            assert "\x1b" not in t.code and "#define" not in t.code and "*/" not in t.code
+            assert naga_errors(device, t.code) is None, (names[k:k + 6], t.code)
+            checked += 1
+    assert checked >= 4
