@@ -1,14 +1,21 @@
 """The WGSL target executed through WebGPU (``xlate.verify.wgpu_runner``:
-wgpu-native + naga on lavapipe): vkd3d's D3D9 draws with their probes,
-Wine's visual cases whose VS and PS are both shaders, and a render
-pipeline for every VS+PS pair of both corpora.
+wgpu-native + naga on lavapipe), as the GLSL and Vulkan targets are:
 
-vkd3d (as tests/verify/test_vkd3d_llvmpipe.py, the same case loaders and
-probe comparison): CI runs the "exact_ieee" configuration, the one every
-non-todo case must pass (the default configuration's known differences
-are the GL test's); XLATE_CORPUS_FULL=1 adds "default".  What WebGPU
-cannot draw without code around the shader (alpha test, user clip planes,
-point size and point sprites) is a known failure with its reason.
+* vkd3d's D3D9 draws with their probes (the same case loaders and probe
+  comparison as tests/verify/test_vkd3d_llvmpipe.py): CI runs the
+  "exact_ieee" configuration, the one every non-todo case must pass;
+  XLATE_CORPUS_FULL=1 adds "default".  What WebGPU cannot draw without code
+  around the shader (alpha test, user clip planes, point size and point
+  sprites) is a known failure with its reason.
+* Wine's in-scope visual cases (fixed-function stages through the runner's
+  pass-through VS and a WGSL fixed-function PS; texdepth_test not run);
+* a render pipeline for every VS+PS pair of both corpora;
+* random programs of every version (``generate``, all features on) and
+  corpus shaders against the reference interpreter
+  (``differential.check_generated`` / ``check_shader`` with this runner):
+  a CI share, everything with XLATE_CORPUS_FULL=1.  Programs whose random
+  sampler state WebGPU cannot express (border and mirror-once address
+  modes) are counted apart.
 
 Skips with the reason when there is no WebGPU adapter.
 """
