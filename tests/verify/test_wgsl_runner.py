@@ -280,11 +280,30 @@ def test_front_face_follows_the_reflection(wgr):
 
 # -- random programs and corpus vertex shaders against the reference interpreter ----------------
 
-# per version: a CI share (pixel programs lose about 60% to WebGPU's missing address modes),
+# per version: a CI share (about half the generated pixel programs keep a border or mirror-once
+# sampler whatever the input seed: WebGPU has neither),
 # with XLATE_CORPUS_FULL=1 as many as the GL test's
-GENERATED_SEEDS = {"vertex": 30, "pixel": 80} if not FULL else {"vertex": 340, "pixel": 340}
+GENERATED_SEEDS = {"vertex": 20, "pixel": 40} if not FULL else {"vertex": 340, "pixel": 340}
 # What WebGPU samplers cannot do: the generator's random sampler states include them.
 _NOT_ON_WEBGPU = ("WebGPU has no 'border' address mode", "WebGPU has no 'mirroronce' address mode")
+# A check whose random sampler state WebGPU cannot express is run again with
+# the next input seeds (the same shader code, other random inputs and states).
+SEED_ATTEMPTS = 3
+SEED_STEP = 1_000_003
+
+
+def _unrunnable(verdict) -> bool:
+    return verdict.status == "error" and any(why in verdict.message for why in _NOT_ON_WEBGPU)
+
+
+def _first_runnable(check):
+    """``check(seed offset)`` for offsets 0, SEED_STEP, ... until WebGPU can
+    run it: (verdict, offset), or (the last verdict, None)."""
+    for k in range(SEED_ATTEMPTS):
+        verdict = check(k * SEED_STEP)
+        if not _unrunnable(verdict):
+            return verdict, k * SEED_STEP
+    return verdict, None
 
 
 @pytest.mark.parametrize("stage", ["vertex", "pixel"])
@@ -304,27 +323,30 @@ def test_generated_programs_match_reference(wgr, record_property, stage):
 
     versions = [v for v in VERSIONS if v.startswith("vs" if stage == "vertex" else "ps")]
     start = time.perf_counter()
-    failures, components, programs, unrunnable = [], 0, 0, 0
+    failures, components, programs, unrunnable, reseeded = [], 0, 0, 0, 0
     for version in versions:
         for k in range(GENERATED_SEEDS[stage]):
             seed = random.Random(f"{version}/{k}").getrandbits(32)
             prog = generate_seed(seed, version)
-            verdict = check_generated(prog, seed, target="wgsl", runner=wgr, name=f"{version} seed {seed}")
+            verdict, offset = _first_runnable(lambda d: check_generated(
+                prog, seed + d, target="wgsl", runner=wgr, name=f"{version} seed {seed} inputs {seed + d}"))
             programs += 1
             components += verdict.compared
+            reseeded += bool(offset)
             if verdict.ok:
                 continue
-            if verdict.status == "error" and any(why in verdict.message for why in _NOT_ON_WEBGPU):
+            if offset is None:
                 unrunnable += 1
                 continue
             failures.append(verdict.report() + "\n" + prog.asm)
     summary = (f"generated {stage} shaders on wgpu/lavapipe (wgsl): {programs} programs ({', '.join(versions)}), "
-               f"{programs - unrunnable} run, {components} components compared, {len(failures)} failures, "
-               f"{unrunnable} with a border/mirror-once sampler WebGPU lacks; {time.perf_counter() - start:.1f}s")
+               f"{programs - unrunnable} run ({reseeded} on later input seeds), {components} components compared, "
+               f"{len(failures)} failures, {unrunnable} with border/mirror-once samplers WebGPU lacks in all "
+               f"{SEED_ATTEMPTS} input seeds; {time.perf_counter() - start:.1f}s")
     print(summary)
     record_property("corpus_summary", summary)
     assert not failures, "\n\n".join(failures[:5])
-    assert components > 0 and programs - unrunnable >= programs // 4
+    assert components > 0 and programs - unrunnable >= programs // 3
 
 
 def _corpus_vertex_shaders() -> list[tuple[str, bytes]]:
@@ -366,7 +388,7 @@ def test_corpus_vertex_shaders_match_reference(wgr, record_property):
     assert not failures, "\n\n".join(failures[:5])
 
 
-CORPUS_DIFF_STRIDE = 1 if FULL else 32  # every 32nd corpus shader in CI (about 8 s here), all with FULL
+CORPUS_DIFF_STRIDE = 1 if FULL else 48  # one corpus shader in 48 in CI (about 8 s here), all with FULL
 
 
 def test_corpus_differential_wgpu(wgr, record_property):
@@ -383,23 +405,25 @@ def test_corpus_differential_wgpu(wgr, record_property):
 
     shaders = corpus_shaders()[::CORPUS_DIFF_STRIDE]
     start = time.perf_counter()
-    failures, fixed, components, counts = [], [], 0, {"pass": 0, "known": 0, "unrunnable": 0}
+    failures, fixed, components, counts = [], [], 0, {"pass": 0, "known": 0, "unrunnable": 0, "reseeded": 0}
     for sid, data in shaders:
-        verdict = check_shader(data, seed=0, target="wgsl", runner=wgr, name=sid)
+        verdict, offset = _first_runnable(lambda d: check_shader(data, seed=d, target="wgsl", runner=wgr, name=sid))
         components += verdict.compared
+        counts["reseeded"] += bool(offset)
         if verdict.ok:
             counts["pass"] += 1
             if sid in KNOWN_MISMATCHES:
                 fixed.append(sid)
         elif sid in KNOWN_MISMATCHES:
             counts["known"] += 1
-        elif verdict.status == "error" and any(why in verdict.message for why in _NOT_ON_WEBGPU):
+        elif offset is None:
             counts["unrunnable"] += 1
         else:
             failures.append(verdict.report())
     summary = (f"differential corpus on wgpu/lavapipe (wgsl): {len(shaders)} shaders (1 in {CORPUS_DIFF_STRIDE}), "
-               f"{counts['pass']} pass, {counts['known']} known mismatches, {counts['unrunnable']} with a "
-               f"border/mirror-once sampler WebGPU lacks, {len(failures)} unexpected; {components} components "
+               f"{counts['pass']} pass ({counts['reseeded']} on later input seeds), {counts['known']} known "
+               f"mismatches, {counts['unrunnable']} with border/mirror-once samplers WebGPU lacks in all "
+               f"{SEED_ATTEMPTS} input seeds, {len(failures)} unexpected; {components} components "
                f"compared; {time.perf_counter() - start:.1f}s")
     print(summary)
     record_property("corpus_summary", summary)
