@@ -8,7 +8,8 @@ wgpu-native + naga on lavapipe), as the GLSL and Vulkan targets are:
   around the shader (alpha test, user clip planes, point size and point
   sprites) is a known failure with its reason.
 * Wine's in-scope visual cases (fixed-function stages through the runner's
-  pass-through VS and a WGSL fixed-function PS; texdepth_test not run);
+  pass-through VS and a WGSL fixed-function PS, texdepth_test's depth
+  pre-pass on targets with a depth texture);
 * a render pipeline for every VS+PS pair of both corpora;
 * random programs of every version (``generate``, all features on) and
   corpus shaders against the reference interpreter
@@ -202,17 +203,39 @@ def ff_pixel_shader_wgsl(vs_outputs: list[dict], specular: bool, combiner: tuple
     return code, refl
 
 
+def _draw_texdepth(wgr, case, vs, ps, draw) -> np.ndarray:
+    """``wine_cases._draw_texdepth_vk`` on WebGPU: targets with a depth
+    texture, the pre-pass (white, ZFUNC ALWAYS, z writes), then the shader
+    (ZFUNC GREATER, no z writes)."""
+    import dataclasses
+
+    from xlate.verify.wgpu_runner import RenderTargets
+
+    targets = RenderTargets(*case.size, depth=True)
+    try:
+        targets.clear((1.0, 1.0, 0.0, 1.0))
+        targets.clear_depth(0.0)
+        pre = dataclasses.replace(draw, vertices={("position", 0): draw.vertices[("position", 0)]}, clear=None)
+        wgr.draw(None, ff_pixel_shader_wgsl([], False, None), pre, targets=targets, read=False, depth=("always", True))
+        if not case.notes.startswith("Draw 1 of"):  # the first shader draw follows the setup directly
+            targets.clear(draw.clear)
+        return wgr.draw(vs, ps, dataclasses.replace(draw, clear=None), targets=targets,
+                        depth=("greater", False)).colors[0]
+    finally:
+        targets.release()
+
+
 def test_wine_visual_wgpu(wgr, record_property):
     """Wine's in-scope visual cases (fog and alpha test stay out of scope, as
     on GL) drawn through the WGSL translations with each case's draw
     (``wine_cases.build_draw``) and checked with the same 8-bit probes.  A
     fixed-function VS is the runner's pass-through VS fed with fixed-function
     vertex processing's outputs, a fixed-function PS ``ff_pixel_shader_wgsl``;
-    texdepth_test (a depth pre-pass) is not run here."""
+    texdepth_test with its depth pre-pass (``_draw_texdepth``)."""
     wc, cases, missing = _wine_pairs()
     if missing:
         pytest.skip(missing)
-    chosen = [c for c in cases if c.function != "texdepth_test"]
+    chosen = cases
     start = time.perf_counter()
     passed, failed = 0, []
     for case in chosen:
@@ -236,9 +259,12 @@ def test_wine_visual_wgpu(wgr, record_property):
                     ps = link_unwritten(ps_t.code, ps_t.reflection, vs_outputs)
             else:
                 ps = ff_pixel_shader_wgsl(vs_outputs, wc._state(case, r"SPECULARENABLE TRUE"), wc._combiner(case))
-            res = wgr.draw(vs_pair, ps, draw)
-            pixels = wc.quantise(res.colors[0])
-            res.targets.release()
+            if case.function == "texdepth_test":
+                pixels = wc.quantise(_draw_texdepth(wgr, case, vs_pair, ps, draw))
+            else:
+                res = wgr.draw(vs_pair, ps, draw)
+                pixels = wc.quantise(res.colors[0])
+                res.targets.release()
             result = wc.CaseResult(case, [wc.check_probe(p, pixels) for p in case.probes])
         except Exception as e:  # noqa: BLE001 - a failure is a result
             result = wc.CaseResult(case, [], f"{type(e).__name__}: {e}")
@@ -246,8 +272,8 @@ def test_wine_visual_wgpu(wgr, record_property):
             passed += 1
         else:
             failed.append(f"{case.id}: {result.describe()}")
-    summary = (f"wine visual cases on wgpu/lavapipe (wgsl): {passed} of {len(chosen)} passed (in-scope: "
-               f"{len(cases)}, texdepth_test not run); {time.perf_counter() - start:.1f}s")
+    summary = (f"wine visual cases on wgpu/lavapipe (wgsl): {passed} of {len(chosen)} in-scope cases passed; "
+               f"{time.perf_counter() - start:.1f}s")
     print(summary)
     record_property("corpus_summary", summary)
     assert chosen, "no in-scope case"

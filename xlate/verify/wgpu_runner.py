@@ -38,8 +38,11 @@ API (mirrors ``vk.py``)
     rgba32float target, its outputs as flat varyings, which a capture
     fragment shader writes out, eight outputs a pass.  The viewport buffer
     is 0 (no half-pixel offset).
-``RenderTargets(width, height, count)``: rgba32float textures that persist
-    across draws: ``clear(colours)``, ``read(i, rect)``, ``release()``.
+``RenderTargets(width, height, count, depth=False)``: rgba32float textures
+    that persist across draws: ``clear(colours)``, ``read(i, rect)``,
+    ``release()``; ``depth=True`` adds a depth32float texture
+    (``clear_depth(z)``) that ``draw(..., depth=(compare op, writes))``
+    tests against, e.g. ("greater", False).
 
 A PS writing the depth gets a depth32float attachment (test "always",
 writes on), which WebGPU requires.  Varyings past the device's ``max-inter-stage-shader-variables`` (the
@@ -121,9 +124,10 @@ def _shader(t) -> tuple[str, dict]:
 
 
 class RenderTargets:
-    """``count`` rgba32float textures of ``width`` x ``height``."""
+    """``count`` rgba32float textures of ``width`` x ``height``; ``depth``
+    adds a depth32float texture that persists too (``clear_depth``)."""
 
-    def __init__(self, width: int, height: int, count: int = 1):
+    def __init__(self, width: int, height: int, count: int = 1, depth: bool = False):
         wgpu, _, device = _device()
         self.width, self.height, self.count = width, height, count
         self.textures = [device.create_texture(
@@ -131,6 +135,18 @@ class RenderTargets:
             usage=wgpu.TextureUsage.RENDER_ATTACHMENT | wgpu.TextureUsage.COPY_SRC | wgpu.TextureUsage.COPY_DST)
             for _ in range(count)]
         self.views = [t.create_view() for t in self.textures]
+        self.depth = None
+        if depth:
+            self.depth = device.create_texture(size=(width, height, 1), format="depth32float",
+                                               usage=wgpu.TextureUsage.RENDER_ATTACHMENT).create_view()
+
+    def clear_depth(self, z: float) -> None:
+        _, _, device = _device()
+        enc = device.create_command_encoder()
+        rp = enc.begin_render_pass(color_attachments=[], depth_stencil_attachment={
+            "view": self.depth, "depth_clear_value": float(z), "depth_load_op": "clear", "depth_store_op": "store"})
+        rp.end()
+        device.queue.submit([enc.finish()])
 
     def clear(self, colours=None) -> None:
         if colours is None:
@@ -157,7 +173,7 @@ class RenderTargets:
     def release(self) -> None:
         for t in self.textures:
             t.destroy()
-        self.textures, self.views = [], []
+        self.textures, self.views, self.depth = [], [], None
 
 
 def _flat_colours(code: str, refl: dict, stage_key: str) -> str:
@@ -249,8 +265,11 @@ class WGPURunner:
         return out
 
     def pipeline(self, vs, ps, primitive: str = "triangle_list", state: RenderState | None = None,
-                 targets: int = 1):
-        """(render pipeline, bind group layouts, vs reflection, ps reflection) for a VS+PS pair."""
+                 targets: int = 1, depth: tuple[str, bool] | None = None):
+        """(render pipeline, bind group layouts, vs reflection, ps reflection)
+        for a VS+PS pair; ``depth``: (compare, writes) against a depth
+        attachment (None: none, unless the PS writes the depth: then
+        ("always", True))."""
         wgpu = self.wgpu
         state = state or RenderState()
         vs_code, vs_refl = _shader(vs)
@@ -281,8 +300,10 @@ class WGPURunner:
         colour_targets = [{"format": FORMAT, "write_mask": wgpu.ColorWrite.ALL if i in written else 0}
                           for i in range(targets)]
         # a PS writing frag_depth needs a depth attachment: tested "always", written
-        depth = {"depth_stencil": {"format": "depth32float", "depth_write_enabled": True, "depth_compare": "always"}} \
-            if writes_depth(ps_refl) else {}
+        if depth is None and writes_depth(ps_refl):
+            depth = ("always", True)
+        depth = {"depth_stencil": {"format": "depth32float", "depth_write_enabled": depth[1],
+                                   "depth_compare": depth[0].replace("_", "-")}} if depth else {}
         pipe = self.device.create_render_pipeline(**depth,
             layout=self.device.create_pipeline_layout(bind_group_layouts=layouts),
             vertex={"module": self.module(vs_code), "entry_point": vs_refl.get("entry_point", "main"),
@@ -425,14 +446,21 @@ class WGPURunner:
 
     # -- draws --------------------------------------------------------------
 
-    def draw(self, vs, ps, draw: Draw, targets: RenderTargets | None = None, read: bool = True) -> DrawResult:
+    def draw(self, vs, ps, draw: Draw, targets: RenderTargets | None = None, read: bool = True,
+             depth: tuple[str, bool] | None = None) -> DrawResult:
+        """``depth``: (compare op, e.g. "always" / "greater", depth writes)
+        against ``targets`` made with ``depth=True`` (None: no depth test)."""
+        if depth is not None and (targets is None or targets.depth is None):
+            raise ValueError("a depth test needs RenderTargets(..., depth=True)")
         if vs is None:
             vs = passthrough_vs(_shader(ps)[1])
         mode = _primitive(draw.primitive)
         fresh = targets is None
         if fresh:
             targets = RenderTargets(draw.size[0], draw.size[1], draw.targets)
-        pipe, layouts, vs_refl, ps_refl = self.pipeline(vs, ps, draw.primitive, draw.state, targets.count)
+        if depth is None and targets.depth is not None:
+            depth = ("always", False)  # the attachment is there: the pipeline must say how it uses it
+        pipe, layouts, vs_refl, ps_refl = self.pipeline(vs, ps, draw.primitive, draw.state, targets.count, depth)
         if draw.clear is not None or fresh:
             targets.clear(draw.clear)
         width, height = targets.width, targets.height
@@ -450,7 +478,10 @@ class WGPURunner:
         y = vy if flip_y else height - vy - vh
         enc = self.device.create_command_encoder()
         depth = {}
-        if writes_depth(ps_refl):
+        if targets.depth is not None:
+            depth = {"depth_stencil_attachment": {"view": targets.depth, "depth_load_op": "load",
+                                                  "depth_store_op": "store"}}
+        elif writes_depth(ps_refl):
             view = self.device.create_texture(size=(width, height, 1), format="depth32float",
                                               usage=self.wgpu.TextureUsage.RENDER_ATTACHMENT).create_view()
             depth = {"depth_stencil_attachment": {"view": view, "depth_clear_value": 1.0, "depth_load_op": "clear",
