@@ -56,7 +56,9 @@ def translate(data: bytes, target: str = "glsl330", **options) -> Translation:
     ``annotate``, ``legacy_multiply``, ``infinities`` ("clamp"/"ieee"),
     ``clip_z``, ``half_pixel``, ``half_pixel_exact``, ``flip_y`` (None lets
     the target decide), ``fixed_outputs``, ``sampler_types`` ({3: "cube"}),
-    ``texture_projection`` ({0: 4}) and ``validate``.
+    ``texture_projection`` ({0: 4}), ``draw_state`` ({"fogenable": True,
+    "alphafunc": "greater", ...}: D3D9 fog and alpha test, docs/api.md),
+    ``draw_state_mode`` ("baked" / "dynamic") and ``validate``.
 
     Raises ``XlateError`` for bad input (``BytecodeError`` with the byte
     offset; ``UnsupportedError`` for what this target cannot express),

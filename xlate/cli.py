@@ -343,6 +343,23 @@ def _varying_locations(ctx, param, values):
     return tuple(result)
 
 
+def _draw_state(ctx, param, values):
+    """A click callback: repeated FILE.json or KEY=VALUE into one render-state
+    dict, later ones overriding earlier ones (checked by Options)."""
+    from .drawstate import DrawStateError, load_json, parse_assignments
+
+    result: dict = {}
+    try:
+        for item in values:
+            if "=" in item and not os.path.exists(item):
+                result.update(parse_assignments([item]))
+            else:
+                result.update(load_json(item))
+    except DrawStateError as exc:
+        raise click.BadParameter(str(exc)) from None
+    return result
+
+
 # The translation options, shared by every command that translates (one list,
 # so 'translate' and 'convert' cannot drift apart).
 _TRANSLATION_OPTIONS = [
@@ -371,11 +388,19 @@ _TRANSLATION_OPTIONS = [
                  help="SPIR-V version the spirv target writes (1.0: Vulkan 1.0; 1.3: Vulkan 1.1+)."),
     click.option("--debug-names/--no-debug-names", default=True, show_default=True,
                  help="SPIR-V OpName/OpSource from the CTAB names; --no-debug-names strips them."),
+    click.option("--draw-state", "draw_state", multiple=True, metavar="FILE.json|STATE=VALUE", callback=_draw_state,
+                 help="D3D9 render state the shader honours (fog, alpha test), D3DRS names in lower case, e.g. "
+                      "fogenable=true fogtablemode=linear fogcolor=0xff00ff00 alphafunc=greater alpharef=0x80; "
+                      "or a JSON file of them; repeat it."),
+    click.option("--draw-state-mode", "draw_state_mode", type=click.Choice(["baked", "dynamic"]), default="baked",
+                 show_default=True,
+                 help="baked: the render state's values are constants in the code; dynamic: uniforms (GL) or "
+                      "specialization constants (vulkan, SPIR-V), listed in the reflection's render_state."),
     click.option("--validate", is_flag=True, help="Check the IR's invariants after the passes (debugging)."),
 ]
 _OPTION_NAMES = ("annotate", "clip_z", "half_pixel", "half_pixel_exact", "flip_y", "fixed_outputs",
                  "legacy_multiply", "infinities", "sampler_types", "texture_projection", "inline_preshader",
-                 "varying_locations", "spirv_version", "debug_names", "validate")
+                 "varying_locations", "spirv_version", "debug_names", "draw_state", "draw_state_mode", "validate")
 
 
 def translation_options(command):
@@ -397,8 +422,11 @@ def translation_kwargs(params: dict) -> dict:
     defaults = Options()
     plain = {}
     for name, value in kwargs.items():
-        if name in ("sampler_types", "texture_projection"):
+        if name in ("sampler_types", "texture_projection", "draw_state"):
             if value:
+                plain[name] = value
+        elif name == "draw_state_mode":
+            if value != defaults.draw_state_mode.value:
                 plain[name] = value
         elif value != getattr(defaults, name):
             plain[name] = value
@@ -608,7 +636,13 @@ def _read_shader(path: str, note: bool = False) -> bytes:
               type=click.Choice(["glsl120", "glsl330", "glsl450", "essl100", "essl300"]), help="GL dialect to run.")
 @click.option("--seeds", default=1, show_default=True, type=click.IntRange(1, 1000), help="Number of random input sets.")
 @click.option("--seed", default=0, show_default=True, type=int, help="First input seed.")
-def verify_command(file: str, pair: str | None, target: str, seeds: int, seed: int) -> None:
+@click.option("--draw-state", "draw_state", multiple=True, metavar="FILE.json|STATE=VALUE", callback=_draw_state,
+              help="A pixel shader: draw it with this fog / alpha-test state (as 'translate' takes it), which "
+                   "the reference applies too.")
+@click.option("--draw-state-mode", "draw_state_mode", type=click.Choice(["baked", "dynamic"]), default="baked",
+              show_default=True, help="baked constants, or uniforms the runner sets.")
+def verify_command(file: str, pair: str | None, target: str, seeds: int, seed: int, draw_state: dict,
+                   draw_state_mode: str) -> None:
     """Run a shader on the reference interpreter and on OpenGL (Mesa
     llvmpipe) with the same random inputs, and compare.
 
@@ -630,7 +664,16 @@ def verify_command(file: str, pair: str | None, target: str, seeds: int, seed: i
         names = (file, pair) if first_vs else (pair, file)
         verdict = D.check_pair(vs, ps, seeds=seeds, seed=seed, target=target, name=f"{names[0]} + {names[1]}")
     else:
-        verdict = D.check_shader(data, seeds=seeds, seed=seed, target=target, name=file)
+        options = {}
+        if draw_state:
+            options["draw_state"] = draw_state
+        if draw_state_mode != "baked":
+            options["draw_state_mode"] = draw_state_mode
+        try:
+            verdict = D.check_shader(data, seeds=seeds, seed=seed, target=target, name=file, options=options)
+        except ValueError as exc:
+            click.echo(f"xlate: {exc}", err=True)
+            sys.exit(2)
     if verdict.status == "skip":
         click.echo(f"xlate: cannot verify {file}: {verdict.message}", err=True)
         sys.exit(1)

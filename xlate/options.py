@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, replace
 
 from .bytecode.tables import SAMPLER_TYPE_BY_ASM, DeclUsage, SamplerType
+from .drawstate import DrawState, DrawStateMode
 
 
 INFINITIES = ("clamp", "ieee")
@@ -29,6 +30,7 @@ class Options:
     half_pixel / half_pixel_exact: move positions to D3D9's pixel centres.
     flip_y: negate the position's y so images lie as D3D's (None: by target).
     fixed_outputs: vs_1_x/2_x declare every output an SM1/2 pixel shader reads.
+    draw_state / draw_state_mode: fog and alpha test, baked or read at draw time.
     validate: check every IR invariant after the passes (debugging).
     """
 
@@ -105,6 +107,22 @@ class Options:
     # reflection reports the locations used.
     varying_locations: tuple[tuple[str, int, int], ...] = ()
 
+    # --- draw-time render state (xlate/drawstate.py; docs/ir.md) ---------------
+    # The D3D9 render states applied around the shader that the translation
+    # adds to it: fog (blended into oC0 after a ps_1_x/2_x pixel shader; the
+    # fog coordinate a vs_1_x/2_x passes on) and the alpha test (a discard
+    # by oC0.a).  Also the sampler states (depth compare, sRGB read, FETCH4,
+    # null textures), sRGB write, user clip planes, point size and sprites,
+    # and b#/i# as specialization (docs/ir.md "Sampler, clip-plane and point
+    # state").  Default: all off (D3D's defaults), so nothing is added.
+    draw_state: DrawState = DrawState()
+    # "baked": draw_state's values are constants in the code (the shader is
+    # right for that state only).  "dynamic": every state the shader can
+    # depend on is read at draw time, as a uniform on GL targets and a
+    # specialization constant on vulkan / SPIR-V (draw_state's values are
+    # their defaults); the reflection's "state_parameters" lists them.
+    draw_state_mode: DrawStateMode = DrawStateMode.BAKED
+
     # --- SPIR-V (targets spirv, spirv-native) ----------------------------------
     # The SPIR-V version written: "1.0" (Vulkan 1.0) or "1.3" (Vulkan 1.1+).
     spirv_version: str = "1.0"
@@ -125,6 +143,13 @@ class Options:
     validate: bool = False
 
     def __post_init__(self):
+        if not isinstance(self.draw_state, DrawState):
+            object.__setattr__(self, "draw_state", DrawState.from_dict(self.draw_state))
+        if not isinstance(self.draw_state_mode, DrawStateMode):
+            try:
+                object.__setattr__(self, "draw_state_mode", DrawStateMode(str(self.draw_state_mode).lower()))
+            except ValueError:
+                raise ValueError(f"draw_state_mode must be one of baked, dynamic, not {self.draw_state_mode!r}") from None
         if self.varying_locations:
             varying_location_map(self.varying_locations)  # raises ValueError on a bad entry
         if self.spirv_version not in SPIRV_VERSIONS:

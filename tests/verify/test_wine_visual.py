@@ -59,16 +59,57 @@ def test_known_failures_are_cases():
     assert not scoped_out, f"KNOWN_FAILURES names out-of-scope cases: {scoped_out}"
 
 
-# Out-of-scope cases (fog and alpha-test state, excluded by the issue) are
+# Out-of-scope cases (fixed-function lighting feeding the pixel shader) are
 # not test items; test_summary counts them with their reasons.
 _IN_SCOPE = sorted(k for k, c in _CASES.items() if not wc.out_of_scope(c))
+# The cases drawn with fog or the alpha test (xlate/drawstate.py): test_case
+# draws them with the state baked in, test_draw_state_dynamic again with the
+# state as uniforms set per draw.
+_DRAW_STATE = sorted(k for k in _IN_SCOPE if wc.case_draw_state(_CASES[k]) is not None)
 
 
-def test_out_of_scope_is_only_fog_and_alpha_test():
+def test_out_of_scope_is_only_lighting():
     if _MISSING:
         pytest.skip(_MISSING)
     reasons = {wc.out_of_scope(c) for c in _CASES.values()} - {None, ""}
-    assert all("fog" in r.lower() or "alphatest" in r.lower() for r in reasons), reasons
+    assert all("lighting" in r.lower() for r in reasons), reasons
+
+
+def test_fog_and_alpha_test_cases_are_in_scope():
+    if _MISSING:
+        pytest.skip(_MISSING)
+    functions = collections.Counter(_CASES[k].function for k in _DRAW_STATE)
+    assert functions == {"fog_with_shader_test": 365, "alphatest_test": 18}, functions
+
+
+def test_draw_state_cases_need_the_state():
+    """The control: without the render state most of these cases fail (the
+    probes see fog and discards), so their passing is the state's doing."""
+    if _MISSING:
+        pytest.skip(_MISSING)
+    _gl_or_skip()
+    failed = 0
+    chosen = _DRAW_STATE[::8]
+    for case_id in chosen:
+        case = _CASES[case_id]
+        vs, ps, draw = wc.build_draw(case)
+        bare = {"vs": wc._translate(case.vs["id"]) if case.vs else None,
+                "ps": wc._translate(case.ps["id"] if case.ps else wc.FF_PIXEL_STAND_IN)}
+        from xlate.verify.gl import runner
+
+        res = runner().draw(bare["vs"], bare["ps"], draw, targets=wc._targets(case.size))
+        pixels = wc.quantise(res.colors[0])
+        failed += not all(wc.check_probe(p, pixels).ok for p in case.probes)
+    assert failed > len(chosen) // 2, (failed, len(chosen))
+
+
+@pytest.mark.parametrize("case_id", _DRAW_STATE)
+def test_draw_state_dynamic(case_id):
+    """The fog / alpha-test cases with the state as uniforms (draw_state_mode
+    "dynamic"), set from the case's state by the GL runner."""
+    _gl_or_skip()
+    res = wc.run_case(_CASES[case_id], mode="dynamic")
+    assert res.passed, f"{case_id} (dynamic): {res.describe()}"
 
 
 @pytest.mark.parametrize("case_id", _IN_SCOPE)

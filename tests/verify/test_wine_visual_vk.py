@@ -1,6 +1,6 @@
 """Wine's visual tests (peer-corpus/wine/visual_cases.jsonl) on lavapipe with
 xlate's native SPIR-V writer (target "spirv"): the in-scope cases of
-test_wine_visual.py (fog and alpha test stay out of scope, as on GL), drawn
+test_wine_visual.py (fog and alpha test with their state baked in), drawn
 by ``xlate.verify.vk`` through ``wine_cases.build_draw(case, vulkan=True)``
 and checked with the same probes.  What the GL path does by editing GLSL
 is done on the SPIR-V words (``xlate.verify.spirv_edit``): D3DSHADE_FLAT
@@ -50,6 +50,22 @@ def test_flat_shading_needs_the_names(vkr):
     stripped = translate(wc.shader_blob(case.ps), "spirv", debug_names=False)
     with pytest.raises(NotImplementedError, match="names stripped"):
         vkr.draw(vs, stripped, draw)
+
+
+def test_wine_visual_lavapipe_specialization_constants(vkr, record_property):
+    """The fog and alpha-test cases with their render state as
+    specialization constants (draw_state_mode "dynamic"): the runner fills
+    VkSpecializationInfo from the reflection's render_state parameters."""
+    if _MISSING:
+        pytest.skip(_MISSING)
+    chosen = [c for c in _IN_SCOPE if wc.case_draw_state(c) is not None][::_stride()]
+    start = time.perf_counter()
+    failed = [f"{c.id}: {r.describe()}" for c in chosen if not (r := wc.run_case(c, vulkan=True, mode="dynamic")).passed]
+    summary = (f"wine fog/alpha-test cases on lavapipe (native spirv, specialization constants): "
+               f"{len(chosen) - len(failed)} of {len(chosen)} passed; {time.perf_counter() - start:.1f}s")
+    print(summary)
+    record_property("corpus_summary", summary)
+    assert chosen and not failed, "\n".join(failed)
 
 
 def test_wine_visual_lavapipe_native_spirv(vkr, record_property):

@@ -54,6 +54,11 @@ def uniform(t: Target, d: Decl) -> str:
     return f"uniform {_prec(t, d)}{d.type} {d.name}{_array(d)};"
 
 
+def spec_constant(t: Target, d: Decl) -> str:
+    """A specialization constant (Vulkan GLSL): a draw-time state parameter."""
+    return f"layout(constant_id = {d.constant_id}) const {d.type} {d.name} = {d.init};"
+
+
 def sampler(t: Target, d: Decl) -> str:
     if d.set is not None:
         binding = f"layout(set = {d.set}, binding = {d.binding}) "
@@ -79,6 +84,6 @@ def global_(t: Target, d: Decl) -> str:
 # (globals, after the uniform blocks, are a section of their own).
 SECTIONS = {
     "vs_input": vs_input, "fs_input": fs_input, "vs_output": vs_output, "fs_output": fs_output,
-    "uniform": uniform, "sampler": sampler,
+    "spec_constant": spec_constant, "uniform": uniform, "sampler": sampler,
 }
 SPELLING = {**SECTIONS, "global": global_}

@@ -40,6 +40,7 @@ from ..ir.types import Scalar, Type
 from . import helpers, layout as layout_mod, templates
 from .layout import GLSL_TYPES, Layout, glsl_type
 from .literals import bool_literal, float_literal, int_literal
+from .sampler_modes import sample_mode
 from .targets import Target, unsupported
 
 # Operator precedence (higher binds tighter), as in the GLSL grammar.
@@ -462,6 +463,8 @@ class Emitter:
         decl_type = self.lay.sampler_types.get(name)
         if decl_type is None:
             decl_type = next(d.type for d in self.lay.decls if d.kind == "sampler" and d.name == name)
+        if len(op.imm) > 2:  # draw-time sampler state (Options.draw_state)
+            return sample_mode(self, op, a, name, decl_type)
         dim, short = SAMPLER_DIMS[decl_type]
         coord = self.fit(op, op.args[0], a[0], dim)
         sampler = (name, PRIMARY)

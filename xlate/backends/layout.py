@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ..bytecode.tables import DeclUsage, SamplerType, ShaderKind
+from ..drawstate import PARAMS_BY_KEY
 from ..errors import UnsupportedError
 from ..ir.ops import Code
 from ..ir.program import Program, Semantic, Storage, Variable
@@ -77,6 +78,7 @@ FILE_NAMES = {Storage.FLOAT_CONST: ("float", "c", 2), Storage.INT_CONST: ("int",
 SAMPLER_KINDS = {SamplerType.TEX2D: "2d", SamplerType.CUBE: "cube", SamplerType.VOLUME: "volume",
                  SamplerType.TEX1D: "2d", SamplerType.UNKNOWN: "2d"}
 SAMPLER_GLSL = {"2d": "sampler2D", "cube": "samplerCube", "volume": "sampler3D"}
+SHADOW_SAMPLER_GLSL = "sampler2DShadow"  # a depth-compared 2D sampler (Options.draw_state.depthtexture)
 
 
 # scalar -> GLSL type name per width (index 0 unused): a table, as the
@@ -99,7 +101,7 @@ CONST_FILES = (Storage.FLOAT_CONST, Storage.INT_CONST, Storage.BOOL_CONST)
 # The members the code below tests, read once: in Python 3.11 reading a
 # member off its Enum class (``Storage.INPUT``) goes through the metaclass's
 # __getattr__ hook and costs ten times a global's read.
-INPUT, OUTPUT, SAMPLER = Storage.INPUT, Storage.OUTPUT, Storage.SAMPLER
+INPUT, OUTPUT, SAMPLER, STATE = Storage.INPUT, Storage.OUTPUT, Storage.SAMPLER, Storage.STATE
 VERTEX_SHADER = ShaderKind.VERTEX
 TEXCOORD, PSIZE, DEPTH, COLOR = U.TEXCOORD, U.PSIZE, U.DEPTH, U.COLOR
 UNKNOWN_SAMPLER = SamplerType.UNKNOWN
@@ -157,7 +159,7 @@ NO_SEMANTIC_VK_LOCATION = 32 + 16 * 16  # + the register: Vulkan needs a locatio
 class Decl:
     """One GLSL declaration, for the templates."""
 
-    kind: str  # vs_input fs_input vs_output fs_output uniform sampler global
+    kind: str  # vs_input fs_input vs_output fs_output uniform spec_constant sampler global
     name: str
     type: str
     array: int | None = None
@@ -168,6 +170,7 @@ class Decl:
     precision: str | None = None
     init: str | None = None
     offset: int | None = None  # block member
+    constant_id: int | None = None  # spec_constant: its constant_id / SpecId (init: its default)
 
 
 @dataclass(slots=True)
@@ -218,7 +221,8 @@ class Layout:
         self.const_groups: dict[int, tuple[list[ConstGroup], list[int]]] = {}
         self.groups: list[ConstGroup] = []
         self.draw_state: list[Decl] = []  # Vulkan: members of the draw-state block
-        self.reflection: dict = {"constants": [], "samplers": [], "inputs": [], "outputs": [], "draw_state": []}
+        self.reflection: dict = {"constants": [], "samplers": [], "inputs": [], "outputs": [], "draw_state": [],
+                                 "state_parameters": []}
         self.extensions: list[str] = []
         self.namer = Namer()
         self.sampler_types: dict[str, str] = {}  # sampler name -> GLSL type
@@ -357,7 +361,12 @@ def plan(program: Program, target: Target, options, used_constants: dict | None 
         # 3. Samplers.
         for var in by_storage.get(SAMPLER, ()):
             _sampler(lay, var, program, target, options, vertex)
-    # 4. Private registers and locals.
+        # 4. Draw-time state parameters, in spec-id order.
+        state = by_storage.get(STATE)
+        if state:
+            for var in sorted(state, key=lambda v: PARAMS_BY_KEY[v.builtin].spec_id):
+                _state_parameter(lay, var, target, options)
+    # 5. Private registers and locals.
     if privates:
         _privates(lay, privates)
     return lay
@@ -371,8 +380,12 @@ def _interface(lay: Layout, interface: list[Variable], program: Program, target:
         if var.storage is INPUT:
             if var.builtin is None:
                 on_input(lay, var, target)
+            elif var.builtin == "point_coord":
+                _point_coord(lay, var, target, program)
             else:
                 _builtin_input(lay, var, target)
+        elif var.builtin is not None and var.builtin.startswith("clip_distance"):
+            _clip_distance(lay, var, target)
         else:
             on_output(lay, var, program, target)
     if lay.draw_state:
@@ -439,8 +452,15 @@ def _sampler(lay: Layout, var: Variable, program: Program, target: Target, optio
         name = lay.namer.fresh(f"{lay.prefix}s{reg}")  # legal as it stands: no sanitizing
     unit = reg + VS_SAMPLER_UNIT_BASE if vertex else reg
     glsl = SAMPLER_GLSL[kind]
+    shadow = reg in program.notes.get("stage_state", {}).get("depthtexture", ())
+    if shadow:  # Options.draw_state: a depth texture, compared (passes/samplers_state.py)
+        if target.es and target.version < 300:
+            raise UnsupportedError(-1, f"sampler s{reg}: GLSL ES 1.00 has no shadow samplers (depth compare)")
+        glsl = SHADOW_SAMPLER_GLSL
     d = Decl("sampler", name, glsl)
     r = {"register": reg, "type": kind, "glsl": name, "unit": unit}
+    if shadow:
+        r["compare"] = "less_equal"
     if entry is not None:
         r["ctab"] = entry.name
     if target.vulkan:
@@ -449,12 +469,34 @@ def _sampler(lay: Layout, var: Variable, program: Program, target: Target, optio
     elif target.sampler_bindings:
         d.binding = unit
         r["binding"] = unit
-    if kind == "volume" and target.es:
-        d.precision = "highp"
+    if (kind == "volume" or shadow) and target.es:
+        d.precision = "highp"  # ES has no default precision for these sampler types
     lay.decls.append(d)
     lay.sampler_types[name] = glsl
     lay.reach(var, Access(name))
     lay.reflection["samplers"].append(r)
+
+
+def _state_parameter(lay: Layout, var: Variable, target: Target, options) -> None:
+    """A draw-time state parameter (xlate/drawstate.py): a specialization
+    constant on Vulkan targets (``layout(constant_id = N) const``, default
+    from ``options.draw_state``), a plain uniform on GL targets."""
+    param = PARAMS_BY_KEY[var.builtin]
+    name = lay.namer.reserve(param.glsl)
+    lay.reach(var, Access(name))
+    gtype = param.type.value
+    entry = {"key": param.key, "state": param.state, "type": gtype, "encoding": param.encoding, "glsl": name}
+    if target.vulkan:
+        value = options.draw_state.param_value(param.key)
+        d = Decl("spec_constant", name, gtype)
+        d.constant_id = param.spec_id
+        d.init = ("true" if value else "false") if gtype == "bool" else repr(value)
+        entry.update(form="specialization_constant", constant_id=param.spec_id, default=value)
+    else:
+        d = Decl("uniform", name, gtype)
+        entry["form"] = "uniform"
+    lay.decls.append(d)
+    lay.reflection["state_parameters"].append(entry)
 
 
 def _privates(lay: Layout, privates: list[Variable]) -> None:
@@ -504,6 +546,26 @@ def _builtin_input(lay: Layout, var: Variable, target: Target) -> None:
         _draw_state_uniform(lay, var, target, lay.namer, lay.reflection)
     else:
         raise UnsupportedError(-1, f"input {var.name}: built-in '{b}' must be lowered by the io pass first")
+
+
+def _point_coord(lay: Layout, var: Variable, target: Target, program: Program) -> None:
+    """D3D's point-sprite coordinate (passes/points.py): u right, v down in
+    the D3D image.  gl_PointCoord's t runs down the API's window (upper-left
+    origin); it points down D3D's image when the image lies as D3D's in
+    memory (Vulkan with flip_y, GL without), else t is flipped."""
+    flip_y = bool((program.notes.get("io") or {}).get("flip_y"))
+    flip = flip_y != bool(target.vulkan)
+    lay.reach(var, Access("vec2(gl_PointCoord.x, 1.0 - gl_PointCoord.y)" if flip else "gl_PointCoord"))
+
+
+def _clip_distance(lay: Layout, var: Variable, target: Target) -> None:
+    """A user clip plane's distance (passes/clip_planes.py): element i of
+    gl_ClipDistance, which GLSL 1.20 and ES (before 3.2) do not have."""
+    if target.es or target.version < 130:
+        raise UnsupportedError(-1, f"{target.name} has no gl_ClipDistance: user clip planes need GLSL 1.30+ "
+                                   "(glsl330, glsl450, vulkan, spirv)")
+    index = int(var.builtin[len("clip_distance"):])
+    lay.reach(var, Access(f"gl_ClipDistance[{index}]"))
 
 
 def _viewport(lay: Layout, var: Variable, target: Target) -> None:

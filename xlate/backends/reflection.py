@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from ..bytecode.tables import SW_MINOR, ShaderKind, ShaderVersion
+from ..drawstate import PARAMS_BY_KEY
 from ..ir.program import Program, Storage
 
 FILE = {Storage.FLOAT_CONST: "float", Storage.INT_CONST: "int", Storage.BOOL_CONST: "bool"}
@@ -79,6 +80,11 @@ def build(program: Program, target, options, layout_reflection: dict) -> dict:
         "viewport": layout_reflection.get("viewport"),
         "front_face": io.get("front_face"),
         "draw_state": draw_state(program, layout_reflection.get("draw_state", [])),
+        # fog and alpha test (spec ids 0-15); the sampler, clip-plane and point
+        # states' parameters are under stage_state
+        "render_state": render_state(program, options, [p for p in layout_reflection.get("state_parameters", [])
+                                                        if PARAMS_BY_KEY[p["key"]].spec_id < 16]),
+        "stage_state": stage_state(program, layout_reflection.get("state_parameters", [])),
         "defs": defs(program),
         "extensions": layout_reflection.get("extensions", []),
         "options": {"clip_z": options.clip_z, "flip_y": options.flip_y, "half_pixel": options.half_pixel,
@@ -107,6 +113,45 @@ def draw_state(program: Program, uniforms: list[dict]) -> dict | None:
         "luminance": [int(s) for s in notes.get("luminance", [])],
         "depth": bool(notes.get("depth", False)),
     }
+
+
+def render_state(program: Program, options, parameters: list[dict]) -> dict | None:
+    """The D3D9 render states the translation applies (fog, alpha test;
+    passes/drawstate.py), or None when it applies none: ``mode`` ("baked" /
+    "dynamic"), ``fog`` and ``alpha_test`` (whether the code does them),
+    ``baked`` (baked mode: the values built in) and ``parameters`` (dynamic
+    mode: each state parameter the shader reads, docs/reflection.md)."""
+    notes = program.notes.get("drawstate")
+    if notes is None:
+        return None
+    out = {"mode": options.draw_state_mode.value, "fog": notes["fog"], "alpha_test": notes["alpha_test"],
+           "parameters": parameters}
+    if not notes["dynamic"]:
+        state = options.draw_state.to_dict()
+        keys = []
+        if notes["fog"]:
+            keys += ["fogenable", "fogtablemode", "fogstart", "fogend", "fogdensity", "fogcolor"]
+        if notes["alpha_test"]:
+            keys += ["alphatestenable", "alphafunc", "alpharef"]
+        out["baked"] = {k: state[k] for k in keys}
+    return out
+
+
+def stage_state(program: Program, parameters: list[dict]) -> dict | None:
+    """The sampler, clip-plane and point states (Options.draw_state) the
+    translation depends on (passes/samplers_state.py, clip_planes.py,
+    points.py; docs/reflection.md), or None when it depends on none: the
+    samplers per state it samples, ``srgbwriteenable``, ``clipplanes``
+    (index, baked plane or None), ``pointsize``, ``pointspriteenable``, and
+    in the dynamic mode ``parameters``: the state parameters those read."""
+    notes = program.notes.get("stage_state")
+    if not notes:
+        return None
+    out = {k: v for k, v in notes.items() if k != "parameters"}
+    keys = notes.get("parameters")
+    if keys:
+        out["parameters"] = [p for p in parameters if p["key"] in keys]
+    return out
 
 
 def defs(program: Program) -> list[dict]:

@@ -72,7 +72,8 @@ def render_shader(*, target, stage, program, layout, extensions, helpers, functi
     # decl kind -> its lines, in declaration order; the kinds in the order
     # of declarations.SPELLING (the sections', then the globals): a literal,
     # built for less than looking each kind up as it comes
-    spelled: dict[str, list[str]] = {"vs_input": [], "fs_input": [], "vs_output": [], "fs_output": [], "uniform": [],
+    spelled: dict[str, list[str]] = {"vs_input": [], "fs_input": [], "vs_output": [], "fs_output": [],
+                                     "spec_constant": [], "uniform": [],
                                      "sampler": [], "global": []}
     spelling = declarations.SPELLING
     for d in layout.decls:

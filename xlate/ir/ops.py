@@ -133,6 +133,27 @@ class SampleKind(enum.Enum):
     GRAD = "grad"
 
 
+class SampleMode(enum.Enum):
+    """A SAMPLE's optional third imm (draw-time sampler state,
+    ``passes/samplers_state.py``); absent: the texel's four channels.
+
+    DEPTH_COMPARE: a shadow lookup of a 2D depth texture: the coordinate's
+    third component (after texldp's divide) is compared LESS_EQUAL with the
+    stored depth; the 0/1 result (filtered by the sampler: PCF) is in every
+    component.  The coordinate arg has 3 components then.
+    GATHER4: ATI FETCH4 on a 2D texture: the red channels of the 2x2
+    footprint whose top-left texel a point sample at the coordinate would
+    read, as (top-right, bottom-left, bottom-right, top-left) -- a gather at
+    coordinate + half a texel, swizzled (2, 0, 1, 3).  The base level is read
+    whatever the kind's LOD or bias.
+    """
+
+    __hash__ = object.__hash__
+
+    DEPTH_COMPARE = "depth_compare"
+    GATHER4 = "gather4"
+
+
 @dataclass(eq=False, slots=True)
 class Op:
     code: Code

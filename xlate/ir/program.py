@@ -28,6 +28,10 @@ class Storage(enum.Enum):
     BOOL_CONST = "bool_const"  # the b# file, an array
     SAMPLER = "sampler"  # s#
     LOCAL = "local"  # introduced by lifting/passes (loop trip counts, copies)
+    # A draw-time state parameter (xlate/drawstate.py): a scalar the layer
+    # sets per draw, read-only; ``builtin`` is its StateParam key.  Declared
+    # as a uniform (GL), a specialization constant (Vulkan, SPIR-V).
+    STATE = "state"
 
 
 @dataclass(frozen=True)

@@ -289,7 +289,8 @@ def _check_store(fn: Function, op: Op) -> None:
     var = op.var
     if var is None or not op.args or not op.imm:
         _fail(fn, op, "a STORE needs a variable, a value and a mask")
-    if var.storage in (Storage.INPUT, Storage.FLOAT_CONST, Storage.INT_CONST, Storage.BOOL_CONST, Storage.SAMPLER):
+    if var.storage in (Storage.INPUT, Storage.FLOAT_CONST, Storage.INT_CONST, Storage.BOOL_CONST, Storage.SAMPLER,
+                       Storage.STATE):
         _fail(fn, op, f"{var.name} is read-only ({var.storage.value})")
     mask, value = op.imm[0], op.args[0]
     if var.type.width == 1:

@@ -20,8 +20,8 @@ from ..ir.program import Program
 from ..ir.validate import validate
 from ..options import Options
 from . import (
-    arithmetic, cleanup, constants, destination, io, matrix, relative, source_modifiers, special, texture,
-    texture_sm1,
+    arithmetic, cleanup, clip_planes, constants, destination, drawstate, io, matrix, points, relative,
+    samplers_state, source_modifiers, special, specialize, texture, texture_sm1,
 )
 from .build import Context
 from .rewrite import D3D_OP_READERS, rewrite
@@ -40,7 +40,19 @@ PASSES = {
     # constants before io: io's prologue and epilogues load no constant
     # file, so the fold has fewer ops to walk (the result is the same).
     "constants": constants.run,
+    # b#/i# from the draw state when the layer asks (after constants: DEFB/DEFI stay the shader's)
+    "specialize": specialize.run,
+    # draw-time state (Options.draw_state; nothing with D3D's defaults):
+    # clip distances from the position as D3D wrote it, before io's fix-ups
+    "clip_planes": clip_planes.run,
     "io": io.run,
+    # after io: split PSIZE outputs and TEXCOORD inputs are variables of their own
+    "points": points.run,
+    # after io: the fixed-function fog and alpha test go after io's
+    # epilogue, on the outputs io settled (docs/ir.md "Draw-time state")
+    "drawstate": drawstate.run,
+    # after the fog blend: sRGB write encodes the final colour
+    "samplers_state": samplers_state.run,
     "cleanup": cleanup.run,
 }
 PIPELINE = tuple(PASSES)
@@ -91,7 +103,12 @@ def pipeline(program: Program, options: Options) -> None:
     # relative and matrix make constant-file LOADs of their own
     fresh = survey.dynamic or survey.matrix
     constants.run(program, options, None if fresh else survey.constant_loads)
+    specialize.run(program, options)
+    clip_planes.run(program, options)
     io.run(program, options, survey.returns, survey.derivatives)
+    points.run(program, options)
+    drawstate.run(program, options)
+    samplers_state.run(program, options)
     cleanup.run(program, options)
 
 

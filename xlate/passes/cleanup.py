@@ -38,7 +38,7 @@ from typing import Iterable
 import numpy as np
 
 from ..ir.ops import CONTROL, Code, Op
-from ..ir.program import Function, Program, Variable
+from ..ir.program import Function, Program, Storage, Variable
 from ..options import Options
 from .analysis import PICKED, PRIVATE, LiveSlots, RegisterAnalysis
 from .constants import shrink_arrays
@@ -797,6 +797,15 @@ def remove_dead_stores(program: Program, fn: Function) -> list[Op]:
     return dead
 
 
+_STATE = Storage.STATE
+
+
 def _drop_unused_variables(program: Program, touched: set[Variable]) -> None:
-    """Drop the private variables no op touches (``touched``: all the others)."""
-    program.variables[:] = [v for v in program.variables if v.storage not in PRIVATE or v in touched]
+    """Drop the private variables and state parameters no op touches
+    (``touched``: all the others): a state parameter left is one the shader
+    depends on, which the layout declares and the reflection lists."""
+    variables = program.variables
+    if any(v.storage is _STATE for v in variables):
+        # (``touched`` may hold only the private ones: look for the loads)
+        touched = touched | {op.var for _fn, op in program.all_ops() if op.var is not None and op.var.storage is _STATE}
+    variables[:] = [v for v in variables if (v.storage not in PRIVATE and v.storage is not _STATE) or v in touched]

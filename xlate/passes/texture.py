@@ -14,10 +14,11 @@ texdepth, ps_1_x texkill ...) belong to the sm1 pass and stay D3D_OP here.
 from __future__ import annotations
 
 from ..bytecode.tables import IDENTITY_SWIZZLE, Opcode, SamplerType, TexControl, swizzle_components
-from ..ir.ops import Code, Op, SampleKind
+from ..ir.ops import Code, Op, SampleKind, SampleMode
 from ..ir.types import B1, F4
 from .build import IDENTITY, Context, compare, component, fconst, fop, splat, swizzle
 from .rewrite import D3D_OP_READERS, Rewriter, d3d_census, rewrite
+from .samplers_state import DEPTH_COORD_WIDTH, depth_compare
 
 COORD_WIDTH = {
     SamplerType.TEX1D: 1,
@@ -40,6 +41,14 @@ def sampler_type(sampler, options) -> SamplerType:
 _TEX, _TEXLDL, _TEXLDD = Opcode.TEX, Opcode.TEXLDL, Opcode.TEXLDD
 _NO_CONTROL, _PROJECT, _BIAS = TexControl.NONE, TexControl.PROJECT, TexControl.BIAS
 _PLAIN, _LOD, _GRAD, _WITH_BIAS = SampleKind.PLAIN, SampleKind.LOD, SampleKind.GRAD, SampleKind.BIAS
+DEPTH_COMPARE = SampleMode.DEPTH_COMPARE
+
+
+def _offset(program, op: Op) -> int:
+    """The byte offset of the D3D instruction ``op`` came from, or -1."""
+    if 0 <= op.origin < len(program.instructions):
+        return program.instructions[op.origin].offset
+    return -1
 
 
 def _sample(rw: Rewriter, op: Op, ctx: Context) -> Op:
@@ -47,6 +56,10 @@ def _sample(rw: Rewriter, op: Op, ctx: Context) -> Op:
     opcode = info.opcode
     stype = sampler_type(info.sampler, ctx.options)
     width = COORD_WIDTH[stype]
+    # a shadow compare (Options.draw_state.depthtexture) keeps z, the reference depth
+    shadow = depth_compare(info.sampler, stype, ctx.options, _offset(ctx.program, op))
+    if shadow:
+        width = DEPTH_COORD_WIDTH
     coord = op.args[0]
     control = info.control & 3 if opcode is _TEX else _NO_CONTROL
     # bias, lod and projection divisor are all the (unprojected) coord.w
@@ -66,7 +79,8 @@ def _sample(rw: Rewriter, op: Op, ctx: Context) -> Op:
     else:
         kind = _PLAIN
     texel = rw.emit(
-        Code.SAMPLE, F4, (swizzle(rw, coord, IDENTITY[width]),) + extra, (kind, stype), info.sampler,
+        Code.SAMPLE, F4, (swizzle(rw, coord, IDENTITY[width]),) + extra,
+        (kind, stype, DEPTH_COMPARE) if shadow else (kind, stype), info.sampler,
     )
     if ctx.program.version.major >= 3 and info.sampler_swizzle != IDENTITY_SWIZZLE:
         texel = swizzle(rw, texel, swizzle_components(info.sampler_swizzle))

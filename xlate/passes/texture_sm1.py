@@ -33,11 +33,13 @@ semantic DEPTH0 (``oDepth``), created here.
 from __future__ import annotations
 
 from ..bytecode.tables import DeclUsage, Opcode, RegisterType
-from ..ir.ops import Code, Op, SampleKind
+from ..errors import UnsupportedError
+from ..ir.ops import Code, Op, SampleKind, SampleMode
 from ..ir.program import Program, Semantic, Storage, Variable
 from ..ir.types import B1, F1, F2, F4, Type
 from .build import Context, compare, component, construct, dot, fconst, fop, select, splat, swizzle
 from .rewrite import D3D_OP_READERS, Rewriter, rewrite
+from .samplers_state import DEPTH_COORD_WIDTH, depth_compare
 from .texture import COORD_WIDTH, sampler_type
 
 
@@ -109,6 +111,14 @@ def _sample(rw: Rewriter, ctx: _State, op: Op, coord: Op) -> Op:
     sampler = op.imm[0].sampler
     stype = sampler_type(sampler, ctx.options)
     ctx.notes["samplers"][_stage(op)] = stype.asm
+    offset = ctx.program.instructions[op.origin].offset if 0 <= op.origin < len(ctx.program.instructions) else -1
+    if depth_compare(sampler, stype, ctx.options, offset):
+        # a shadow compare (Options.draw_state.depthtexture): z is the reference depth
+        if coord.type.width < DEPTH_COORD_WIDTH:
+            raise UnsupportedError(offset, f"draw_state: sampler {_stage(op)} is a depth texture, but this "
+                                           "instruction's coordinate has no z to compare")
+        coord = swizzle(rw, coord, range(DEPTH_COORD_WIDTH))
+        return rw.emit(Code.SAMPLE, F4, (coord,), (SampleKind.PLAIN, stype, SampleMode.DEPTH_COMPARE), sampler)
     coord = swizzle(rw, coord, range(COORD_WIDTH[stype]))
     return rw.emit(Code.SAMPLE, F4, (coord,), (SampleKind.PLAIN, stype), sampler)
 

@@ -128,6 +128,7 @@ outputs are compared through transform feedback as for a VS alone.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 from dataclasses import dataclass, field
@@ -462,10 +463,22 @@ class Inputs:
     # the translation options that change what the reference computes
     # (``reference_options``): legacy_multiply, infinities
     options: dict = field(default_factory=dict)
+    # pixel shaders drawn with fog / the alpha test (xlate.drawstate.DrawState):
+    # the state, the fog coordinate's (A, B, C) per quad as for ``affine``
+    # (what a vertex shader's oFog would give), and the pixels' depth z (the
+    # quads of ``_quads`` lie at z = DEPTH)
+    draw_state: Any = None
+    fog_affine: tuple | None = None
+    depth: float = 0.5
 
     def run(self, shader: Shader, **options) -> Result:
         kw = dict(inputs=self.reference, constants=self.constants, textures=self.textures, n=self.n,
                   texture_stages=self.texture_stages, **self.options)
+        if self.draw_state is not None:
+            kw["draw_state"] = self.draw_state
+            kw["depth"] = self.depth
+            if self.fog_affine is not None:
+                kw["fog_coordinate"] = _quad_values(*self.fog_affine)[:, 0]
         if self.pixel_coords is not None:
             kw["pixel_coords"] = self.pixel_coords
             kw["front_facing"] = np.full(self.n, bool(self.front_facing))
@@ -678,8 +691,7 @@ def _perturbed(inputs: Inputs, rng: np.random.Generator, sign: float, signs_cach
         s = signs_cache.setdefault(("c",), rng.choice([-1.0, 1.0], size=floats.shape))
         floats = (floats.astype(np.float64) * (1.0 + sign * PERTURB * s)).astype(F32)
     consts = ReferenceConstants(floats=floats, ints=inputs.constants.ints, bools=inputs.constants.bools)
-    return Inputs(ref, consts, inputs.textures, inputs.n, inputs.pixel_coords, inputs.front_facing,
-                  inputs.texture_stages, inputs.affine, inputs.options)
+    return dataclasses.replace(inputs, reference=ref, constants=consts)
 
 
 def _compare_components(shader: Shader, result: Result, name: str) -> np.ndarray:
@@ -929,13 +941,18 @@ def _run_ps_driver(translation, shader: Shader, inputs: Inputs, width: int, heig
             continue
         rep = lambda a: np.repeat(np.asarray(a, np.float64), 6, axis=0)  # noqa: E731
         verts[gk] = (rep(A) + rep(B) * offs[:, :1] + rep(C) * offs[:, 1:2]).astype(F32)
+    if inputs.fog_affine is not None and any(i["usage"] == "fog" for i in refl["inputs"]):
+        rep = lambda a: np.repeat(np.asarray(a, np.float64), 6, axis=0)  # noqa: E731
+        A, B, C = inputs.fog_affine
+        verts[("fog", 0)] = (rep(A) + rep(B) * offs[:, :1] + rep(C) * offs[:, 1:2]).astype(F32)
     ntargets = PROBE_LOCATION + 1 if probed else 1 + max(
         [o["usage_index"] for o in refl["outputs"] if o["usage"] == "color"] + [0])
     clear = [(SENTINEL,) * 4] * ntargets
     if probed:
         clear[PROBE_LOCATION] = (0.0, 0.0, 0.0, 0.0)
     draw = gl.Draw(vertices=verts, primitive="triangle_list", constants=inputs.constants, textures=inputs.textures,
-                   texture_stages=inputs.texture_stages, size=(width, height), targets=ntargets, clear=clear)
+                   texture_stages=inputs.texture_stages, size=(width, height), targets=ntargets, clear=clear,
+                   state_values=inputs.draw_state)
     res = (runner if runner is not None else gl.runner()).draw(None, (code, prefl), draw)
     probe = res.colors[PROBE_LOCATION] if probed else None
     colours = res.colors
@@ -1033,6 +1050,8 @@ def _check_pixel(verdict: Verdict, translation, shader: Shader, inputs: Inputs, 
                              "fed the position itself")
     result, expects, killed, unstable_kill = reference_expectations(
         shader, inputs, bounds=bounds, perturbations=perturbations, seed=seed, derivatives=derivatives)
+    if inputs.draw_state is not None:
+        _draw_state_tolerances(shader, inputs, expects, unstable_kill, derivatives)
     colours, probe, probed, code = _run_ps_driver(translation, shader, inputs, width, height, runner)
     xs = inputs.pixel_coords[:, 0].astype(int)
     ys = inputs.pixel_coords[:, 1].astype(int)
@@ -1085,6 +1104,50 @@ def _check_pixel(verdict: Verdict, translation, shader: Shader, inputs: Inputs, 
             continue
         got = colours[int(name[2:])][ys, xs]
         _compare_output(verdict, shader, result, inputs, exp, got, "pixel", seed, where)
+
+
+def _draw_state_tolerances(shader: Shader, inputs: Inputs, expects: dict, unstable_kill: np.ndarray,
+                           derivatives: str) -> None:
+    """Widen oC0's tolerance for the fog blend and leave out the pixels whose
+    alpha test a rounding could flip (``inputs.draw_state``), in place.
+
+    The fog blend fc + f (rgb - fc) moves an error in rgb by f <= 1, and
+    adds the error of f (exp2 and a divide, a few ulps) times |rgb - fc|:
+    2**-18 (1 + |rgb| + |fc|) covers it.  The alpha test compares
+    round(saturate(a) * 255) with ALPHAREF: a pixel whose a * 255 + 0.5
+    lies within the tolerance of a whole number may round either way."""
+    exp = expects.get("oC0")
+    if exp is None:
+        return
+    state = inputs.draw_state
+    bare = dataclasses.replace(inputs, draw_state=None).run(shader, derivatives=derivatives)
+    pre = np.abs(np.asarray(bare.outputs.get("oC0", exp.value), np.float64))
+    tol = exp.tol.astype(np.float64)
+    if state.fogenable:
+        fc = np.abs(np.asarray(state.fogcolor[:3], np.float64))
+        tol[:, :3] = tol[:, :3] + 2.0**-18 * (1.0 + pre[:, :3] + fc[None, :])
+    if getattr(state, "srgbwriteenable", False):
+        # the sRGB encode's slope is at most 12.92 (at the knee); pow adds a few ulps
+        tol[:, :3] = tol[:, :3] * 12.92 + 2.0**-16
+    if state.alphatestenable:
+        a = np.nan_to_num(np.asarray(exp.value[:, 3], np.float64), nan=0.0)
+        t = np.clip(a, 0.0, 1.0) * 255.0 + 0.5
+        margin = 255.0 * tol[:, 3] + 2.0**-12
+        unstable_kill |= np.abs(t - np.rint(t)) <= margin
+    expects["oC0"] = Expect(exp.name, exp.value, tol, exp.compare, exp.klass, exp.skipped)
+
+
+def _sampler_states(textures: dict, state) -> dict:
+    """The textures as ``state`` (a DrawState) binds them: its null-texture
+    samplers unbound, its sRGB samplers decoding (the reference's model)."""
+    out = {}
+    for s, tex in textures.items():
+        if s in state.nulltexture:
+            continue
+        if s in state.srgbtexture:
+            tex = dataclasses.replace(tex, sampler=dataclasses.replace(tex.sampler, srgb=True))
+        out[s] = tex
+    return out
 
 
 def _kill_writer(result: Result, shader: Shader, lane: int) -> str | None:
@@ -1182,7 +1245,9 @@ def check_shader(data, *, seeds: int = 1, seed: int = 0, target: str = "glsl330"
     ``target="vulkan"``) for vertex shaders (pixel shaders: "skip").
     ``constants``: fixed constant registers (an effect pass's, from
     ``xlate.effect.evaluate_pass``) instead of random ones; the other
-    inputs stay seeded."""
+    inputs stay seeded.  ``options`` with ``draw_state`` (fog, alpha test)
+    or ``draw_state_mode="dynamic"``: a pixel shader is drawn with that
+    state, which the reference applies too."""
     shader, translation, verdict = _prepare(data, target, name, options or {}, runner)
     if shader is None or not _guard_gl(verdict, runner):
         return verdict
@@ -1192,6 +1257,9 @@ def check_shader(data, *, seeds: int = 1, seed: int = 0, target: str = "glsl330"
         inputs.options = reference_options(options or {})
         if constants is not None:
             inputs.constants = constants
+        state = _options_draw_state(options or {})
+        if state is not None and shader.version.is_pixel:
+            _with_draw_state(inputs, state, s)
         fn = _check_vertex if shader.version.is_vertex else _check_pixel
         extra = {"runner": runner} if shader.version.is_vertex or runner is not None else {}
         if not _run_gl(verdict, fn, verdict, translation, shader, inputs, s, perturbations=perturbations, **extra):
@@ -1203,22 +1271,61 @@ def check_shader(data, *, seeds: int = 1, seed: int = 0, target: str = "glsl330"
     return verdict
 
 
+def _with_draw_state(inputs: Inputs, draw_state, seed: int) -> None:
+    """A pixel shader's inputs drawn with ``draw_state``: the reference
+    applies it, the runner sets it (dynamic translations), and the fog
+    coordinate is a random affine input over the pixels, from about -0.8
+    to 1.8 (both clamps)."""
+    inputs.draw_state = draw_state
+    rng = np.random.default_rng([seed, 0xF06])
+    a = np.array([rng.integers(-16, 80) / 64.0, 0.0, 0.0, 1.0])  # the fog coordinate is .x
+    b = np.array([rng.integers(-4, 5) / 64.0, 0.0, 0.0, 0.0])
+    c = np.array([rng.integers(-4, 5) / 64.0, 0.0, 0.0, 0.0])
+    inputs.fog_affine = _global_affine(a, b, c, inputs.pixel_coords)
+
+
+def _options_draw_state(options: dict):
+    """The DrawState translation ``options`` give, or None when they add no
+    render-state work (fog and alpha test off, baked)."""
+    if not options or not ({"draw_state", "draw_state_mode"} & set(options)):
+        return None
+    from ..drawstate import DrawStateMode
+    from ..options import Options
+
+    o = Options.from_kwargs(**{k: options[k] for k in ("draw_state", "draw_state_mode") if k in options})
+    s = o.draw_state
+    return s if (s.fogenable or s.alphatestenable or o.draw_state_mode is DrawStateMode.DYNAMIC) else None
+
+
 def check_generated(program, seed: int = 0, *, target: str = "glsl330", name: str | None = None,
-                    keep_programs: bool = False, derivatives: str = "coarse", runner=None) -> Verdict:
+                    keep_programs: bool = False, derivatives: str = "coarse", runner=None,
+                    draw_state=None, draw_state_mode: str = "baked") -> Verdict:
     """A ``generate.GeneratedProgram`` against its error bounds.  The
     generator only differentiates values affine in the pixel position, so
     the reference's derivative mode should not matter; ``derivatives``
     ("coarse", or "fine" as llvmpipe computes them) lets a caller check
     whether a mismatch comes from a value that is not affine after all.
     ``runner``: as for ``check_shader`` (another runner: vertex programs
-    only)."""
+    only).  ``draw_state`` (an ``xlate.drawstate.DrawState``): fog and
+    alpha test around a pixel program, translated ``draw_state_mode``
+    ("baked" / "dynamic": uniforms the runner sets), applied by the
+    reference (``reference_drawstate``); the fog coordinate is a random
+    affine input over the pixels, from about -0.8 to 1.8 (both clamps)."""
     shader = program.shader
-    got = _prepare(shader, target, name or f"generated {program.version}", {}, runner)
+    options = {}
+    if draw_state is not None:
+        options = {"draw_state_mode": draw_state_mode} if draw_state_mode == "dynamic" else {"draw_state": draw_state}
+    got = _prepare(shader, target, name or f"generated {program.version}", options, runner)
     shader, translation, verdict = got
     if shader is None or not _guard_gl(verdict, runner):
         return verdict
     verdict.seeds.append(seed)
     inputs = _generated_inputs(program, shader, translation.reflection, seed)
+    if draw_state is not None and shader.version.is_pixel:
+        _with_draw_state(inputs, draw_state, seed)
+        verdict.notes.append(f"draw state ({draw_state_mode}): {draw_state.to_dict()}")
+    if draw_state is not None and (draw_state.nulltexture or draw_state.srgbtexture):
+        inputs.textures = _sampler_states(inputs.textures, draw_state)
     linear = [s for s, role in program.sampler_roles.items() if role != "point"]
     del linear  # the generator's bounds already cover filtered results
     if shader.version.is_vertex:

@@ -42,7 +42,12 @@ rounded to 8 bits as D3D9 hardware compares it), user clip planes (D3D clip
 space planes; gl_ClipDistance computed from the position with the io
 fix-ups undone), flat shading (``flat`` on COLOR varyings, first-vertex
 provoking convention), the point size and its clamp, and point sprites
-(TEXCOORD inputs replaced by gl_PointCoord).  These wrappers need GLSL 1.30+
+(TEXCOORD inputs replaced by gl_PointCoord).  A translation made with those
+states in ``Options.draw_state`` (clip planes, point size, sprites) needs no
+wrapper: the runner enables GL_CLIP_DISTANCEi for the planes its reflection's
+``stage_state`` lists.  Depth textures (``Texture.format`` d16/d24) are
+uploaded as depth formats and sampled with GL_COMPARE_REF_TO_TEXTURE /
+GL_LEQUAL when the reflection's sampler has ``compare``.  These wrappers need GLSL 1.30+
 (``flat``, gl_ClipDistance) and raise ``NotImplementedError`` otherwise.
 
 Compiled programs are cached by their source text.
@@ -167,12 +172,28 @@ MAG_FILTER, MIN_FILTER, WRAP_S, WRAP_T, WRAP_R = 0x2800, 0x2801, 0x2802, 0x2803,
 BASE_LEVEL, MAX_LEVEL, LOD_BIAS, BORDER_COLOR = 0x813C, 0x813D, 0x8501, 0x1004
 UNPACK_ALIGNMENT, COLOR, COLOR_ATTACHMENT0, NONE = 0x0CF5, 0x1800, 0x8CE0, 0
 CLIP_DISTANCE0 = 0x3000
+DEPTH_COMPONENT = 0x1902
+DEPTH_FORMATS = {"d16": 0x81A5, "d24": 0x81A6}  # GL_DEPTH_COMPONENT16 / 24
+COMPARE_MODE, COMPARE_FUNC, COMPARE_REF_TO_TEXTURE, LEQUAL = 0x884C, 0x884D, 0x884E, 0x0203
 _WRAP = {"wrap": 0x2901, "mirror": 0x8370, "clamp": 0x812F, "border": 0x812D, "mirroronce": 0x8743}
 _NEAREST, _LINEAR = 0x2600, 0x2601
 # (min, mip) -> GL min filter
 _MIN = {("point", "none"): 0x2600, ("linear", "none"): 0x2601,
         ("point", "point"): 0x2700, ("linear", "point"): 0x2701,
         ("point", "linear"): 0x2702, ("linear", "linear"): 0x2703}
+
+
+def state_parameters(refl: dict) -> list[dict]:
+    """Every state parameter a translation reads: the render states'
+    (``render_state.parameters``: fog, alpha test) and the sampler, clip-plane
+    and point states' (``stage_state.parameters``), each once."""
+    out, seen = [], set()
+    for key in ("render_state", "stage_state"):
+        for p in (refl.get(key) or {}).get("parameters") or ():
+            if p["key"] not in seen:
+                seen.add(p["key"])
+                out.append(p)
+    return out
 
 
 def _drain_errors():
@@ -250,6 +271,11 @@ class Draw:
     viewport: tuple[int, int, int, int] | None = None
     state: RenderState = field(default_factory=RenderState)
     count: int | None = None
+    # The render states (xlate.drawstate.DrawState) whose values a shader
+    # translated with draw_state_mode="dynamic" reads: each state parameter
+    # its reflection's render_state lists is set from it (GL: uniforms;
+    # Vulkan: specialization constants).  None: D3D's defaults.
+    state_values: Any = None
 
 
 @dataclass
@@ -414,7 +440,7 @@ def _vs_wrapper(code: str, refl: dict, state: RenderState, points: bool) -> str:
             after += "    p.z = (p.z + p.w) * 0.5;\n"
         for k in range(n):
             after += f"    gl_ClipDistance[{k}] = dot(xl_clip_planes[{k}], p);\n"
-    if points:
+    if points and not (refl.get("stage_state") or {}).get("pointsize"):
         writes = any(o["glsl"] == "gl_PointSize" for o in refl["outputs"])
         decls += "uniform vec3 xl_point_size;\n"
         size = "gl_PointSize" if writes else "xl_point_size.x"
@@ -614,6 +640,19 @@ class GLRunner:
             else:
                 raise NotImplementedError(f"draw-state uniform {u}")
 
+    @staticmethod
+    def _upload_state_parameters(prog, refl: dict, values) -> None:
+        """The uniforms of a dynamic draw-state translation (reflection
+        ``render_state.parameters``, form "uniform") from ``values`` (a
+        DrawState; None: D3D's defaults)."""
+        params = state_parameters(refl)
+        if not params:
+            return
+        values = state_values(values)
+        for p in params:
+            if p.get("form") == "uniform" and p["glsl"] in prog:
+                prog[p["glsl"]].value = values.param_value(p["key"])
+
     def _make_texture(self, tex: Texture, kind: str) -> tuple[int, int]:
         """Upload a texture; returns (GL target, name)."""
         gl = self.gl
@@ -637,6 +676,11 @@ class GLRunner:
                 for f in range(6):
                     gl.TexImage2D(CUBE_POSITIVE_X + f, lvl, RGBA32F, w, h, 0, RGBA, FLOAT,
                                   ctypes.c_void_p(a.ctypes.data + f * stride))
+            elif tex.format != "rgba":  # a depth texture: red is the depth
+                h, w = a.shape[:2]
+                depth = np.ascontiguousarray(a[..., 0], dtype=F32)
+                gl.TexImage2D(target, lvl, DEPTH_FORMATS[tex.format], w, h, 0, DEPTH_COMPONENT, FLOAT,
+                              depth.ctypes.data_as(ctypes.c_void_p))
             else:
                 h, w = a.shape[:2]
                 gl.TexImage2D(target, lvl, RGBA32F, w, h, 0, RGBA, FLOAT, ptr)
@@ -646,11 +690,16 @@ class GLRunner:
         gl.BindTexture(target, 0)
         return target, name.value
 
-    def _make_sampler(self, s: SamplerState) -> int:
+    def _make_sampler(self, s: SamplerState, compare: bool = False) -> int:
+        """A sampler object; ``compare``: a depth texture's, compared
+        LESS_EQUAL as D3D9 drivers do (the shader declares it a shadow sampler)."""
         gl = self.gl
         name = ctypes.c_uint(0)
         gl.GenSamplers(1, ctypes.byref(name))
         n = name.value
+        if compare:
+            gl.SamplerParameteri(n, COMPARE_MODE, COMPARE_REF_TO_TEXTURE)
+            gl.SamplerParameteri(n, COMPARE_FUNC, LEQUAL)
         gl.SamplerParameteri(n, WRAP_S, _WRAP[s.address_u])
         gl.SamplerParameteri(n, WRAP_T, _WRAP[s.address_v])
         gl.SamplerParameteri(n, WRAP_R, _WRAP[s.address_w])
@@ -673,7 +722,7 @@ class GLRunner:
             if tex is None:
                 continue  # unbound: GL reads an incomplete texture as (0, 0, 0, 1), as D3D9
             target, tname = self._make_texture(tex, s["type"])
-            sname = self._make_sampler(tex.sampler)
+            sname = self._make_sampler(tex.sampler, "compare" in s)
             made.append((unit, target, tname, sname))
         for unit, target, tname, sname in made:
             gl.ActiveTexture(TEXTURE0 + unit)
@@ -744,6 +793,8 @@ class GLRunner:
         self._upload_constants(prog, vs_refl, draw.vs_constants if draw.vs_constants is not None else draw.constants)
         self._upload_constants(prog, ps_refl, draw.constants)
         self._upload_draw_state(prog, ps_refl, draw.texture_stages)
+        self._upload_state_parameters(prog, vs_refl, draw.state_values)
+        self._upload_state_parameters(prog, ps_refl, draw.state_values)
 
         # fixed-function state
         ctx.disable(ctx.BLEND | ctx.DEPTH_TEST)
@@ -766,7 +817,10 @@ class GLRunner:
         if state.clip_planes and "xl_clip_planes" in prog:
             planes = np.asarray(state.clip_planes, F32).reshape(-1, 4)
             prog["xl_clip_planes"].write(planes[: prog["xl_clip_planes"].array_length].tobytes())
-        for k in range(len(state.clip_planes)):
+        # user clip planes: the runner's own (RenderState) or the translation's (Options.draw_state)
+        clip = list(range(len(state.clip_planes))) + [
+            p["index"] for p in (vs_refl.get("stage_state") or {}).get("clipplanes", ())]
+        for k in clip:
             ctx.enable_direct(CLIP_DISTANCE0 + k)
 
         made: list = []
@@ -780,7 +834,7 @@ class GLRunner:
                 n = draw.count
             vao.render(mode=getattr(ctx, mode), vertices=n)
         finally:
-            for k in range(len(state.clip_planes)):
+            for k in clip:
                 ctx.disable_direct(CLIP_DISTANCE0 + k)
             self._release_textures(made)
             if vao is not None:
@@ -855,6 +909,14 @@ def captured_vertices(raw: np.ndarray, fields, refl: dict) -> VertexResult:
 
 
 _RUNNER: GLRunner | None = None
+
+
+def state_values(values):
+    """A Draw's ``state_values`` as a DrawState (a dict is read as
+    ``DrawState.from_dict`` reads it; None: D3D's defaults)."""
+    from ..drawstate import DrawState
+
+    return DrawState.from_dict(values)
 
 
 def runner() -> GLRunner:

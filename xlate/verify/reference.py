@@ -137,6 +137,7 @@ from ..bytecode.tables import (
 from ..errors import StructureError, UnsupportedError
 from .reference_ops import OPS, unsupported
 from .reference_sm1 import SM1_OPS, TextureStage
+from . import textures as tx
 from .textures import Texture
 
 R = RegisterType
@@ -956,8 +957,26 @@ def run_shader(
     derivatives: str = "coarse",
     float_constant_count: int | None = None,
     texture_stages: Mapping[int, TextureStage] | None = None,
+    draw_state=None,
+    fog_coordinate=None,
+    depth=None,
+    srgb_write: bool = False,
+    point_sprite: bool = False,
 ) -> Result:
-    """Run ``shader`` for ``n`` invocations; see the module docstring."""
+    """Run ``shader`` for ``n`` invocations; see the module docstring.
+    ``draw_state`` (an ``xlate.drawstate.DrawState``): the alpha test and fog
+    applied after a pixel shader (``reference_drawstate``), with the
+    pixels' interpolated fog coordinate and depth z (each (n,)), then its
+    sRGB write.
+
+    ``srgb_write`` (D3DRS_SRGBWRITEENABLE, also taken from ``draw_state``):
+    the colour outputs' rgb come out saturated and sRGB-encoded, as an sRGB
+    render target stores them.  ``point_sprite`` (D3DRS_POINTSPRITEENABLE,
+    pixel shaders): every TEXCOORD input reads (u, v, 0, 0) with (u, v) =
+    ``inputs["point_coord"]`` (n, 2), the position in the point, u right and
+    v down."""
+    if point_sprite:
+        inputs = _point_sprite_inputs(shader, dict(inputs or {}), n)
     m = Machine(
         shader,
         inputs or {},
@@ -976,4 +995,56 @@ def run_shader(
     program = parse_program(shader)
     with np.errstate(all="ignore"):
         m.run(program)
-    return m.result()
+    result = m.result()
+    if draw_state is not None:
+        from .reference_drawstate import apply_draw_state
+
+        result = apply_draw_state(result, shader.version, draw_state, fog_coordinate=fog_coordinate, depth=depth)
+    if srgb_write or getattr(draw_state, "srgbwriteenable", False):
+        srgb_write = shader.version.is_pixel
+    if srgb_write:
+        for name, value in result.outputs.items():
+            if name.startswith("oC"):
+                value[:, :3] = tx.linear_to_srgb(value[:, :3])
+    return result
+
+
+def _point_sprite_inputs(shader: Shader, inputs: dict, n: int) -> dict:
+    """The inputs with every TEXCOORD the shader can read set to the point
+    coordinate (semantics 5.4)."""
+    from ..bytecode.tables import DeclUsage
+
+    uv = np.asarray(inputs.pop("point_coord"), F32).reshape(-1, 2)
+    value = np.zeros((max(n, len(uv)), 4), F32)
+    value[:, :2] = uv
+    for k in range(16):
+        inputs[(DeclUsage.TEXCOORD, k)] = value
+    return inputs
+
+
+def clip_distances(result: Result, planes) -> dict[int, np.ndarray]:
+    """D3D9 user clip planes with a vertex shader (semantics 5.8): for each
+    enabled plane ``{index: (a, b, c, d)}`` (or (index, plane) pairs) the
+    per-vertex distance dot(plane, oPos) in clip space, (n,) float32.  The
+    rasteriser keeps the part of a primitive where every interpolated
+    distance is >= 0."""
+    pos = result.output(("position", 0)).astype(np.float64)
+    items = planes.items() if isinstance(planes, Mapping) else planes
+    return {int(i): (pos @ np.asarray(p, np.float64)).astype(F32) for i, p in items}
+
+
+def point_sizes(result: Result, draw_state) -> np.ndarray:
+    """D3D9's point size per vertex (semantics 5.2), (n,) float32: oPts where
+    the vertex shader wrote it, else D3DRS_POINTSIZE, clamped to
+    [POINTSIZE_MIN, POINTSIZE_MAX] (``draw_state``: an
+    ``xlate.drawstate.DrawState`` or its dict form)."""
+    from ..drawstate import DrawState
+
+    state = DrawState.from_dict(draw_state)
+    n = len(result.killed)
+    size = np.full(n, state.pointsize, np.float64)
+    name = result.semantics.get((_usage("psize"), 0))
+    if name is not None and name in result.outputs:
+        written = result.trace[name][:, 0] >= 0
+        size = np.where(written, result.outputs[name][:, 0], size)
+    return np.clip(size, state.pointsize_min, state.pointsize_max).astype(F32)

@@ -291,6 +291,7 @@ def coords_for(m, sampler: int, coord: np.ndarray) -> tuple[np.ndarray, object]:
 
 def sample_into(m, ins: Instruction, coord: np.ndarray, sampler_src, *, lod=None, bias=None, grads=None):
     s = sampler_src.index
+    ref = coord[:, 2].copy()  # a depth texture's reference (texldp: divided already)
     c, tex = coords_for(m, s, coord)
     ddx = ddy = None
     if lod is None:
@@ -300,7 +301,7 @@ def sample_into(m, ins: Instruction, coord: np.ndarray, sampler_src, *, lod=None
             ddx, ddy = m.derivative(c, "x"), m.derivative(c, "y")
         else:
             lod = np.zeros(m.n, F32)  # §2.10: VS texld samples LOD 0
-    value = tx.sample(tex, c, lod=lod, bias=bias, ddx=ddx, ddy=ddy)
+    value = tx.sample(tex, c, lod=lod, bias=bias, ddx=ddx, ddy=ddy, ref=ref)
     # §2.10: in SM3 the sampler's swizzle applies to the result.
     m.write(ins, value[:, list(sampler_src.components)])
 

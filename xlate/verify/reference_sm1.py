@@ -98,8 +98,9 @@ def projected_texcoord(m, k: int) -> np.ndarray:
 def sample_stage(m, k: int, coord: np.ndarray) -> np.ndarray:
     """Sample the texture bound to stage k at ``coord`` (n, 3+), with the
     dimension of that texture and the LOD from the quad derivatives."""
+    ref = np.asarray(coord, F32)[:, 2].copy()  # a depth texture's reference value
     c, tex = coords_for(m, k, coord)
-    return tx.sample(tex, c, ddx=m.derivative(c, "x"), ddy=m.derivative(c, "y"))
+    return tx.sample(tex, c, ddx=m.derivative(c, "x"), ddy=m.derivative(c, "y"), ref=ref)
 
 
 def coord3(x, y=None, z=None) -> np.ndarray:

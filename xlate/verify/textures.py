@@ -33,7 +33,20 @@ down, at least 1):
   the face of the lane itself;
 * an unbound sampler (``texture is None``) returns (0, 0, 0, 1).
 
-Not modelled: depth-format shadow compares, FETCH4, sRGB, anisotropy.
+Draw-time sampler state (issue #14, ``Options.draw_state``):
+
+* depth formats (``Texture.format`` "d16" / "d24"): the texel's red is the
+  stored depth, quantised to the format; a lookup compares the reference
+  (the coordinate's z after texldp's divide, clamped to [0, 1] as for every
+  fixed-point depth format) LESS_EQUAL with each texel *before* filtering,
+  so a linear filter gives PCF; the 0/1 result is in all four channels;
+* ``SamplerState.srgb`` (SRGBTEXTURE): each texel's rgb is decoded with the
+  sRGB curve before filtering (as sRGB formats are filtered);
+* ``SamplerState.fetch4`` (ATI FETCH4, 2D): the reds of the 2x2 footprint
+  whose top-left texel a point sample reads, as (top-right, bottom-left,
+  bottom-right, top-left), base level, address modes applied.
+
+Not modelled: anisotropy.
 """
 
 from __future__ import annotations
@@ -45,6 +58,8 @@ import numpy as np
 ADDRESS_MODES = ("wrap", "mirror", "clamp", "border", "mirroronce")
 FILTERS = ("none", "point", "linear", "anisotropic")
 KINDS = ("1d", "2d", "cube", "volume")
+FORMATS = ("rgba", "d16", "d24")  # colour (float), or a depth format (red = depth)
+DEPTH_STEPS = {"d16": 65535.0, "d24": 16777215.0}
 
 F32 = np.float32
 
@@ -62,6 +77,8 @@ class SamplerState:
     border_color: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
     mip_lod_bias: float = 0.0
     max_mip_level: int = 0
+    srgb: bool = False  # D3DSAMP_SRGBTEXTURE: rgb decoded with the sRGB curve
+    fetch4: bool = False  # ATI FETCH4 (2D): the 2x2 footprint's reds
 
     def __post_init__(self):
         for mode in (self.address_u, self.address_v, self.address_w):
@@ -77,10 +94,15 @@ class Texture:
     kind: str
     levels: list[np.ndarray]
     sampler: SamplerState = field(default_factory=SamplerState)
+    format: str = "rgba"  # "d16" / "d24": a depth texture, sampled with a compare
 
     def __post_init__(self):
         if self.kind not in KINDS:
             raise ValueError(f"unknown texture kind {self.kind!r}")
+        if self.format not in FORMATS:
+            raise ValueError(f"unknown texture format {self.format!r}")
+        if self.format != "rgba" and self.kind != "2d":
+            raise ValueError("depth textures are 2D here")
         want = {"1d": 3, "2d": 3, "volume": 4, "cube": 4}[self.kind]
         levels = []
         for level in self.levels:
@@ -189,9 +211,38 @@ def _axis(u: np.ndarray, size: int, linear: np.ndarray):
     return i0, w1
 
 
-def _fetch_level(tex: Texture, level: int, coords, layer, linear, border):
+def srgb_to_linear(c: np.ndarray) -> np.ndarray:
+    """The sRGB decode curve (IEC 61966-2-1), float32."""
+    c = np.asarray(c, F32)
+    with np.errstate(invalid="ignore"):
+        high = np.power(np.maximum((c + F32(0.055)) / F32(1.055), F32(0)), F32(2.4))
+    return np.where(c <= F32(0.04045), c / F32(12.92), high).astype(F32)
+
+
+def linear_to_srgb(c: np.ndarray) -> np.ndarray:
+    """The sRGB encode curve of a UNORM target: saturate, then encode."""
+    c = np.clip(np.nan_to_num(np.asarray(c, F32), nan=0.0), 0, 1).astype(F32)
+    high = F32(1.055) * np.power(c, F32(1 / 2.4)) - F32(0.055)
+    return np.where(c <= F32(0.0031308), c * F32(12.92), high).astype(F32)
+
+
+def _texel_value(tex: Texture, texel: np.ndarray, ref) -> np.ndarray:
+    """What filtering sees of a fetched texel: the compare result of a depth
+    format, the decoded colour of an sRGB sampler, else the texel."""
+    if tex.format != "rgba":
+        steps = F32(DEPTH_STEPS[tex.format])
+        depth = np.round(np.clip(texel[:, 0], 0, 1) * steps) / steps
+        passed = (ref <= depth).astype(F32)
+        return np.repeat(passed[:, None], 4, axis=1)
+    if tex.sampler.srgb:
+        return np.concatenate([srgb_to_linear(texel[:, :3]), texel[:, 3:]], axis=1)
+    return texel
+
+
+def _fetch_level(tex: Texture, level: int, coords, layer, linear, border, ref=None):
     """Filter one level.  coords (m, 3) normalised; layer (m,) = cube face or
-    None; linear (m,) bool per lane (point otherwise)."""
+    None; linear (m,) bool per lane (point otherwise); ref (m,): a depth
+    texture's reference values."""
     vol = tex._volume(level)
     slices, height, width = vol.shape[:3]
     s = tex.sampler
@@ -209,6 +260,7 @@ def _fetch_level(tex: Texture, level: int, coords, layer, linear, border):
     else:
         iz = np.zeros_like(ix) if layer is None else layer.astype(np.int64)
         wz = np.zeros_like(wx)
+    plain = tex.format == "rgba" and not tex.sampler.srgb
     out = np.zeros((len(ix), 4), dtype=F32)
     for dz in (0, 1):
         if tex.kind != "volume" and dz:
@@ -227,6 +279,8 @@ def _fetch_level(tex: Texture, level: int, coords, layer, linear, border):
                 texel = vol[zz, yy, xx]
                 valid = vx & vy & vz
                 texel = np.where(valid[:, None], texel, border)
+                if not plain:
+                    texel = _texel_value(tex, texel, ref)
                 out += w[:, None].astype(F32) * texel
     return out
 
@@ -257,15 +311,22 @@ def sample(
     bias: np.ndarray | None = None,
     ddx: np.ndarray | None = None,
     ddy: np.ndarray | None = None,
+    ref: np.ndarray | None = None,
 ) -> np.ndarray:
     """Sample ``tex`` at ``coords`` (n, 3+).  LOD: ``lod`` if given
     (explicit), else from ``ddx``/``ddy`` if given, else 0; ``bias`` is added.
-    Returns (n, 4) float32."""
+    ``ref``: a depth texture's reference values (n,).  Returns (n, 4) float32."""
     coords = np.asarray(coords, dtype=F32)[:, :3]
     n = len(coords)
     if tex is None:
         return np.tile(UNBOUND, (n, 1))
     s = tex.sampler
+    if tex.format != "rgba":
+        if ref is None:
+            raise ValueError("a depth texture is sampled with a reference value")
+        ref = np.clip(np.nan_to_num(np.asarray(ref, F32), nan=0.0), 0, 1).astype(F32)
+    if s.fetch4:
+        return _fetch4(tex, coords)
     if lod is not None:
         lam = np.asarray(lod, dtype=F32).copy()
     elif ddx is not None and ddy is not None:
@@ -313,6 +374,30 @@ def sample(
                 sel &= frac > 0
             if not sel.any():
                 continue
-            texels = _fetch_level(tex, int(level), uvw[sel], None if layer is None else layer[sel], linear[sel], border)
+            texels = _fetch_level(tex, int(level), uvw[sel], None if layer is None else layer[sel], linear[sel], border,
+                                  None if ref is None else ref[sel])
             out[sel] += weight[sel, None] * texels
     return out
+
+
+def _fetch4(tex: Texture, coords: np.ndarray) -> np.ndarray:
+    """ATI FETCH4: the reds of the 2x2 footprint whose top-left texel a point
+    sample at ``coords`` reads, as (top-right, bottom-left, bottom-right,
+    top-left) -- the gather order DXSO swizzles to (semantics §2.10)."""
+    if tex.kind != "2d" or tex.format != "rgba":
+        raise ValueError("FETCH4 reads 2D colour textures")
+    s = tex.sampler
+    vol = tex._volume(min(max(s.max_mip_level, 0), len(tex.levels) - 1))
+    height, width = vol.shape[1:3]
+    point = np.zeros(len(coords), bool)
+    ix, _ = _axis(coords[:, 0], width, point)
+    iy, _ = _axis(coords[:, 1], height, point)
+    border = np.asarray(s.border_color, dtype=F32)
+
+    def red(dx: int, dy: int) -> np.ndarray:
+        xx, vx = _address(ix + dx, width, s.address_u)
+        yy, vy = _address(iy + dy, height, s.address_v)
+        texel = np.where((vx & vy)[:, None], vol[0, yy, xx], border)
+        return _texel_value(tex, texel, None)[:, 0]
+
+    return np.stack([red(1, 0), red(0, 1), red(1, 1), red(0, 0)], axis=1).astype(F32)

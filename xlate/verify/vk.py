@@ -79,6 +79,7 @@ from __future__ import annotations
 
 import os
 import re
+import struct
 from typing import Any, Mapping
 
 import numpy as np
@@ -199,6 +200,52 @@ class _Image:
                                       len(regions), regions),
             dev.barrier(cmd)))
         staging.release()
+
+    def release(self):
+        vk = self.dev.vk
+        vk.vkDestroyImage(self.dev.device, self.handle, None)
+        vk.vkFreeMemory(self.dev.device, self.memory, None)
+
+
+class _DepthTexture:
+    """A sampled depth texture (``Texture.format`` d16 / d24), for shadow
+    compares: D16_UNORM, or D32_SFLOAT for d24 (X8_D24 is not a sampled
+    format every device has; the compares the tests make do not see the
+    finer steps).  Always in VK_IMAGE_LAYOUT_GENERAL."""
+
+    def __init__(self, dev: "_Device", fmt: str, depth: np.ndarray):
+        vk = dev.vk
+        self.dev = dev
+        self.format = vk.VK_FORMAT_D16_UNORM if fmt == "d16" else vk.VK_FORMAT_D32_SFLOAT
+        h, w = depth.shape
+        self.handle = vk.vkCreateImage(dev.device, vk.VkImageCreateInfo(
+            imageType=vk.VK_IMAGE_TYPE_2D, format=self.format, extent=vk.VkExtent3D(w, h, 1), mipLevels=1,
+            arrayLayers=1, samples=vk.VK_SAMPLE_COUNT_1_BIT, tiling=vk.VK_IMAGE_TILING_OPTIMAL,
+            usage=vk.VK_IMAGE_USAGE_SAMPLED_BIT | vk.VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+            sharingMode=vk.VK_SHARING_MODE_EXCLUSIVE, initialLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED), None)
+        rng = vk.VkImageSubresourceRange(aspectMask=vk.VK_IMAGE_ASPECT_DEPTH_BIT, baseMipLevel=0, levelCount=1,
+                                         baseArrayLayer=0, layerCount=1)
+        self.memory = dev.bind_image_general(self.handle, rng)
+        d = np.clip(np.asarray(depth, np.float64), 0, 1)
+        blob = (np.round(d * 65535).astype(np.uint16) if fmt == "d16" else d.astype(F32)).tobytes()
+        staging = _Buffer(dev, len(blob), vk.VK_BUFFER_USAGE_TRANSFER_SRC_BIT)
+        staging.write(blob)
+        region = vk.VkBufferImageCopy(
+            bufferOffset=0, bufferRowLength=0, bufferImageHeight=0,
+            imageSubresource=vk.VkImageSubresourceLayers(vk.VK_IMAGE_ASPECT_DEPTH_BIT, 0, 0, 1),
+            imageOffset=vk.VkOffset3D(0, 0, 0), imageExtent=vk.VkExtent3D(w, h, 1))
+        dev.submit(lambda cmd: (
+            vk.vkCmdCopyBufferToImage(cmd, staging.handle, self.handle, vk.VK_IMAGE_LAYOUT_GENERAL, 1, [region]),
+            dev.barrier(cmd)))
+        staging.release()
+        self.range = rng
+
+    def view(self, base_level: int = 0):
+        vk = self.dev.vk
+        return vk.vkCreateImageView(self.dev.device, vk.VkImageViewCreateInfo(
+            image=self.handle, viewType=vk.VK_IMAGE_VIEW_TYPE_2D, format=self.format,
+            components=vk.VkComponentMapping(*[vk.VK_COMPONENT_SWIZZLE_IDENTITY] * 4),
+            subresourceRange=self.range), None)
 
     def release(self):
         vk = self.dev.vk
@@ -895,18 +942,27 @@ class VKRunner:
         return pl
 
     def pipeline(self, vs_spirv: bytes, ps_spirv: bytes, layout, render_pass, attributes: tuple, topology: str,
-                 cull: str, front_face: str, write_masks: tuple[int, ...], depth: tuple[str, bool] | None = None):
+                 cull: str, front_face: str, write_masks: tuple[int, ...], depth: tuple[str, bool] | None = None,
+                 specialization: tuple = ((), ())):
         """``attributes``: (location, components or 0 for a constant (0, 0, 0, 1)) per VS input;
-        ``depth``: (compare op as VK_COMPARE_OP_<name>, depth writes) for a render pass with depth."""
+        ``depth``: (compare op as VK_COMPARE_OP_<name>, depth writes) for a render pass with depth;
+        ``specialization``: per stage (vertex, fragment), ((constant_id, type, value), ...) for
+        the specialization constants of a dynamic draw-state translation (``_specialization``)."""
         vk = self.vk
-        key = (vs_spirv, ps_spirv, layout, render_pass, attributes, topology, cull, front_face, write_masks, depth)
+        key = (vs_spirv, ps_spirv, layout, render_pass, attributes, topology, cull, front_face, write_masks, depth,
+               specialization)
         pipe = self.pipelines.get(key)
         if pipe is not None:
             return pipe
+        keep: list = []  # the specialization data, alive until the pipeline is made
         stages = [vk.VkPipelineShaderStageCreateInfo(stage=vk.VK_SHADER_STAGE_VERTEX_BIT,
-                                                     module=self.module(vs_spirv), pName="main"),
+                                                     module=self.module(vs_spirv), pName="main",
+                                                     pSpecializationInfo=_specialization_info(
+                                                         vk, specialization[0], keep)),
                   vk.VkPipelineShaderStageCreateInfo(stage=vk.VK_SHADER_STAGE_FRAGMENT_BIT,
-                                                     module=self.module(ps_spirv), pName="main")]
+                                                     module=self.module(ps_spirv), pName="main",
+                                                     pSpecializationInfo=_specialization_info(
+                                                         vk, specialization[1], keep))]
         vertex_input = _vertex_input_state(vk, attributes)
         assembly = vk.VkPipelineInputAssemblyStateCreateInfo(topology=getattr(vk, topology),
                                                              primitiveRestartEnable=vk.VK_FALSE)
@@ -981,7 +1037,9 @@ class VKRunner:
             out[BINDING_RENDER_STATE] = render_state
         return out
 
-    def _make_sampler(self, s: SamplerState, levels: int):
+    def _make_sampler(self, s: SamplerState, levels: int, compare: bool = False):
+        """``compare``: a depth texture's sampler, compared LESS_OR_EQUAL as
+        D3D9 drivers do (the shader declares a shadow sampler)."""
         vk = self.vk
         lin = lambda f: f in ("linear", "anisotropic")  # noqa: E731
         border = tuple(float(c) for c in s.border_color)
@@ -1003,17 +1061,25 @@ class VKRunner:
             mipmapMode=vk.VK_SAMPLER_MIPMAP_MODE_LINEAR if lin(s.mip_filter) else vk.VK_SAMPLER_MIPMAP_MODE_NEAREST,
             addressModeU=getattr(vk, _ADDRESS[s.address_u]), addressModeV=getattr(vk, _ADDRESS[s.address_v]),
             addressModeW=getattr(vk, _ADDRESS[s.address_w]), mipLodBias=float(s.mip_lod_bias),
-            anisotropyEnable=vk.VK_FALSE, maxAnisotropy=1.0, compareEnable=vk.VK_FALSE,
-            compareOp=vk.VK_COMPARE_OP_ALWAYS, minLod=0.0,
+            anisotropyEnable=vk.VK_FALSE, maxAnisotropy=1.0, compareEnable=vk.VK_TRUE if compare else vk.VK_FALSE,
+            compareOp=vk.VK_COMPARE_OP_LESS_OR_EQUAL if compare else vk.VK_COMPARE_OP_ALWAYS, minLod=0.0,
             # MIP none: the base level only (maxLod 0.25 keeps the min/mag decision, as the spec advises)
             maxLod=0.25 if no_mip else float(levels), borderColor=border_enum,
             unnormalizedCoordinates=vk.VK_FALSE), None)
 
-    def _texture(self, tex: Texture, kind: str, res: _DrawResources):
+    def _texture(self, tex: Texture, kind: str, res: _DrawResources, compare: bool = False):
         """(view, sampler) of a texture for a sampler of ``kind``."""
         vk = self.vk
         if tex.kind != kind and not (kind == "2d" and tex.kind == "1d"):
             raise ValueError(f"sampler is {kind}, texture is {tex.kind}")
+        if tex.format != "rgba":  # a depth texture, sampled with a compare
+            img = _DepthTexture(self.dev, tex.format, np.asarray(tex.levels[0], F32)[..., 0])
+            res.images.append(img)
+            view = img.view()
+            res.views.append(view)
+            sampler = self._make_sampler(tex.sampler, 1, compare)
+            res.samplers.append(sampler)
+            return view, sampler
         kind = "2d" if tex.kind == "1d" else tex.kind
         first = np.asarray(tex.levels[0])
         if kind == "volume":
@@ -1051,7 +1117,7 @@ class VKRunner:
             tex = textures.get(s["register"])
             if tex is None:
                 tex = _unbound_texture(s["type"])
-            view, sampler = self._texture(tex, s["type"], res)
+            view, sampler = self._texture(tex, s["type"], res, "compare" in s)
             writes.append(vk.VkWriteDescriptorSet(
                 dstSet=dset, dstBinding=s.get("binding", BINDING_SAMPLER0 + s["register"]), dstArrayElement=0,
                 descriptorCount=1, descriptorType=vk.VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
@@ -1191,7 +1257,9 @@ class VKRunner:
             if draw.count is not None:
                 n = draw.count
             pipe = self.pipeline(vs_spirv, ps_spirv, layout, render_pass, attributes, _TOPOLOGY[mode], cull, ff,
-                                 write_masks, depth if targets.depth is None or depth else ("always", False))
+                                 write_masks, depth if targets.depth is None or depth else ("always", False),
+                                 (_specialization(vs_refl, draw.state_values),
+                                  _specialization(ps_refl, draw.state_values)))
             vx, vy, vw, vh = draw.viewport or (0, 0, width, height)
             vp_value = (1.0 / vw, 1.0 / vh, float(height), 0.0)
             vs_consts = draw.vs_constants if draw.vs_constants is not None else draw.constants
@@ -1348,6 +1416,39 @@ class VKRunner:
 
 
 _RUNNER: VKRunner | None = None
+
+
+def _specialization(refl: dict, values) -> tuple:
+    """((constant_id, type, value), ...) for the specialization constants a
+    dynamic draw-state translation declares (reflection
+    ``render_state.parameters``), from ``values`` (a DrawState or dict;
+    None: D3D's defaults)."""
+    from .gl import state_parameters, state_values
+
+    params = state_parameters(refl)
+    if not params:
+        return ()
+
+    values = state_values(values)
+    return tuple((p["constant_id"], p["type"], values.param_value(p["key"]))
+                 for p in params if p.get("form") == "specialization_constant")
+
+
+def _specialization_info(vk, entries: tuple, keep: list):
+    """A VkSpecializationInfo for ``entries`` (None without any): 4 bytes a
+    constant (a bool as a VkBool32, an int as int32, a float as float32)."""
+    if not entries:
+        return None
+    data = b"".join(struct.pack("<f", v) if t == "float" else struct.pack("<i", int(v)) for _, t, v in entries)
+    buf = vk.ffi.new("char[]", data)
+    keep.append(buf)
+    info = vk.VkSpecializationInfo(
+        mapEntryCount=len(entries),
+        pMapEntries=[vk.VkSpecializationMapEntry(constantID=cid, offset=4 * k, size=4)
+                     for k, (cid, _, _) in enumerate(entries)],
+        dataSize=len(data), pData=buf)
+    keep.append(info)
+    return info
 
 
 def runner() -> VKRunner:

@@ -36,8 +36,16 @@ the shaders are native ``"spirv"``, the fixed-function PS Vulkan GLSL, an
 unwritten PS input a zero Private variable (``spirv_edit.zero_inputs``),
 texdepth_test's pre-pass on targets with a depth image.
 
-Out of scope (``out_of_scope()`` gives each case's reason): D3D fog, the
-alpha test, fixed-function lighting feeding a colour the pixel shader reads.
+* Fog and the alpha test (fog_with_shader_test, alphatest_test): the case's
+  render states (``case_draw_state``) go to the translation, baked or as
+  state parameters set per draw (``build_draw(..., mode=)``); xlate adds the
+  work to the shaders.  Without a pixel shader a ps_2_0 stand-in that passes
+  the diffuse colour on is translated with them (``FF_PIXEL_STAND_IN``);
+  without a vertex shader the fog coordinate is fixed-function vertex fog
+  (``ff_fog``).
+
+Out of scope (``out_of_scope()`` gives each case's reason): fixed-function
+lighting feeding a colour the pixel shader reads.
 """
 
 from __future__ import annotations
@@ -263,12 +271,32 @@ def shader_blob(rec: dict) -> bytes:
 
 # --------------------------------------------------------------------------- scope
 
-_OUT_OF_SCOPE_FUNCTIONS = {
-    "fog_with_shader_test": "D3D fog state (FOGENABLE/FOGVERTEXMODE/FOGTABLEMODE) is applied after the pixel "
-                            "shader by the compatibility layer's fog model, not by the shader translation",
-    "alphatest_test": "D3DRS_ALPHATESTENABLE/ALPHAFUNC/ALPHAREF is draw-time state outside the shader "
-                      "(a layer adds the alpha test to the translated pixel shader)",
-}
+_OUT_OF_SCOPE_FUNCTIONS: dict[str, str] = {}
+
+# The render states of render_state_notes that xlate's draw-state model
+# (xlate/drawstate.py) takes: "FOGSTART 0.1f", "ALPHAFUNC D3DCMP_LESS", ...
+_RENDER_STATE = re.compile(r"\b(FOGENABLE|FOGCOLOR|FOGSTART|FOGEND|FOGDENSITY|FOGVERTEXMODE|FOGTABLEMODE|"
+                           r"RANGEFOGENABLE|ALPHATESTENABLE|ALPHAFUNC|ALPHAREF)\s+(?:=\s*)?([\w.+-]+)")
+
+
+def case_draw_state(case: Case):
+    """The case's fog and alpha-test render states as a DrawState, or None
+    when it turns neither on (FOGENABLE FALSE is D3D's default)."""
+    from ..drawstate import DrawState
+
+    found = {}
+    for name, value in _RENDER_STATE.findall(case.states):
+        if name in ("FOGSTART", "FOGEND", "FOGDENSITY"):
+            value = value.rstrip("fF")
+        found[name.lower()] = value
+    state = DrawState.from_dict(found)
+    return state if state.fogenable or state.alphatestenable else None
+
+
+# How the cases give the translation its render state: "baked" (the values
+# are constants in the code) or "dynamic" (uniforms on GL, specialization
+# constants on Vulkan, set per draw from the case's state).
+DRAW_STATE_MODES = ("baked", "dynamic")
 
 
 def _lighting_on(case: Case) -> bool:
@@ -358,8 +386,38 @@ def ff_positions(case: Case) -> np.ndarray:
     return out
 
 
+def ff_fog(case: Case) -> np.ndarray:
+    """(n, 4) with the fog factor fixed-function vertex processing computes
+    per vertex in x: FOGVERTEXMODE's formula of the eye-space depth (the
+    position's z: the cases' world, view and projection are identity; with
+    RANGEFOGENABLE the distance from the eye), when fog is on, FOGTABLEMODE
+    is NONE and FOGVERTEXMODE is not; else 0 (as D3D passes no fog
+    coordinate then, and table fog ignores it)."""
+    from ..drawstate import FogMode
+
+    n = len(case.vertices)
+    out = np.zeros((n, 4), np.float32)
+    ds = case_draw_state(case)
+    if ds is None or not ds.fogenable or ds.fogtablemode is not FogMode.NONE or ds.fogvertexmode is FogMode.NONE:
+        return out
+    pos_el = find_element(case, "position", 0)
+    p = element_values(case, pos_el) if pos_el is not None else np.zeros((n, 4), np.float32)
+    d = np.linalg.norm(p[:, :3], axis=1) if ds.rangefogenable else p[:, 2]
+    d = d.astype(np.float64)
+    if ds.fogvertexmode is FogMode.LINEAR:
+        f = (ds.fogend - d) / (ds.fogend - ds.fogstart)
+    elif ds.fogvertexmode is FogMode.EXP:
+        f = np.exp(-ds.fogdensity * d)
+    else:
+        f = np.exp(-(ds.fogdensity * d) ** 2)
+    out[:, 0] = np.clip(f, 0.0, 1.0)
+    return out
+
+
 def ff_varying(case: Case, usage: str, index: int) -> np.ndarray:
     """What fixed-function vertex processing outputs for a PS input (usage, index)."""
+    if (usage, index) == ("fog", 0) and find_element(case, "fog", 0) is None and case_draw_state(case) is not None:
+        return ff_fog(case)
     n = len(case.vertices)
     el = find_element(case, usage, index)
     if el is not None:
@@ -375,11 +433,36 @@ def ff_varying(case: Case, usage: str, index: int) -> np.ndarray:
 # --------------------------------------------------------------------------- translation
 
 
+# The pixel shader that stands in for fixed-function pixel processing when a
+# case draws with fog or the alpha test and no pixel shader: D3D9's default
+# texture stages without a texture give the diffuse colour, which this
+# shader passes on; the translation then adds the render state's work.
+FF_PIXEL_STAND_IN = "ff-pixel-stand-in"
+_STAND_INS = {FF_PIXEL_STAND_IN: "ps_2_0\ndcl v0\nmov oC0, v0\n"}
+
+
 @functools.lru_cache(maxsize=None)
 def _translate(rec_id: str, options: tuple = (), target: str | None = None):
     from .. import translate
 
-    return translate(shader_blob(shader_records()[rec_id]), target or TARGET, **dict(options or OPTIONS))
+    if rec_id in _STAND_INS:
+        from ..bytecode.asm import assemble_bytes
+
+        blob = assemble_bytes(_STAND_INS[rec_id])
+    else:
+        blob = shader_blob(shader_records()[rec_id])
+    return translate(blob, target or TARGET, **dict(options or OPTIONS))
+
+
+def draw_state_options(case: Case, mode: str = "baked") -> tuple:
+    """The translation options (pairs, for ``_translate``) that give a
+    case's shaders its render state in ``mode`` ("baked" / "dynamic")."""
+    ds = case_draw_state(case)
+    if ds is None:
+        return tuple(OPTIONS)
+    if mode == "dynamic":
+        return tuple(OPTIONS) + (("draw_state_mode", "dynamic"),)
+    return tuple(OPTIONS) + (("draw_state", ds),)
 
 
 def _varyings(refl: dict, key: str) -> list[dict]:
@@ -471,19 +554,23 @@ def _combiner(case: Case):
     return None
 
 
-def build_draw(case: Case, vulkan: bool = False):
+def build_draw(case: Case, vulkan: bool = False, mode: str = "baked"):
     """(vs, ps, Draw) for ``xlate.verify.gl.GLRunner.draw``, or with ``vulkan``
     for ``xlate.verify.vk.VKRunner.draw`` (the shaders translated to native
     ``"spirv"``):
     vs/ps are Translations or (code, reflection) pairs; vs None = the runner's
-    pass-through VS fed with fixed-function vertex processing's outputs."""
+    pass-through VS fed with fixed-function vertex processing's outputs.
+    ``mode``: how the translation gets the case's fog / alpha-test state
+    (``DRAW_STATE_MODES``)."""
     from .gl import Draw, RenderState
     from .reference import ReferenceConstants
     from .reference_sm1 import TextureStage
 
     n = len(case.vertices)
     target = VULKAN_TARGET if vulkan else None
-    vs_t = _translate(case.vs["id"], target=target) if case.vs else None
+    ds = case_draw_state(case)
+    opts = draw_state_options(case, mode)
+    vs_t = _translate(case.vs["id"], opts, target=target) if case.vs else None
     vertices: dict = {}
     vs = vs_t
     if vs_t is not None:
@@ -503,8 +590,8 @@ def build_draw(case: Case, vulkan: bool = False):
             vertices[(inp["usage"], inp["usage_index"])] = (element_values(case, el) if el
                                                             else np.zeros((n, 4), np.float32))
         vs_outputs = _varyings(refl, "outputs")
-    if case.ps is not None:
-        ps_t = _translate(case.ps["id"], target=target)
+    if case.ps is not None or ds is not None:
+        ps_t = _translate(case.ps["id"] if case.ps is not None else FF_PIXEL_STAND_IN, opts, target=target)
         ps = ps_t
         if vs_t is not None:
             link = _link_unwritten_spirv if vulkan else _link_unwritten
@@ -538,7 +625,7 @@ def build_draw(case: Case, vulkan: bool = False):
         vs_textures={s: t for (st, s), t in textures.items() if st == "vs"},
         texture_stages=stages, size=case.size,
         clear=_rgba(case.clear_color) if case.clear_color is not None else (0.0, 0.0, 0.0, 0.0),
-        state=state)
+        state=state, state_values=ds if mode == "dynamic" else None)
     return vs, ps, draw
 
 
@@ -765,12 +852,12 @@ def check_probe(probe: Probe, pixels: np.ndarray) -> ProbeResult:
 # --------------------------------------------------------------------------- running
 
 
-def render(case: Case, vulkan: bool = False) -> np.ndarray:
+def render(case: Case, vulkan: bool = False, mode: str = "baked") -> np.ndarray:
     """Draw the case (on lavapipe with native SPIR-V when ``vulkan``);
     (h, w) uint32 0xAARRGGBB, row 0 = top."""
     from .gl import runner
 
-    vs, ps, draw = build_draw(case, vulkan)
+    vs, ps, draw = build_draw(case, vulkan, mode)
     if vulkan:
         from . import vk
 
@@ -799,9 +886,9 @@ def _targets(size):
     return _TARGETS[size]
 
 
-def run_case(case: Case, vulkan: bool = False) -> CaseResult:
+def run_case(case: Case, vulkan: bool = False, mode: str = "baked") -> CaseResult:
     try:
-        pixels = render(case, vulkan)
+        pixels = render(case, vulkan, mode)
     except Exception as exc:  # noqa: BLE001 - a failure is a result
         return CaseResult(case, [], f"{type(exc).__name__}: {exc}")
     return CaseResult(case, [check_probe(p, pixels) for p in case.probes])

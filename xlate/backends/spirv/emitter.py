@@ -41,7 +41,7 @@ from ...ir.types import Scalar
 from .. import layout as layout_mod
 from ..targets import Target, unsupported
 from .grammar import grammar
-from . import interface
+from . import interface, stage_state
 from .control import ControlFlow
 from .helpers import HelperFunctions
 from .interface import Place
@@ -84,7 +84,10 @@ EXT_FLOOR, EXT_ROUND_EVEN = EXT["Floor"], EXT["RoundEven"]
 FUNCTION_CONTROL_NONE = G.enums["FunctionControl"]["None"]
 LOAD, STORE, CONST, SWIZZLE = Code.LOAD, Code.STORE, Code.CONST, Code.SWIZZLE
 FMUL_LEGACY, FDOT_LEGACY = Code.FMUL_LEGACY, Code.FDOT_LEGACY
-SKIP_PLAIN = frozenset(FILES) | {Storage.SAMPLER}  # never loaded or stored whole through their own variable
+# never loaded or stored whole through their own variable (a state
+# parameter is a specialization constant: no variable at all)
+SKIP_PLAIN = frozenset(FILES) | {Storage.SAMPLER, Storage.STATE}
+_STATE = Storage.STATE
 # the coordinate components each sampler dimension takes
 DIM_COORDS = {"2D": 2, "Cube": 3, "3D": 3}
 
@@ -437,6 +440,9 @@ class Emitter(ControlFlow, HelperFunctions):
                     self.words += ((4 << 16) | OpLoad, pointee, r, ptr)
                     self.ids[op] = r
                 return
+        if op.var.storage is _STATE:  # a specialization constant (layout._state_parameter)
+            self.ids[op] = self.iface.places[self.lay.access[id(op.var)].name].var
+            return
         args = op.args
         if not args:  # a static element (a constant register ...): its access chain, ready-made
             key = (op.var, op.imm[0] if op.imm else None)
@@ -674,6 +680,8 @@ class Emitter(ControlFlow, HelperFunctions):
         self.ids[op] = self.inst(OpConvertFToS, self.type_of(op.type), rounded)
 
     def sample(self, op: Op) -> None:
+        if len(op.imm) > 2:  # draw-time sampler state (Options.draw_state): spirv/stage_state.py
+            return stage_state.sample_mode(self, op)
         kind = op.imm[0]
         acc = self.lay.access.get(id(op.var))
         place = self.iface.places.get(acc.name) if acc is not None else None

@@ -16,11 +16,12 @@ from dataclasses import dataclass
 
 from ...errors import UnsupportedError
 from ..layout import Layout
+from . import stage_state
 from .module import DECORATION, E, OpMemberDecorate, Module
 
 # GLSL type name -> (scalar, width)
 GLSL_SCALARS = {"float": "float", "vec": "float", "int": "int", "ivec": "int", "bool": "bool", "bvec": "bool"}
-SAMPLER_DIMS = {"sampler2D": "2D", "samplerCube": "Cube", "sampler3D": "3D"}
+SAMPLER_DIMS = {"sampler2D": "2D", "samplerCube": "Cube", "sampler3D": "3D", "sampler2DShadow": stage_state.SHADOW_DIM}
 # GLSL built-in -> (storage class, SPIR-V BuiltIn, scalar, width)
 BUILTINS = {
     "gl_Position": ("Output", "Position", "float", 4),
@@ -94,12 +95,21 @@ class Interface:
 
     def _decl(self, d) -> None:
         m = self.m
+        if d.kind == "spec_constant":  # a draw-time state parameter: its value is the constant's id
+            kind, _ = split_type(d.type)
+            t = self.scalar(kind)
+            default = d.init == "true" if kind == "bool" else int(d.init) if kind == "int" else float(d.init)
+            c = m.spec_constant(t, d.constant_id, default)
+            self._name(c, d.name)
+            self.places[d.name] = Place(c, "SpecConstant", None, t, None)
+            return
         storage = STORAGE_OF_KIND.get(d.kind)
         if storage is None:  # "uniform": GL only, never in a Vulkan layout
             raise ValueError(f"declaration kind {d.kind} has no SPIR-V form")
         if d.kind == "sampler":
             dim = SAMPLER_DIMS[d.type]
-            v = m.variable(storage, m.sampled_image(dim))
+            v = m.variable(storage, stage_state.shadow_sampled_image(m) if dim == stage_state.SHADOW_DIM
+                           else m.sampled_image(dim))
             m.decorate(v, "DescriptorSet", d.set)
             m.decorate(v, "Binding", d.binding)
             self._name(v, d.name)
@@ -178,6 +188,8 @@ class Interface:
     def builtin(self, name: str) -> Place:
         """The variable of a GLSL built-in the layout reaches by name."""
         place = self.places.get(name)
+        if place is None and name not in BUILTINS:  # clip distances, the point coordinate
+            place = self.places[name] = stage_state.builtin_place(self, name, self.builtins)
         if place is None:
             storage, builtin, kind, width = BUILTINS[name]
             m = self.m
@@ -205,7 +217,8 @@ _BUILT_MAX = 512
 
 
 def _signature(lay: Layout, vertex: bool, names: bool, version: int, builtins: tuple) -> tuple:
-    decls = tuple([(d.kind, d.name, d.type, d.array, d.location, d.binding, d.set, d.centroid) for d in lay.decls])
+    decls = tuple([(d.kind, d.name, d.type, d.array, d.location, d.binding, d.set, d.centroid, d.constant_id, d.init)
+                   for d in lay.decls])
     blocks = tuple([(b.name, b.set, b.binding, tuple([(d.name, d.type, d.array, d.offset) for d in b.members]))
                     for b in lay.blocks])
     return version, vertex, names, decls, blocks, builtins
@@ -223,6 +236,7 @@ def build(version: str, lay: Layout, names: bool, vertex: bool, builtins: tuple)
         iface = Interface(m, lay, names)
         if vertex:
             iface.per_vertex()
+        iface.builtins = builtins
         for name in builtins:
             iface.builtin(name)
         if len(_BUILT) >= _BUILT_MAX:
@@ -233,4 +247,5 @@ def build(version: str, lay: Layout, names: bool, vertex: bool, builtins: tuple)
     m = Module.restore(state)
     iface = Interface.__new__(Interface)
     iface.m, iface.places, iface.io, iface.depth, iface.names = m, dict(places), list(io), depth, names
+    iface.builtins = builtins
     return m, iface

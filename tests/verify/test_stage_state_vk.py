@@ -1,0 +1,119 @@
+"""The sampler, clip-plane and point states (``Options.draw_state``) on
+lavapipe: native SPIR-V (``spirv``) and the ``vulkan`` GLSL through glslang,
+baked and as specialization constants, against the reference interpreter
+(the same cases as test_stage_state.py on llvmpipe)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from xlate import translate
+from xlate.bytecode import decode
+from xlate.bytecode.asm import assemble_bytes
+from xlate.verify import ReferenceConstants
+from xlate.verify.gl import Draw
+from xlate.verify.reference import run_shader
+
+from .test_stage_state import (BIG_TRIANGLE, H, QUAD, TEXCOORD_ROWS, VS_QUAD, W, _affine, _colour_texture,
+                               _depth_texture, _pixel_ndc, _points, _with_states)
+
+F32 = np.float32
+TARGETS = ["spirv", "vulkan"]
+
+
+def _draw_ps(vkr, ps_asm: str, textures: dict, state: dict, target: str, values=None, mode="baked"):
+    blob = assemble_bytes(ps_asm)
+    ps = translate(blob, target, draw_state=state, draw_state_mode=mode, half_pixel_exact=True)
+    verts = {("position", 0): BIG_TRIANGLE, ("texcoord", 0): _affine(BIG_TRIANGLE, TEXCOORD_ROWS)}
+    consts = ReferenceConstants(floats={0: (0.5, 0.5, 0.5, 0.5)})
+    ref_state = values if values is not None else state
+    bound = {s: t for s, t in textures.items() if s not in ref_state.get("nulltexture", ())}
+    img = vkr.draw(None, ps, Draw(vertices=verts, size=(W, H), textures=bound, state_values=values,
+                                  constants=consts)).colors[0]
+    res = run_shader(decode(blob), {("texcoord", 0): _affine(_pixel_ndc(), TEXCOORD_ROWS)}, consts,
+                     _with_states(textures, ref_state), n=W * H, srgb_write=bool(ref_state.get("srgbwriteenable")))
+    return img, res.outputs["oC0"].reshape(H, W, 4), ps
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("fmt", ["d16", "d24"])
+def test_depth_compare(vkr, target, fmt):
+    img, ref, _ = _draw_ps(vkr, "ps_2_0\ndcl t0\ndcl_2d s0\ntexld r0, t0, s0\nmov oC0, r0\n",
+                           {0: _depth_texture(fmt)}, {"depthtexture": [0]}, target)
+    assert set(np.unique(ref)) == {0.0, 1.0}
+    assert np.array_equal(img, ref)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_fetch4_and_srgb(vkr, target):
+    ps = "ps_2_0\ndcl t0\ndcl_2d s0\ndcl_2d s1\ntexld r0, t0, s0\ntexld r1, t0, s1\nadd r0, r0, r1\nmov oC0, r0\n"
+    textures = {0: _colour_texture(fetch4=True), 1: _colour_texture(srgb=True)}
+    img, ref, _ = _draw_ps(vkr, ps, textures, {"fetch4": [0], "srgbtexture": [1], "srgbwriteenable": True}, target)
+    assert np.abs(img - ref).max() < 4e-6
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_dynamic_sampler_states_as_specialization(vkr, target):
+    """One translation; sRGB read, null textures and sRGB write chosen per
+    draw through VkSpecializationInfo."""
+    ps = ("ps_2_0\ndcl t0\ndcl_2d s0\ndcl_2d s1\ntexld r0, t0, s0\ntexld r1, t0, s1\nmul r1, r1, c0\n"
+          "add r0, r0, r1\nmov oC0, r0\n")
+    textures = {0: _colour_texture(), 1: _colour_texture()}
+    for values in ({}, {"srgbtexture": [1], "nulltexture": [0]}, {"srgbtexture": [0], "srgbwriteenable": True}):
+        img, ref, t = _draw_ps(vkr, ps, textures, {}, target, values=values, mode="dynamic")
+        assert all(p["form"] == "specialization_constant" for p in t.reflection["stage_state"]["parameters"])
+        assert np.abs(img - ref).max() < 4e-6, values
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("mode", ["baked", "dynamic"])
+def test_clip_planes(vkr, target, mode):
+    """ClipDistance (shaderClipDistance): the kept side drawn, the other not."""
+    planes = {0: (1, 0, 0, 0.25), 3: (0, -1, 0, 0.5)}
+    vs = translate(assemble_bytes(VS_QUAD), target, draw_state={"clipplaneenable": 0b1001, "clipplanes": planes},
+                   draw_state_mode=mode)
+    ps = translate(assemble_bytes("ps_2_0\nmov oC0, c0\n"), target)
+    img = vkr.draw(vs, ps, Draw(vertices={("position", 0): QUAD, ("texcoord", 0): QUAD}, primitive="triangle_strip",
+                                size=(W, H), clear=(0, 0, 0, 0), constants=ReferenceConstants(floats={0: (1, 1, 1, 1)}),
+                                state_values={"clipplaneenable": 0b1001, "clipplanes": planes})).colors[0]
+    py, px = np.mgrid[0:H, 0:W]
+    xs, ys = 2 * px / W - 1, 1 - 2 * py / H
+    kept = (xs + 0.25 > 0.01) & (0.5 - ys > 0.01)
+    cut = (xs + 0.25 < -0.01) | (0.5 - ys < -0.01)
+    assert np.all(img[kept] == 1) and np.all(img[cut] == 0)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_points_size_and_sprites(vkr, target):
+    vs = translate(assemble_bytes("vs_2_0\ndcl_position v0\ndcl_psize v1\nmov oPos, v0\nmov oPts, v1.x\n"), target,
+                   draw_state={"pointmode": True, "pointsize_min": 2.0, "pointsize_max": 6.0})
+    ps = translate(assemble_bytes("ps_2_0\ndcl t0\nmov r0, t0\nmov r0.w, c0.x\nmov oC0, r0\n"), target,
+                   draw_state={"pointspriteenable": True})
+    img = vkr.draw(vs, ps, Draw(vertices={("position", 0): _points(3, 32), ("psize", 0): F32([[1], [4], [30]])},
+                                primitive="point_list", size=(32, 32), clear=(0, 0, 0, 0),
+                                constants=ReferenceConstants(floats={0: (1, 1, 1, 1)}))).colors[0]
+    widths = [int((img[:, c - 4:c + 4, 3].sum(axis=0) > 0).sum()) for c in (8, 16, 24)]
+    assert widths == [2, 4, 6]
+    big = img[13:19, 21:27]  # the 6x6 sprite around (24, 16): u right, v down
+    assert np.all(np.diff(big[..., 0], axis=1) > 0) and np.all(np.diff(big[..., 1], axis=0) > 0)
+    assert big[0, 0, 0] < 0.01 and big[0, 0, 1] < 0.01
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_bool_and_int_constants_as_specialization_constants(vkr, target):
+    """b# and i# as specialization constants (SpecId 96+n, 112+4n+c): one
+    module, each draw's values through VkSpecializationInfo."""
+    from .test_stage_state import PS_BRANCHES, _branches_reference
+
+    blob = assemble_bytes(PS_BRANCHES)
+    t = translate(blob, target, draw_state={"specializeconstants": True}, draw_state_mode="dynamic",
+                  half_pixel_exact=True)
+    ids = {p["key"]: p["constant_id"] for p in t.reflection["stage_state"]["parameters"]}
+    assert ids["b0"] == 96 and ids["b3"] == 99 and ids["i1_x"] == 116
+    verts = {("position", 0): BIG_TRIANGLE, ("texcoord", 0): _affine(BIG_TRIANGLE, TEXCOORD_ROWS)}
+    for bools, ints in (({0: True}, {1: (3, 0, 0, 0)}), ({3: True}, {1: (1, 0, 0, 0)})):
+        consts, ref = _branches_reference(blob, bools, ints)
+        state = {"specializeconstants": True, "boolconstants": sorted(bools), "intconstants": ints}
+        img = vkr.draw(None, t, Draw(vertices=verts, size=(W, H), constants=consts, state_values=state)).colors[0]
+        assert np.abs(img - ref).max() < 1e-5, (bools, ints)
