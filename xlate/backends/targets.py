@@ -79,7 +79,9 @@ TARGETS: dict[str, Target] = {
                uniform_blocks=True, binary=True),
         Target("spirv-native", 450, api=Api.VULKAN, varying_locations=True, sampler_bindings=True,
                uniform_blocks=True, binary=True, native=True),
-        Target("wgsl", 0, api=Api.WEBGPU, varying_locations=True, sampler_bindings=True, uniform_blocks=True),
+        # (no #version in WGSL: 450 is the GLSL feature level the layout's
+        # checks ask about, e.g. clip distances, which WGSL has)
+        Target("wgsl", 450, api=Api.WEBGPU, varying_locations=True, sampler_bindings=True, uniform_blocks=True),
     )
 }
 

@@ -14,7 +14,7 @@ import math
 
 from ...errors import UnsupportedError
 from ...ir import cfg
-from ...ir.ops import Code, Op, SampleKind
+from ...ir.ops import Code, Op, SampleKind, SampleMode
 from ...ir.program import Program, Storage
 from ...ir.types import Scalar, Type
 from .. import layout as layout_mod
@@ -46,7 +46,7 @@ DERIVATIVES = {Code.FDDX: "dpdx", Code.FDDY: "dpdy"}
 # The ops whose value WGSL would fold at shader creation when every operand
 # is a literal (and refuse on an overflow): all but these.
 FOLD_SAFE = frozenset({Code.CONST, Code.SWIZZLE, Code.CONSTRUCT, Code.LOAD, Code.SAMPLE})
-TEXTURE_DIMS = {"sampler2D": 2, "samplerCube": 3, "sampler3D": 3}
+TEXTURE_DIMS = {"sampler2D": 2, "samplerCube": 3, "sampler3D": 3, "sampler2DShadow": 3}
 FILES = layout_mod.FILE_BINDING
 
 
@@ -367,6 +367,10 @@ class Emitter:
         texture, sampler, decl_type = self.mod.texture_of(op.var)
         dim = TEXTURE_DIMS[decl_type]
         coord = self.fit(op, op.args[0], a[0], dim)
+        if len(op.imm) > 2:  # draw-time sampler state (Options.draw_state): a shadow compare or FETCH4
+            return self.sample_mode(op, a, texture, sampler, decl_type, coord)
+        if decl_type == "sampler2DShadow":
+            raise self.unsupported(op, f"a lookup without a depth compare through {texture}, a depth texture")
         head = [(texture, PRIMARY), (sampler, PRIMARY), coord]
         if kind is SampleKind.PLAIN:
             if not self.fragment:  # no implicit derivatives in a vertex shader: level 0, as GLSL's texture()
@@ -382,6 +386,31 @@ class Emitter:
             return _call("textureSampleGrad", head + [self.fit(op, op.args[1], a[1], dim),
                                                       self.fit(op, op.args[2], a[2], dim)])
         raise self.unsupported(op, f"sample kind {kind}")
+
+    def sample_mode(self, op: Op, a: list, texture: str, sampler: str, decl_type: str, coord) -> tuple[str, int]:
+        """A shadow compare (LESS_EQUAL against the coordinate's z; the 0/1
+        result, filtered by the sampler, in every component) or ATI FETCH4
+        (the red channels of the 2x2 footprint a point sample's texel starts,
+        in FETCH4's order: a gather half a texel on, swizzled zxyw; base level)."""
+        mode, kind = op.imm[2], op.imm[0]
+        if mode is SampleMode.DEPTH_COMPARE:
+            if decl_type != "sampler2DShadow":
+                raise self.unsupported(op, f"a depth compare through {texture}, declared {decl_type}")
+            c = _wrap(coord)
+            head = f"{texture}, {sampler}, {c}.xy, {c}.z"
+            if kind is SampleKind.PLAIN and self.fragment:
+                return f"vec4<f32>(textureSampleCompare({head}))", PRIMARY
+            level_zero = kind is SampleKind.LOD and op.args[1].code is Code.CONST and not any(op.args[1].imm)
+            if (kind is SampleKind.PLAIN and not self.fragment) or level_zero:
+                return f"vec4<f32>(textureSampleCompareLevel({head}))", PRIMARY
+            raise self.unsupported(op, f"WGSL compares depth with an implicit level of detail or at level 0 only, "
+                                       f"not with a {kind.value} one")
+        if mode is SampleMode.GATHER4:
+            if decl_type != "sampler2D":
+                raise self.unsupported(op, f"FETCH4 through {texture}, declared {decl_type}")
+            return (f"textureGather(0, {texture}, {sampler}, {_wrap(coord)} + 0.5 / "
+                    f"vec2<f32>(textureDimensions({texture}, 0))).zxyw", PRIMARY)
+        raise self.unsupported(op, f"sample mode {mode}")
 
     def fit(self, op: Op, v: Op, e: tuple[str, int], width: int) -> tuple[str, int]:
         w = v.type.width
@@ -434,25 +463,29 @@ HELPER_SOURCE = {key: (lambda w, f=f: f(w)) for key, f in HELPER_SOURCE.items()}
 
 
 def _constish(op: Op, inline: set) -> bool:
-    """Whether ``op`` prints as a WGSL const-expression (literals only)."""
+    """Whether ``op`` prints as a WGSL const- or override-expression
+    (literals and draw-state overrides only)."""
     if op.code is Code.CONST:
         return op in inline
+    if op.code is Code.LOAD:
+        return op in inline and op.var.storage is Storage.STATE and not op.args
     if op.code is Code.SWIZZLE or op.code is Code.CONSTRUCT:
         return op in inline and all(_constish(a, inline) for a in op.args)
     return False
 
 
 def _break_folding(body: list[Op], analysis) -> None:
-    """An op of literals only would be folded by WGSL at shader creation,
-    where an overflow or infinity is an error (``1.0 / 0.0``): its first
-    literal becomes a ``let`` instead, so the op is computed at run time."""
+    """An op of literals only would be folded by WGSL at shader creation
+    (of overrides only, at pipeline creation), where an overflow or infinity
+    is an error (``1.0 / 0.0``): its first literal (or override) becomes a
+    ``let`` instead, so the op is computed at run time."""
     inline = analysis.inline
     for op in body:
         if op.type is None or op.code in FOLD_SAFE or not op.args:
             continue
         if all(_constish(a, inline) for a in op.args):
             base = op.args[0]
-            while base.code is not Code.CONST:
+            while base.code is not Code.CONST and base.code is not Code.LOAD:
                 base = base.args[0]
             inline.discard(base)
             analysis.uses[base] += 1  # printed (an unused value is skipped)

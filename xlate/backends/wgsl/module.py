@@ -16,6 +16,7 @@ from __future__ import annotations
 from ...ir.program import Program, Storage
 from .. import layout as layout_mod
 from ..layout import Layout
+from ..literals import float_literal, int_literal
 
 SAMPLER_BINDING_BASE = 32  # s# -> its WGSL sampler at binding 32 + s (its texture: the layout's 4 + s)
 ENTRY_POINT = "main"
@@ -25,7 +26,8 @@ TYPES = {"float": "f32", "vec2": "vec2<f32>", "vec3": "vec3<f32>", "vec4": "vec4
          "bool": "bool", "bvec2": "vec2<bool>", "bvec3": "vec3<bool>", "bvec4": "vec4<bool>"}
 HOST_TYPES = {**TYPES, "bool": "u32"}
 SIZES = {"f32": 4, "i32": 4, "u32": 4, "vec4<f32>": 16, "vec4<i32>": 16, "vec4<u32>": 16}
-TEXTURES = {"sampler2D": "texture_2d<f32>", "samplerCube": "texture_cube<f32>", "sampler3D": "texture_3d<f32>"}
+TEXTURES = {"sampler2D": "texture_2d<f32>", "samplerCube": "texture_cube<f32>", "sampler3D": "texture_3d<f32>",
+            "sampler2DShadow": "texture_depth_2d"}  # (a depth-compared 2D sampler: Options.draw_state.depthtexture)
 # GLSL built-in the layout names -> (WGSL private variable, type, interface: (stage, "in"/"out", builtin) or None)
 BUILTINS = {
     "gl_Position": ("xl_position", "vec4<f32>", "position"),
@@ -33,9 +35,19 @@ BUILTINS = {
     "gl_FragCoord": ("xl_frag_coord", "vec4<f32>", "position"),
     "gl_FrontFacing": ("xl_front_facing", "bool", "front_facing"),
     "gl_FragDepth": ("xl_frag_depth", "f32", "frag_depth"),
+    "gl_ClipDistance": ("xl_clip_distances", "array<f32, N>", "clip_distances"),  # N: the planes used
 }
+# D3D's point-sprite coordinate (passes/points.py) at the centre of WebGPU's 1-pixel points
+POINT_COORD = "vec2<f32>(0.5, 0.5)"
 FIXED_NAMES = ("xl_main", "xl_s", "xl_in", "xl_out", "XlIn", "XlOut", ENTRY_POINT) + tuple(
     b[0] for b in BUILTINS.values())
+
+
+def f32_literal(value: float) -> str:
+    """A finite f32 literal (an override's default cannot call a function)."""
+    if value != value or value in (float("inf"), float("-inf")):
+        value = 3.4028234663852886e38 if value > 0 else -3.4028234663852886e38 if value < 0 else 0.0
+    return float_literal(value, bits_builtins=True)
 
 
 class Module:
@@ -61,11 +73,22 @@ class Module:
                 reg = d.binding - layout_mod.SAMPLER_BINDING_BASE
                 self.samplers[d.name] = (self.namer.name(d.name + "_sampler"), d.type, reg)
         self.builtins: set[str] = set()  # the GLSL built-ins the layout reached
+        self.clip_distances = 0  # how many gl_ClipDistance elements the shader writes
         for var in program.variables:
             if var.storage is Storage.INPUT or var.storage is Storage.OUTPUT:
                 acc = lay.access.get(id(var))
-                if acc is not None and acc.name in BUILTINS:
-                    self.builtins.add(acc.name)
+                if acc is None:
+                    continue
+                base = acc.name.split("[", 1)[0]
+                if base in BUILTINS:
+                    self.builtins.add(base)
+                if base == "gl_ClipDistance":
+                    self.clip_distances = max(self.clip_distances, int(acc.name[len(base) + 1:-1]) + 1)
+                if "gl_PointCoord" in acc.name:
+                    lay.reach(var, layout_mod.Access(POINT_COORD))
+                    self.diagnostics.append(
+                        "wgsl: WebGPU draws every point one pixel wide and has no point sprites: the point-sprite "
+                        "coordinate is that pixel's centre, (0.5, 0.5)")
         if "gl_PointSize" in self.builtins:
             self.diagnostics.append("wgsl: WebGPU draws every point one pixel wide and has no point-size output: "
                                     "the point size this vertex shader writes (oPts / PSIZE) is dropped")
@@ -111,12 +134,15 @@ class Module:
 
     def render(self, functions: list[tuple[str, list[str]]], helpers: list[str], directive: bool) -> str:
         out: list[str] = []
+        if self.clip_distances:
+            out.append("enable clip_distances;")  # (the WebGPU device needs the "clip-distances" feature)
         if directive:
             out.append("diagnostic(off, derivative_uniformity);")
             out.append("")
         out.append(f"// {self.p.version.name} -> WGSL (xlate)")
         out += self._blocks()
         out += self._resources()
+        out += self._overrides()
         ins, outs, privates = self._interface()
         out += privates
         for d in self.lay.decls:
@@ -167,8 +193,28 @@ class Module:
         for d in self.lay.decls:
             if d.kind == "sampler":
                 sampler, glsl_type, reg = self.samplers[d.name]
+                kind = "sampler_comparison" if glsl_type == "sampler2DShadow" else "sampler"
                 out.append(f"@group({d.set}) @binding({d.binding}) var {d.name}: {TEXTURES[glsl_type]};")
-                out.append(f"@group({d.set}) @binding({SAMPLER_BINDING_BASE + reg}) var {sampler}: sampler;")
+                out.append(f"@group({d.set}) @binding({SAMPLER_BINDING_BASE + reg}) var {sampler}: {kind};")
+        return out
+
+    def _overrides(self) -> list[str]:
+        """Draw-time state parameters (Options.draw_state_mode "dynamic"):
+        pipeline-overridable constants, WGSL's specialization constants, at
+        the Vulkan constant_id, defaulting to the options' draw state."""
+        out = []
+        defaults = {e["glsl"]: e.get("default") for e in self.lay.reflection.get("state_parameters", ())}
+        for d in self.lay.decls:
+            if d.kind == "spec_constant":
+                t = TYPES[d.type]
+                value = defaults.get(d.name)
+                if t == "bool":
+                    init = "true" if value else "false"
+                elif t == "i32":
+                    init = int_literal(int(value or 0))
+                else:
+                    init = f32_literal(float(value or 0.0))
+                out.append(f"@id({d.constant_id}) override {d.name}: {t} = {init};")
         return out
 
     def _interface(self) -> tuple[list[str], list[str], list[str]]:
@@ -185,6 +231,7 @@ class Module:
                 privates.append(f"var<private> {d.name}: {t};")
         for glsl_name in sorted(self.builtins):
             name, t, builtin = BUILTINS[glsl_name]
+            t = t.replace("N", str(self.clip_distances))
             privates.append(f"var<private> {name}: {t};")
             if builtin is None:
                 continue
@@ -252,6 +299,12 @@ class Module:
         for entry in refl.get("draw_state", []):
             if "set" in entry:
                 entry["group"] = entry["set"]
+        for entry in refl.get("state_parameters", []):
+            if entry.get("form") == "specialization_constant":
+                entry.update(form="override", override_id=entry["constant_id"])
+        for entry in refl["samplers"]:
+            if entry.get("compare"):
+                entry["sampler_type"] = "comparison"
         if refl.get("viewport") and "set" in refl["viewport"]:
             refl["viewport"]["group"] = refl["viewport"]["set"]
         refl["entry_point"] = ENTRY_POINT
