@@ -9,7 +9,8 @@ wgpu-native + naga on lavapipe), as the GLSL and Vulkan targets are:
   sprites) is a known failure with its reason.
 * Wine's in-scope visual cases (fixed-function stages through the runner's
   pass-through VS and a WGSL fixed-function PS, texdepth_test's depth
-  pre-pass on targets with a depth texture);
+  pre-pass on targets with a depth texture; fog and alpha test baked in, and
+  as override constants): a CI share, all with XLATE_CORPUS_FULL=1;
 * a render pipeline for every VS+PS pair of both corpora;
 * random programs of every version (``generate``, all features on) and
   corpus shaders against the reference interpreter
@@ -225,55 +226,74 @@ def _draw_texdepth(wgr, case, vs, ps, draw) -> np.ndarray:
         targets.release()
 
 
-def test_wine_visual_wgpu(wgr, record_property):
-    """Wine's in-scope visual cases (fog and alpha test stay out of scope, as
-    on GL) drawn through the WGSL translations with each case's draw
-    (``wine_cases.build_draw``) and checked with the same 8-bit probes.  A
-    fixed-function VS is the runner's pass-through VS fed with fixed-function
-    vertex processing's outputs, a fixed-function PS ``ff_pixel_shader_wgsl``;
-    texdepth_test with its depth pre-pass (``_draw_texdepth``)."""
+def _wine_case(wgr, wc, case, mode: str = "baked"):
+    """One Wine case through WGSL: ``wine_cases.build_draw``'s draw (and its
+    render state: fog and alpha test baked in or as overrides, ``mode``),
+    the case's shaders translated to wgsl."""
+    _vs, _ps, draw = wc.build_draw(case, vulkan=True, mode=mode)
+    opts = wc.draw_state_options(case, mode)
+    ds = wc.case_draw_state(case)
+    vs_pair = None
+    if case.vs is not None:
+        vs = wc._translate(case.vs["id"], opts, target="wgsl")
+        vs_pair = (vs.code, vs.reflection)
+        if any(i["usage"] is None for i in vs.reflection["inputs"]):
+            vs_pair = (vs.code, dict(vs.reflection, inputs=[
+                dict(i, usage="v", usage_index=i["register"]) if i["usage"] is None else i
+                for i in vs.reflection["inputs"]]))
+        vs_outputs = [o for o in vs.reflection["outputs"] if not o.get("builtin")]
+    else:
+        vs_outputs = [{"usage": "color", "usage_index": 0, "glsl": "v_color0", "location": 0}]
+    if case.ps is not None or ds is not None:
+        ps_t = wc._translate(case.ps["id"] if case.ps is not None else wc.FF_PIXEL_STAND_IN, opts, target="wgsl")
+        ps = (ps_t.code, ps_t.reflection)
+        if case.vs is not None:
+            ps = link_unwritten(ps_t.code, ps_t.reflection, vs_outputs)
+    else:
+        ps = ff_pixel_shader_wgsl(vs_outputs, wc._state(case, r"SPECULARENABLE TRUE"), wc._combiner(case))
+    if case.function == "texdepth_test":
+        pixels = wc.quantise(_draw_texdepth(wgr, case, vs_pair, ps, draw))
+    else:
+        res = wgr.draw(vs_pair, ps, draw)
+        pixels = wc.quantise(res.colors[0])
+        res.targets.release()
+    return wc.CaseResult(case, [wc.check_probe(p, pixels) for p in case.probes])
+
+
+# CI draws every WINE_STRIDE[mode]-th case (all of them take ~35 s here), XLATE_CORPUS_FULL=1 all.
+WINE_STRIDE = {"baked": 3, "dynamic": 6} if not FULL else {"baked": 1, "dynamic": 1}
+
+
+@pytest.mark.parametrize("mode", ["baked", "dynamic"])
+def test_wine_visual_wgpu(wgr, record_property, mode):
+    """Wine's in-scope visual cases drawn through the WGSL translations with
+    each case's draw (``wine_cases.build_draw``) and checked with the same
+    8-bit probes.  A fixed-function VS is the runner's pass-through VS fed
+    with fixed-function vertex processing's outputs, a fixed-function PS
+    ``ff_pixel_shader_wgsl`` (the stand-in PS of wine_cases where fog or
+    the alpha test is on); texdepth_test with its depth pre-pass
+    (``_draw_texdepth``).  "dynamic": the fog and alpha-test cases with
+    their state as override constants set per pipeline."""
     wc, cases, missing = _wine_pairs()
     if missing:
         pytest.skip(missing)
-    chosen = cases
+    chosen = cases if mode == "baked" else [c for c in cases if wc.case_draw_state(c) is not None]
+    total = len(chosen)
+    chosen = chosen[::WINE_STRIDE[mode]]
     start = time.perf_counter()
     passed, failed = 0, []
     for case in chosen:
         try:
-            _vs, _ps, draw = wc.build_draw(case, vulkan=True)
-            vs_pair = None
-            if case.vs is not None:
-                vs = wc._translate(case.vs["id"], target="wgsl")
-                vs_pair = (vs.code, vs.reflection)
-                if any(i["usage"] is None for i in vs.reflection["inputs"]):
-                    vs_pair = (vs.code, dict(vs.reflection, inputs=[
-                        dict(i, usage="v", usage_index=i["register"]) if i["usage"] is None else i
-                        for i in vs.reflection["inputs"]]))
-                vs_outputs = [o for o in vs.reflection["outputs"] if not o.get("builtin")]
-            else:
-                vs_outputs = [{"usage": "color", "usage_index": 0, "glsl": "v_color0", "location": 0}]
-            if case.ps is not None:
-                ps_t = wc._translate(case.ps["id"], target="wgsl")
-                ps = (ps_t.code, ps_t.reflection)
-                if case.vs is not None:
-                    ps = link_unwritten(ps_t.code, ps_t.reflection, vs_outputs)
-            else:
-                ps = ff_pixel_shader_wgsl(vs_outputs, wc._state(case, r"SPECULARENABLE TRUE"), wc._combiner(case))
-            if case.function == "texdepth_test":
-                pixels = wc.quantise(_draw_texdepth(wgr, case, vs_pair, ps, draw))
-            else:
-                res = wgr.draw(vs_pair, ps, draw)
-                pixels = wc.quantise(res.colors[0])
-                res.targets.release()
-            result = wc.CaseResult(case, [wc.check_probe(p, pixels) for p in case.probes])
+            result = _wine_case(wgr, wc, case, mode)
         except Exception as e:  # noqa: BLE001 - a failure is a result
             result = wc.CaseResult(case, [], f"{type(e).__name__}: {e}")
         if result.passed:
             passed += 1
         else:
             failed.append(f"{case.id}: {result.describe()}")
-    summary = (f"wine visual cases on wgpu/lavapipe (wgsl): {passed} of {len(chosen)} in-scope cases passed; "
-               f"{time.perf_counter() - start:.1f}s")
+    what = "in-scope cases" if mode == "baked" else "fog/alpha-test cases, state as overrides"
+    summary = (f"wine visual cases on wgpu/lavapipe (wgsl, {mode}): {passed} of {len(chosen)} {what} passed "
+               f"(1 in {WINE_STRIDE[mode]} of {total}); {time.perf_counter() - start:.1f}s")
     print(summary)
     record_property("corpus_summary", summary)
     assert chosen, "no in-scope case"

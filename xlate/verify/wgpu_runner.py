@@ -106,7 +106,7 @@ def _device():
         raise WGPUUnavailable(f"no WebGPU adapter (install mesa-vulkan-drivers for lavapipe): {e}") from None
     if adapter is None:
         raise WGPUUnavailable("no WebGPU adapter (install mesa-vulkan-drivers for lavapipe)")
-    features = [f for f in ("float32-filterable",) if f in adapter.features]
+    features = [f for f in ("float32-filterable", "clip-distances") if f in adapter.features]
     limits = {k: adapter.limits[k] for k in ("max-inter-stage-shader-variables", "max-vertex-attributes",
                                              "max-sampled-textures-per-shader-stage",
                                              "max-samplers-per-shader-stage", "max-color-attachment-bytes-per-sample")
@@ -246,6 +246,12 @@ class WGPURunner:
         for binding in sorted(self._blocks_of(refl)):
             entries.append({"binding": binding, "visibility": visibility, "buffer": {"type": "uniform"}})
         for s in refl.get("samplers", ()):
+            if s.get("compare"):  # a depth texture, compared (Options.draw_state.depthtexture)
+                entries.append({"binding": s["binding"], "visibility": visibility,
+                                "texture": {"sample_type": "depth", "view_dimension": "2d"}})
+                entries.append({"binding": s["sampler_binding"], "visibility": visibility,
+                                "sampler": {"type": "comparison"}})
+                continue
             entries.append({"binding": s["binding"], "visibility": visibility,
                             "texture": {"sample_type": "float" if self.filterable else "unfilterable-float",
                                         "view_dimension": _VIEW[s["type"]]}})
@@ -265,7 +271,7 @@ class WGPURunner:
         return out
 
     def pipeline(self, vs, ps, primitive: str = "triangle_list", state: RenderState | None = None,
-                 targets: int = 1, depth: tuple[str, bool] | None = None):
+                 targets: int = 1, depth: tuple[str, bool] | None = None, state_values=None):
         """(render pipeline, bind group layouts, vs reflection, ps reflection)
         for a VS+PS pair; ``depth``: (compare, writes) against a depth
         attachment (None: none, unless the PS writes the depth: then
@@ -307,10 +313,10 @@ class WGPURunner:
         pipe = self.device.create_render_pipeline(**depth,
             layout=self.device.create_pipeline_layout(bind_group_layouts=layouts),
             vertex={"module": self.module(vs_code), "entry_point": vs_refl.get("entry_point", "main"),
-                    "buffers": buffers},
+                    "buffers": buffers, "constants": overrides(vs_refl, state_values)},
             primitive={"topology": _TOPOLOGY[mode], "front_face": front, "cull_mode": cull},
             fragment={"module": self.module(ps_code), "entry_point": ps_refl.get("entry_point", "main"),
-                      "targets": colour_targets})
+                      "targets": colour_targets, "constants": overrides(ps_refl, state_values)})
         return pipe, layouts, vs_refl, ps_refl
 
     # -- per-draw data ------------------------------------------------------
@@ -351,7 +357,7 @@ class WGPURunner:
             out[ds[0].get("binding", BINDING_DRAW_STATE)] = block.tobytes()
         return out
 
-    def _sampler(self, s: SamplerState, levels: int):
+    def _sampler(self, s: SamplerState, levels: int, compare: bool = False):
         for mode in (s.address_u, s.address_v, s.address_w):
             if mode not in _ADDRESS:
                 raise NotImplementedError(f"WebGPU has no {mode!r} address mode")
@@ -364,11 +370,14 @@ class WGPURunner:
             address_mode_w=_ADDRESS[s.address_w], mag_filter=lin(s.mag_filter), min_filter=lin(s.min_filter),
             mipmap_filter=lin(s.mip_filter),
             # MIP none: the base level only (0.25 keeps the min/mag decision, as Vulkan's spec advises)
-            lod_min_clamp=0.0, lod_max_clamp=0.25 if no_mip else float(levels))
+            lod_min_clamp=0.0, lod_max_clamp=0.25 if no_mip else float(levels),
+            **({"compare": "less-equal"} if compare else {}))
 
     def _texture(self, tex: Texture, kind: str):
         """(view, sampler) of a texture for a sampler of ``kind``."""
         wgpu = self.wgpu
+        if getattr(tex, "format", "rgba") != "rgba":
+            return self._depth_texture(tex), self._sampler(tex.sampler, 1, compare=True)
         if tex.kind != kind and not (kind == "2d" and tex.kind == "1d"):
             raise ValueError(f"sampler is {kind}, texture is {tex.kind}")
         levels = [np.ascontiguousarray(a, F32) for a in tex.levels]
@@ -396,6 +405,42 @@ class WGPURunner:
         view = texture.create_view(dimension=_VIEW[tex.kind], base_mip_level=base,
                                    mip_level_count=len(levels) - base)
         return view, self._sampler(tex.sampler, len(levels) - base)
+
+    def _depth_texture(self, tex: Texture):
+        """A depth32float view holding the texture's red channel quantised to
+        its format (as the reference stores it), written by a draw (WebGPU
+        copies into no depth32float texture): base level only."""
+        from .textures import DEPTH_STEPS
+
+        wgpu = self.wgpu
+        steps = F32(DEPTH_STEPS[tex.format])
+        red = np.ascontiguousarray(np.round(np.clip(np.asarray(tex.levels[0], F32)[..., 0], 0, 1) * steps) / steps,
+                                   F32)
+        h, w = red.shape
+        src = self.device.create_texture(size=(w, h, 1), format="r32float",
+                                         usage=wgpu.TextureUsage.TEXTURE_BINDING | wgpu.TextureUsage.COPY_DST)
+        self.device.queue.write_texture({"texture": src}, red.tobytes(), {"bytes_per_row": w * 4, "rows_per_image": h},
+                                        (w, h, 1))
+        depth = self.device.create_texture(size=(w, h, 1), format="depth32float",
+                                           usage=wgpu.TextureUsage.RENDER_ATTACHMENT | wgpu.TextureUsage.TEXTURE_BINDING)
+        module = self.module(_DEPTH_WRITER)
+        pipe = self.device.create_render_pipeline(
+            layout="auto", vertex={"module": module, "entry_point": "vs"},
+            fragment={"module": module, "entry_point": "fs", "targets": []},
+            primitive={"topology": "triangle-list"},
+            depth_stencil={"format": "depth32float", "depth_write_enabled": True, "depth_compare": "always"})
+        group = self.device.create_bind_group(layout=pipe.get_bind_group_layout(0),
+                                              entries=[{"binding": 0, "resource": src.create_view()}])
+        enc = self.device.create_command_encoder()
+        rp = enc.begin_render_pass(color_attachments=[], depth_stencil_attachment={
+            "view": depth.create_view(), "depth_clear_value": 0.0, "depth_load_op": "clear",
+            "depth_store_op": "store"})
+        rp.set_pipeline(pipe)
+        rp.set_bind_group(0, group)
+        rp.draw(3)
+        rp.end()
+        self.device.queue.submit([enc.finish()])
+        return depth.create_view()
 
     def _bind_group(self, layout, refl: dict, blocks: dict[int, bytes], textures: Mapping[int, Texture]):
         wgpu = self.wgpu
@@ -460,7 +505,8 @@ class WGPURunner:
             targets = RenderTargets(draw.size[0], draw.size[1], draw.targets)
         if depth is None and targets.depth is not None:
             depth = ("always", False)  # the attachment is there: the pipeline must say how it uses it
-        pipe, layouts, vs_refl, ps_refl = self.pipeline(vs, ps, draw.primitive, draw.state, targets.count, depth)
+        pipe, layouts, vs_refl, ps_refl = self.pipeline(vs, ps, draw.primitive, draw.state, targets.count, depth,
+                                                        getattr(draw, "state_values", None))
         if draw.clear is not None or fresh:
             targets.clear(draw.clear)
         width, height = targets.width, targets.height
@@ -502,19 +548,49 @@ class WGPURunner:
         return DrawResult(colors, targets)
 
 
+# Writes an r32float texture's texels into a depth attachment of its size.
+_DEPTH_WRITER = """@group(0) @binding(0) var src: texture_2d<f32>;
+@vertex fn vs(@builtin(vertex_index) i: u32) -> @builtin(position) vec4<f32> {
+    let p = vec2<f32>(f32(i & 1u) * 4.0 - 1.0, f32(i >> 1u) * 4.0 - 1.0);
+    return vec4<f32>(p, 0.0, 1.0);
+}
+@fragment fn fs(@builtin(position) p: vec4<f32>) -> @builtin(frag_depth) f32 {
+    return textureLoad(src, vec2<i32>(p.xy), 0).r;
+}
+"""
+
+
+def overrides(refl: dict, values) -> dict:
+    """The pipeline-overridable constants of a dynamic draw-state
+    translation (the reflection's state parameters of form "override"), from
+    ``values`` (a DrawState or dict; None: D3D's defaults): {id: value}."""
+    from .gl import state_parameters, state_values
+
+    params = [p for p in state_parameters(refl) if p.get("form") == "override"]
+    if not params:
+        return {}
+    state = state_values(values)
+    return {str(p["override_id"]): float(state.param_value(p["key"])) for p in params}
+
+
 def writes_depth(ps_refl: dict) -> bool:
     return any(o.get("builtin") == "frag_depth" for o in ps_refl["outputs"])
 
 
 def passthrough_vs(ps_refl: dict) -> tuple[str, dict]:
-    """A WGSL VS feeding a PS from vertex attributes (as ``gl.passthrough_vs``):
-    ("position", 0) at location 0 is the D3D clip position, written as is
-    (WebGPU's NDC y points up as D3D's; negated when the PS was translated
-    without flip_y), each PS input from the attribute of its (usage, index),
+    """A WGSL VS feeding a PS from vertex attributes (as ``gl.passthrough_vs``
+    and ``vk.passthrough_vs``): ("position", 0) at location 0 in D3D clip
+    space, moved by the io pass's fix-ups as the PS's options say (the
+    half-pixel shift through the viewport buffer at group 0 binding 3,
+    clip z, the Vulkan y flip), then y negated for WebGPU as the WGSL
+    backend does; each PS input from the attribute of its (usage, index),
     at the PS's location and centroid qualifier."""
+    from .gl import HALF_PIXEL_BIAS
+
+    opts = ps_refl.get("options", {})
     attrs = {("position", 0): 0}
     inputs = [{"usage": "position", "usage_index": 0, "register": 0, "glsl": "a0", "location": 0}]
-    members, outs, copies = ["    @location(0) a0: vec4<f32>,"], ["    @builtin(position) xl_p: vec4<f32>,"], []
+    members, outs, body = ["    @location(0) a0: vec4<f32>,"], ["    @builtin(position) xl_p: vec4<f32>,"], []
     for inp in ps_refl["inputs"]:
         if inp.get("builtin") or inp.get("location") is None:
             continue
@@ -525,13 +601,26 @@ def passthrough_vs(ps_refl: dict) -> tuple[str, dict]:
             inputs.append({"usage": key[0], "usage_index": key[1], "register": k, "glsl": f"a{k}", "location": k})
         interp = " @interpolate(perspective, centroid)" if inp.get("centroid") else ""
         outs.append(f"    @location({inp['location']}){interp} v{inp['location']}: vec4<f32>,")
-        copies.append(f"    o.v{inp['location']} = i.a{attrs[key]};")
-    y = "i.a0.y" if ps_refl.get("options", {}).get("flip_y", True) else "-i.a0.y"
-    code = "\n".join(["struct XlIn {", *members, "}", "struct XlOut {", *outs, "}", "@vertex",
-                      "fn main(i: XlIn) -> XlOut {", "    var o: XlOut;",
-                      f"    o.xl_p = vec4<f32>(i.a0.x, {y}, i.a0.z, i.a0.w);", *copies, "    return o;", "}", ""])
+        body.append(f"    o.v{inp['location']} = i.a{attrs[key]};")
+    body.append("    var p = i.a0;")
+    viewport = None
+    head = []
+    if opts.get("half_pixel", True):
+        k = repr(float(opts.get("half_pixel_scale", HALF_PIXEL_BIAS)))
+        head = ["struct XlViewport { v: vec4<f32> }",
+                f"@group({GROUP_VERTEX}) @binding({BINDING_VIEWPORT}) var<uniform> xl_viewport: XlViewport;"]
+        body.append(f"    p.x += p.w * {k} * xl_viewport.v.x;\n    p.y -= p.w * {k} * xl_viewport.v.y;")
+        viewport = {"glsl": "xl_viewport", "set": GROUP_VERTEX, "group": GROUP_VERTEX, "binding": BINDING_VIEWPORT,
+                    "offset": 0}
+    if opts.get("clip_z", False):
+        body.append("    p.z = p.z * 2.0 - p.w;")
+    if opts.get("flip_y", True):
+        body.append("    p.y = -p.y;")
+    body.append("    o.xl_p = vec4<f32>(p.x, -p.y, p.z, p.w);  // WebGPU's NDC y points up")
+    code = "\n".join([*head, "struct XlIn {", *members, "}", "struct XlOut {", *outs, "}", "@vertex",
+                      "fn main(i: XlIn) -> XlOut {", "    var o: XlOut;", *body, "    return o;", "}", ""])
     return code, {"stage": "vertex", "target": "wgsl", "inputs": inputs, "outputs": [], "constants": [],
-                  "samplers": [], "viewport": None, "options": ps_refl.get("options", {}), "entry_point": "main"}
+                  "samplers": [], "viewport": viewport, "options": dict(opts), "entry_point": "main"}
 
 
 PROBE_LOCATION = 4  # differential.PROBE_LOCATION: after D3D9's four colour outputs
