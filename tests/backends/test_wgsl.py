@@ -243,3 +243,26 @@ def test_hostile_and_wgsl_named_ctab_entries(device):
             assert naga_errors(device, t.code) is None, (names[k:k + 6], t.code)
             checked += 1
     assert checked >= 4
+
+
+def test_depth_compare_with_a_level_reads_level_zero_with_a_diagnostic(device):
+    """WGSL compares depth at level 0 only: texldl / texldb on a depth
+    texture read the base level, and the translation says so."""
+    src = "ps_3_0\ndcl_texcoord0 v0\ndcl_2d s0\ntexldl r0, v0, s0\nmov oC0, r0\n"
+    t = translate(_asm(src), "wgsl", draw_state={"depthtexture": [0]})
+    assert "textureSampleCompareLevel" in t.code and "var ps_s0: texture_depth_2d;" in t.code
+    assert any("level 0 only" in d for d in t.diagnostics)
+    assert naga_errors(device, t.code) is None
+    plain = translate(_asm("ps_2_0\ndcl t0\ndcl_2d s0\ntexld r0, t0, s0\nmov oC0, r0\n"), "wgsl",
+                      draw_state={"depthtexture": [0]})
+    assert "textureSampleCompare(" in plain.code and not plain.diagnostics
+
+
+def test_dynamic_draw_state_is_override_constants(device):
+    t = translate(_asm("ps_2_0\ndcl t0\ndcl_2d s0\ntexld r0, t0, s0\nmov oC0, r0\n"), "wgsl",
+                  draw_state_mode="dynamic")
+    params = t.reflection["render_state"]["parameters"]
+    assert params and all(p["form"] == "override" for p in params)
+    for p in params:
+        assert f"@id({p['override_id']}) override {p['glsl']}:" in t.code
+    assert naga_errors(device, t.code) is None

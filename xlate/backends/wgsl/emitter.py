@@ -401,10 +401,18 @@ class Emitter:
             if kind is SampleKind.PLAIN and self.fragment:
                 return f"vec4<f32>(textureSampleCompare({head}))", PRIMARY
             level_zero = kind is SampleKind.LOD and op.args[1].code is Code.CONST and not any(op.args[1].imm)
-            if (kind is SampleKind.PLAIN and not self.fragment) or level_zero:
+            if not (kind is SampleKind.PLAIN or level_zero):
+                if kind is SampleKind.BIAS and not self.fragment:
+                    raise self.unsupported(op, "a LOD bias in a vertex shader")
+                # WGSL compares depth at level 0 only (textureSampleCompareLevel):
+                # exact for a depth texture of one level, as D3D9 shadow maps are
+                self.mod.diagnostics.append(
+                    f"wgsl: {self.where(op)} compares depth with a {kind.value} level of detail; WGSL compares "
+                    "at level 0 only, so it reads the depth texture's base level (exact for a depth texture "
+                    "with one mip level)")
+            if kind is not SampleKind.PLAIN or not self.fragment:
                 return f"vec4<f32>(textureSampleCompareLevel({head}))", PRIMARY
-            raise self.unsupported(op, f"WGSL compares depth with an implicit level of detail or at level 0 only, "
-                                       f"not with a {kind.value} one")
+            return f"vec4<f32>(textureSampleCompare({head}))", PRIMARY
         if mode is SampleMode.GATHER4:
             if decl_type != "sampler2D":
                 raise self.unsupported(op, f"FETCH4 through {texture}, declared {decl_type}")
