@@ -171,12 +171,14 @@ def test_point_size_is_dropped_with_a_diagnostic(device):
 def test_derivatives_in_divergent_flow(device):
     """texld inside an if on a varying: WGSL's uniformity check is turned off
     and a diagnostic names the instruction; at top level, neither."""
-    divergent = "ps_3_0\ndcl_texcoord0 v0\ndcl_2d s0\nmov r0, v0\nif_gt v0.x, v0.y\ntexld r0, v0, s0\nendif\nmov oC0, r0\n"
+    divergent = ("ps_3_0\ndcl_texcoord0 v0\ndcl_2d s0\nmov r0, v0\nif_gt v0.x, v0.y\ntexld r0, v0, s0\nendif\n"
+                 "mov oC0, r0\n")
     t = translate(_asm(divergent), "wgsl")
     assert t.code.startswith("diagnostic(off, derivative_uniformity);")
     assert any("(instruction 5)" in d and "uniform control flow" in d for d in t.diagnostics)
     assert naga_errors(device, t.code) is None
-    uniform = "ps_3_0\ndefb b0, true\ndcl_texcoord0 v0\ndcl_2d s0\nmov r0, v0\nif b0\ntexld r0, v0, s0\nendif\nmov oC0, r0\n"
+    uniform = ("ps_3_0\ndefb b0, true\ndcl_texcoord0 v0\ndcl_2d s0\nmov r0, v0\nif b0\ntexld r0, v0, s0\nendif\n"
+               "mov oC0, r0\n")
     t = translate(_asm(uniform), "wgsl")
     assert not any("uniform" in d for d in t.diagnostics)
     top = "ps_2_0\ndcl t0.xy\ndcl_2d s0\ntexld r0, t0, s0\nmov oC0, r0\n"

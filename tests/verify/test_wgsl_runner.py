@@ -307,7 +307,8 @@ def test_front_face_follows_the_reflection(wgr):
     from xlate.verify.gl import Draw
 
     vs_src = "vs_3_0\ndcl_position v0\ndcl_position o0\nmov o0, v0\n"
-    ps_src = "ps_3_0\ndef c0, 1, 0, 0.5, 1\ndcl vFace\nmov r0, c0\nif_lt vFace, c0.y\nmov r0, c0.yyzw\nendif\nmov oC0, r0\n"
+    ps_src = ("ps_3_0\ndef c0, 1, 0, 0.5, 1\ndcl vFace\nmov r0, c0\nif_lt vFace, c0.y\nmov r0, c0.yyzw\nendif\n"
+              "mov oC0, r0\n")
     # clockwise on screen (y up in NDC: top-left, top-right, bottom-left), then counter-clockwise
     cw = [(-1, 1, 0.5, 1), (1, 1, 0.5, 1), (-1, -1, 0.5, 1)]
     ccw = [(1, 1, 0.5, 1), (-1, 1, 0.5, 1), (1, -1, 0.5, 1)]

@@ -186,7 +186,7 @@ def _flat_colours(code: str, refl: dict, stage_key: str) -> str:
     return code
 
 
-_STRUCT = {"XlOut": re.compile(r"struct XlOut \{\n(.*?)\n\}", re.S), "XlIn": re.compile(r"struct XlIn \{\n(.*?)\n\}", re.S)}
+_STRUCT = {name: re.compile(rf"struct {name} \{{\n(.*?)\n\}}", re.S) for name in ("XlOut", "XlIn")}
 _LOCATION = re.compile(r"@location\((\d+)\)")
 
 
@@ -421,8 +421,8 @@ class WGPURunner:
                                          usage=wgpu.TextureUsage.TEXTURE_BINDING | wgpu.TextureUsage.COPY_DST)
         self.device.queue.write_texture({"texture": src}, red.tobytes(), {"bytes_per_row": w * 4, "rows_per_image": h},
                                         (w, h, 1))
-        depth = self.device.create_texture(size=(w, h, 1), format="depth32float",
-                                           usage=wgpu.TextureUsage.RENDER_ATTACHMENT | wgpu.TextureUsage.TEXTURE_BINDING)
+        usage = wgpu.TextureUsage.RENDER_ATTACHMENT | wgpu.TextureUsage.TEXTURE_BINDING
+        depth = self.device.create_texture(size=(w, h, 1), format="depth32float", usage=usage)
         module = self.module(_DEPTH_WRITER)
         pipe = self.device.create_render_pipeline(
             layout="auto", vertex={"module": module, "entry_point": "vs"},
@@ -632,8 +632,8 @@ def probe_shader(code: str, refl: dict) -> tuple[str, dict, bool]:
     a discarded pixel leaves at its clear value."""
     if "struct XlOut {\n" in code and "    return xl_out;\n}" in code:
         depth = "xl_frag_depth" if any(o.get("builtin") == "frag_depth" for o in refl["outputs"]) else "0.0"
-        code = code.replace("struct XlOut {\n", f"struct XlOut {{\n    @location({PROBE_LOCATION}) xl_probe: vec4<f32>,\n",
-                            1)
+        member = f"    @location({PROBE_LOCATION}) xl_probe: vec4<f32>,\n"
+        code = code.replace("struct XlOut {\n", "struct XlOut {\n" + member, 1)
         code = code.replace("    return xl_out;\n}",
                             f"    xl_out.xl_probe = vec4<f32>(1.0, {depth}, 0.0, 0.0);\n    return xl_out;\n}}", 1)
     else:  # a PS without outputs: the probe is its only one

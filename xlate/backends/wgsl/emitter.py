@@ -94,12 +94,14 @@ class Emitter:
         for name in order:
             functions.append((self.fn_names[name], self.function(p.functions[name], analyses[name])))
         derivative_ops = uniformity.divergent_derivatives(p) if self.fragment else []
-        code = self.mod.render(functions, self.helper_sources(), directive=self.fragment and uniformity.needs_directive(p))
+        directive = self.fragment and uniformity.needs_directive(p)
+        code = self.mod.render(functions, self.helper_sources(), directive=directive)
         if derivative_ops:
             names = ", ".join(self.where(op) for op in derivative_ops[:8])
             more = f" and {len(derivative_ops) - 8} more" if len(derivative_ops) > 8 else ""
             self.mod.diagnostics.append(
-                f"wgsl: {names}{more} {'takes' if len(derivative_ops) == 1 else 'take'} implicit derivatives (dsx/dsy or a texture level of detail) where "
+                f"wgsl: {names}{more} {'takes' if len(derivative_ops) == 1 else 'take'} implicit derivatives "
+                "(dsx/dsy or a texture level of detail) where "
                 "neighbouring pixels may take different paths; WGSL requires uniform control flow there, so the "
                 "module turns its derivative_uniformity check off: as in D3D9 and GLSL, those derivatives are "
                 "undefined where the pixels of a 2x2 quad diverge")
@@ -463,11 +465,13 @@ def _f32_bits(width: int) -> str:
     return "fn xl_f32_bits(b: u32) -> f32 { return bitcast<f32>(b); }"
 
 
-HELPER_SOURCE = {("saturate", w): _saturate for w in range(1, 5)}
-HELPER_SOURCE.update({("mul_legacy", w): _mul_legacy for w in range(1, 5)})
-HELPER_SOURCE.update({("dot_legacy", w): _dot_legacy for w in range(1, 5)})
-HELPER_SOURCE[("f32_bits", 1)] = _f32_bits
-HELPER_SOURCE = {key: (lambda w, f=f: f(w)) for key, f in HELPER_SOURCE.items()}
+# (helper, width) -> the function writing its source for that width
+HELPER_SOURCE = {
+    **{("saturate", w): _saturate for w in range(1, 5)},
+    **{("mul_legacy", w): _mul_legacy for w in range(1, 5)},
+    **{("dot_legacy", w): _dot_legacy for w in range(1, 5)},
+    ("f32_bits", 1): _f32_bits,
+}
 
 
 def _constish(op: Op, inline: set) -> bool:
