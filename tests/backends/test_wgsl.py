@@ -217,6 +217,9 @@ def test_varying_locations_map_applies(device):
     ps = translate(_asm("ps_2_0\ndcl v0\nmov oC0, v0\n"), "wgsl", varying_locations=(("color", 0, 8),))
     assert "@location(8) v_color0: vec4<f32>" in vs.code and "@location(8) v_color0: vec4<f32>" in ps.code
     assert next(o for o in vs.reflection["outputs"] if o["usage"] == "color" and o["usage_index"] == 0)["location"] == 8
+    # (the other fixed outputs keep the table's locations: COLOR1 at 17)
+    assert vs.reflection["limits"] == {"maxInterStageShaderVariables": 18, "maxVertexAttributes": 1}
+    assert ps.reflection["limits"]["maxInterStageShaderVariables"] == 9
 
 
 HOSTILE_SEEDS = {

@@ -23,6 +23,7 @@ def generate(program, target: Target | str, options):
         code, layout_reflection = emit_wgsl(program, target, options)
         refl = reflection.build(program, target, options, layout_reflection)
         refl["entry_point"] = layout_reflection["entry_point"]
+        refl["limits"] = layout_reflection["limits"]
         return code, refl
     if target.native:
         code, layout_reflection = _native()(program, target, options, version=options.spirv_version,

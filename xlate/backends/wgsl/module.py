@@ -306,4 +306,10 @@ class Module:
         if refl.get("viewport") and "set" in refl["viewport"]:
             refl["viewport"]["group"] = refl["viewport"]["set"]
         refl["entry_point"] = ENTRY_POINT
+        # the WebGPU device limits the module needs beyond the defaults' reach
+        # (16 inter-stage variables: the layout's COLOR0 is at 16)
+        varyings = [d.location for d in self.lay.decls if d.kind in ("vs_output", "fs_input") and d.location is not None]
+        attributes = [d.location for d in self.lay.decls if d.kind == "vs_input" and d.location is not None]
+        refl["limits"] = {"maxInterStageShaderVariables": max(varyings) + 1 if varyings else 0,
+                          "maxVertexAttributes": max(attributes) + 1 if attributes else 0}
         return refl
