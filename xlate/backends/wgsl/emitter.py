@@ -93,8 +93,9 @@ class Emitter:
         functions = []
         for name in order:
             functions.append((self.fn_names[name], self.function(p.functions[name], analyses[name])))
-        derivative_ops = uniformity.divergent_derivatives(p) if self.fragment else []
-        directive = self.fragment and uniformity.needs_directive(p)
+        derivative, flow = uniformity.survey(p) if self.fragment else (False, False)
+        directive = derivative and flow
+        derivative_ops = uniformity.divergent_derivatives(p) if directive else []
         code = self.mod.render(functions, self.helper_sources(), directive=directive)
         if derivative_ops:
             names = ", ".join(self.where(op) for op in derivative_ops[:8])

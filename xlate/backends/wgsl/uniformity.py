@@ -6,8 +6,8 @@ to be in uniform control flow (naga, wgpu 0.32, does not check it; Tint
 does).  D3D9 and GLSL compile them anywhere and leave the result undefined
 where the pixels of a quad diverge.  The WGSL module keeps that meaning by
 turning the check off (``diagnostic(off, derivative_uniformity)``) wherever
-a derivative is taken inside any control flow (``needs_directive``: WGSL's
-own analysis counts every ``var<private>`` read as non-uniform), and the
+a shader has both derivatives and control flow (``survey``: WGSL's own
+analysis counts every ``var<private>`` read as non-uniform), and the
 translation names the instructions this conservative analysis cannot prove
 uniform (``divergent_derivatives``), as those are where results may differ
 from a GPU's D3D9 driver.
@@ -33,25 +33,36 @@ PRIVATE = frozenset({Storage.TEMP, Storage.ADDRESS, Storage.LOOP_COUNTER, Storag
 FLOW = frozenset({Code.IF, Code.LOOP, Code.RETURN, Code.CALL})
 
 
+DERIVATIVES = frozenset({Code.FDDX, Code.FDDY})
+IMPLICIT_LOD = frozenset({SampleKind.PLAIN, SampleKind.BIAS})
+SAMPLE = Code.SAMPLE
+
+
 def implicit_derivative(op: Op) -> bool:
-    if op.code is Code.FDDX or op.code is Code.FDDY:
-        return True
-    return op.code is Code.SAMPLE and op.imm[0] in (SampleKind.PLAIN, SampleKind.BIAS)
+    code = op.code
+    return code in DERIVATIVES or (code is SAMPLE and op.imm[0] in IMPLICIT_LOD)
 
 
-def needs_directive(p: Program) -> bool:
-    """A derivative anywhere and control flow anywhere: WGSL's analysis may refuse the module."""
+def survey(p: Program) -> tuple[bool, bool]:
+    """(an implicit derivative anywhere, control flow anywhere), in one
+    walk: without both, nothing can be non-uniform where it matters and
+    the module needs no directive (WGSL's analysis may refuse it with both)."""
     derivative = flow = False
-    for _fn, op in p.all_ops():
-        derivative = derivative or implicit_derivative(op)
-        flow = flow or op.code in FLOW
-    return derivative and flow
+    for fn in p.functions.values():
+        for op in fn.body:
+            code = op.code
+            if code in FLOW:
+                flow = True
+            elif not derivative and (code in DERIVATIVES or (code is SAMPLE and op.imm[0] in IMPLICIT_LOD)):
+                derivative = True
+            if derivative and flow:
+                return True, True
+    return derivative, flow
 
 
 def divergent_derivatives(p: Program) -> list[Op]:
-    """The implicit-derivative ops not provably in uniform control flow."""
-    if not any(implicit_derivative(op) for _fn, op in p.all_ops()):
-        return []
+    """The implicit-derivative ops not provably in uniform control flow
+    (call it when ``survey`` finds both derivatives and control flow)."""
     varying: set = set()  # private variables found non-uniform
     while True:
         state = _State(p, varying)
