@@ -108,7 +108,7 @@ def test_parse_assignments_and_json(tmp_path):
 def test_nothing_added_by_default():
     for blob in (PS20, PS11, VS11):
         t = translate(blob, "glsl330")
-        assert t.reflection["render_state"] is None
+        assert "render_state" not in t.reflection
         assert translate(blob, "glsl330", draw_state={}).code == t.code
 
 
@@ -124,7 +124,8 @@ def test_baked_fog_and_alpha_test_are_constants():
 def test_dynamic_uniforms_on_gl():
     t = translate(PS20, "glsl330", draw_state_mode="dynamic")
     params = t.reflection["render_state"]["parameters"]
-    assert [p["key"] for p in params] == [p.key for p in STATE_PARAMS if p.spec_id < 16]  # fog and alpha test
+    assert [p["key"] for p in params if p["id"] < 16] == [p.key for p in STATE_PARAMS if p.spec_id < 16]
+    assert [p["id"] for p in params] == sorted(p["id"] for p in params)  # one list, in id order
     assert all(p["form"] == "uniform" and f"uniform {p['type']} {p['glsl']};" in t.code for p in params)
     assert {p["state"] for p in params} >= {"D3DRS_FOGENABLE", "D3DRS_ALPHAREF", "D3DRS_FOGCOLOR"}
 
@@ -159,7 +160,7 @@ def test_native_spirv_spec_constants():
     t = translate(PS20, "spirv", draw_state={**FOG, **ALPHA}, draw_state_mode="dynamic")
     check(t.code)
     ids = _spec_ids(t.code)
-    listed = t.reflection["render_state"]["parameters"] + t.reflection["stage_state"]["parameters"]  # (sRGB write)
+    listed = t.reflection["render_state"]["parameters"]  # fog, alpha test and sRGB write
     assert sorted(ids.values()) == sorted(p["constant_id"] for p in listed)
     baked = translate(PS20, "spirv", draw_state={**FOG, **ALPHA})
     check(baked.code)
@@ -169,15 +170,15 @@ def test_native_spirv_spec_constants():
 def test_only_what_the_shader_can_depend_on_is_listed():
     # a vertex shader: no fog or alpha parameters (it only passes oFog on)
     vs = translate(VS11, "glsl330", draw_state_mode="dynamic")
-    assert vs.reflection["render_state"] is None
+    assert not any(p["id"] < 16 for p in vs.reflection["render_state"]["parameters"])  # (point size)
     assert any(o["usage"] == "fog" for o in vs.reflection["outputs"])  # oFog = 0: the PS links
     # ps_3_0: D3D9 leaves fog to the shader; the alpha test remains
     keys = [p["key"] for p in translate(PS30, "glsl330", draw_state_mode="dynamic").reflection["render_state"]
-            ["parameters"]]
+            ["parameters"] if p["id"] < 16]
     assert keys == ["alphatestenable", "alphafunc", "alpharef"]
-    assert translate(PS30, "glsl330", draw_state=FOG).reflection["render_state"] is None
+    assert "render_state" not in translate(PS30, "glsl330", draw_state=FOG).reflection
     # baked, fog off: nothing
-    assert translate(PS20, "glsl330", draw_state={"fogenable": False}).reflection["render_state"] is None
+    assert "render_state" not in translate(PS20, "glsl330", draw_state={"fogenable": False}).reflection
     # vertex fog (table NONE) reads the fog varying, table fog the depth only
     assert any(i["usage"] == "fog" for i in translate(PS20, "glsl330", draw_state={"fogenable": True})
                .reflection["inputs"])
@@ -190,7 +191,7 @@ def test_diagnostics_say_what_is_not_added():
                translate(VS11, "glsl330", draw_state={**FOG, "fogvertexmode": "linear"}).diagnostics)
     depth_only = assemble_bytes("ps_2_0\ndef c0, 0.5, 0, 0, 0\nmov oDepth, c0.x\n")
     t = translate(depth_only, "glsl330", draw_state=ALPHA)
-    assert any("no oC0" in d for d in t.diagnostics) and t.reflection["render_state"] is None
+    assert any("no oC0" in d for d in t.diagnostics) and "render_state" not in t.reflection
     assert translate(PS20, "glsl330", draw_state=FOG).diagnostics == []
 
 

@@ -57,7 +57,9 @@ def translate(data: bytes, target: str = "glsl330", **options) -> Translation:
     ``clip_z``, ``half_pixel``, ``half_pixel_exact``, ``flip_y`` (None lets
     the target decide), ``fixed_outputs``, ``sampler_types`` ({3: "cube"}),
     ``texture_projection`` ({0: 4}), ``draw_state`` ({"fogenable": True,
-    "alphafunc": "greater", ...}: D3D9 fog and alpha test, docs/api.md),
+    "alphafunc": "greater", ...}: D3D9 draw-time state, fog, alpha test,
+    samplers, sRGB, clip planes, points, and the position conventions
+    clip_z / flip_y / half_pixel; docs/api.md),
     ``draw_state_mode`` ("baked" / "dynamic") and ``validate``.
 
     Raises ``XlateError`` for bad input (``BytecodeError`` with the byte

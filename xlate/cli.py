@@ -294,6 +294,31 @@ Draw-time state a ps_1_x shader depends on (repeat the option per stage):
                              (debugging xlate; no effect on the output)"""
 
 
+def _draw_state_help() -> str:
+    """The --draw-state section of the help, from drawstate.KEY_HELP."""
+    from .drawstate import KEY_HELP
+
+    rows = "\n".join(f"  {key}: {values}\n      {text}" for key, values, text in KEY_HELP)
+    return f"""\b
+Draw-time render state (D3D9 state applied around the shader; docs/api.md):
+--draw-state KEY=VALUE or FILE.json (one JSON object of keys), repeated;
+D3DRS names in lower case, D3D's defaults when not given.
+--draw-state-mode baked: the values are constants in the code; dynamic: each
+state the shader can depend on is a uniform (GL) or specialization constant
+(vulkan, SPIR-V) whose default is the value given.  The reflection's
+render_state lists what the shader depends on.  Keys:
+{rows}
+
+\b
+Example: xlate translate ps.bin --draw-state fogenable=on \\
+    --draw-state fogtablemode=linear --draw-state fogstart=0.1 \\
+    --draw-state fogend=0.9 --draw-state fogcolor=0xff808080 \\
+    --draw-state alphatestenable=on --draw-state alphafunc=greater \\
+    --draw-state alpharef=0x80 --draw-state srgbtexture=0,1
+JSON: {{"fogenable": true, "fogcolor": [0.5, 0.5, 0.5], "clipplaneenable": 1,
+       "clipplanes": [[0, 1, 0, 0]], "flip_y": true}}"""
+
+
 def _translate_help() -> str:
     from .backends.targets import DESCRIPTIONS
 
@@ -306,8 +331,10 @@ Targets (-t):
 
 {OPTIONS_HELP}
 
+{_draw_state_help()}
+
 The reflection (--reflect) says what to bind: constants, samplers, varyings,
-the viewport uniform, DEF values (docs/reflection.md).  Every warning names
+the viewport uniform, DEF values, draw-time state (docs/reflection.md).  Every warning names
 the file.  Python API and more: docs/api.md."""
 
 
@@ -389,9 +416,10 @@ _TRANSLATION_OPTIONS = [
     click.option("--debug-names/--no-debug-names", default=True, show_default=True,
                  help="SPIR-V OpName/OpSource from the CTAB names; --no-debug-names strips them."),
     click.option("--draw-state", "draw_state", multiple=True, metavar="FILE.json|STATE=VALUE", callback=_draw_state,
-                 help="D3D9 render state the shader honours (fog, alpha test), D3DRS names in lower case, e.g. "
+                 help="D3D9 draw-time state the shader honours (fog, alpha test, sRGB, samplers, clip planes, "
+                      "points, b#/i#, position conventions), D3DRS names in lower case, e.g. "
                       "fogenable=true fogtablemode=linear fogcolor=0xff00ff00 alphafunc=greater alpharef=0x80; "
-                      "or a JSON file of them; repeat it."),
+                      "or a JSON file of them; repeat it.  Every key: the section above."),
     click.option("--draw-state-mode", "draw_state_mode", type=click.Choice(["baked", "dynamic"]), default="baked",
                  show_default=True,
                  help="baked: the render state's values are constants in the code; dynamic: uniforms (GL) or "

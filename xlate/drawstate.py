@@ -246,6 +246,9 @@ class DrawState:
         out = {}
         for key, value in values.items():
             name = _state_key(key)
+            if name in POSITION_KEYS:
+                raise DrawStateError(f"draw_state: {name} is a position convention, an Options field: give it to "
+                                     "translate()/Options (draw_state={..., \"{name}\": ...} works there too)")
             if name not in known:
                 raise DrawStateError(f"draw_state: unknown render state {_show(str(key))}; known: "
                                      f"{', '.join(sorted(known))}")
@@ -477,6 +480,64 @@ _PARSERS = {
     "fogvertexmode": _enum_parser(FogMode, "D3DFOG_"), "fogstart": _float, "fogend": _float,
     "fogdensity": _float, "alphafunc": _enum_parser(CmpFunc, "D3DCMP_"), "alpharef": _alpharef,
 }
+
+
+# Position conventions (Options.clip_z, flip_y, half_pixel, half_pixel_exact)
+# join the draw-state model: a draw_state dict or JSON file may give them
+# beside the render states, and Options takes them out (``split_position``).
+# clip_z and flip_y also take "auto" (None: the target decides).
+POSITION_KEYS = ("clip_z", "flip_y", "half_pixel", "half_pixel_exact")
+_AUTO_KEYS = ("clip_z", "flip_y")
+
+
+# One line per key a draw_state dict (--draw-state KEY=VALUE, a JSON file)
+# takes: (key, values, what it does); the CLI help is made from it and a test
+# checks it names every DrawState field and position key.
+KEY_HELP: tuple[tuple[str, str, str], ...] = (
+    ("fogenable", "true|false", "blend fog into oC0 after a ps_1_x/2_x"),
+    ("fogtablemode", "none|exp|exp2|linear", "none: the factor is the VS's oFog; else pixel fog from depth"),
+    ("fogvertexmode", "none|exp|exp2|linear", "fixed-function vertex fog only (a diagnostic with a VS)"),
+    ("fogstart, fogend, fogdensity", "float", "the fog formula's terms"),
+    ("fogcolor", "0xAARRGGBB|r,g,b[,a]", "the colour fog blends towards (0..1 components)"),
+    ("rangefogenable", "true|false", "fixed-function vertex fog only"),
+    ("alphatestenable", "true|false", "discard by oC0.a (8-bit) against alpharef"),
+    ("alphafunc", "never|less|equal|lessequal|greater|notequal|greaterequal|always", "the alpha test's compare"),
+    ("alpharef", "0-255 (a DWORD: its low 8 bits)", "the alpha test's reference"),
+    ("srgbwriteenable", "true|false", "encode the colour outputs with the sRGB curve"),
+    ("srgbtexture", "sampler list, e.g. 0,2", "decode these samplers' texels from sRGB"),
+    ("depthtexture", "sampler list", "a D16/D24 texture is bound: texld is a shadow compare"),
+    ("fetch4", "sampler list", "ATI FETCH4: texld gathers four texels"),
+    ("nulltexture", "sampler list", "no texture bound: the lookup reads (0, 0, 0, 1)"),
+    ("clipplaneenable", "bit mask 0-63", "bit i: write clip distance i"),
+    ("clipplanes", "JSON: [[a,b,c,d], ...]", "the six SetClipPlane equations (clip space)"),
+    ("pointmode", "true|false", "the draw is of points: the VS writes the clamped size"),
+    ("pointsize, pointsize_min, pointsize_max", "float", "D3DRS_POINTSIZE and its clamp"),
+    ("pointspriteenable", "true|false", "TEXCOORD inputs read the point coordinate"),
+    ("specializeconstants", "true|false", "b#/i# come from boolconstants/intconstants"),
+    ("boolconstants", "register list", "the b# registers that are TRUE"),
+    ("intconstants", "JSON: {\"n\": [x,y,z,w]}", "the i# registers' values"),
+    ("clip_z, flip_y", "on|off|auto", "position conventions, as --clip-z / --flip-y"),
+    ("half_pixel, half_pixel_exact", "on|off", "position conventions, as --half-pixel / --half-pixel-exact"),
+)
+
+
+def split_position(values: dict) -> tuple[dict, dict]:
+    """``values`` (a draw_state dict) as (render states, position
+    conventions): the second maps the Options field names of
+    ``POSITION_KEYS`` to bool (or None: "auto", for clip_z / flip_y)."""
+    states, position = {}, {}
+    for key, value in values.items():
+        name = key.strip().lower() if isinstance(key, str) else key
+        if name not in POSITION_KEYS:
+            states[key] = value
+            continue
+        if name in position:
+            raise DrawStateError(f"draw_state: {name} is given twice")
+        auto = value is None or (isinstance(value, str) and value.strip().lower() == "auto")
+        if auto and name not in _AUTO_KEYS:
+            raise DrawStateError(f"draw_state: {name} must be true or false, not {_show(value)}")
+        position[name] = None if auto else _bool(name, value)
+    return states, position
 
 
 def parse_assignments(items) -> dict:

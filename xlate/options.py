@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, replace
 
 from .bytecode.tables import SAMPLER_TYPE_BY_ASM, DeclUsage, SamplerType
-from .drawstate import DrawState, DrawStateMode
+from .drawstate import DrawState, DrawStateMode, split_position
 
 
 INFINITIES = ("clamp", "ieee")
@@ -31,6 +31,8 @@ class Options:
     flip_y: negate the position's y so images lie as D3D's (None: by target).
     fixed_outputs: vs_1_x/2_x declare every output an SM1/2 pixel shader reads.
     draw_state / draw_state_mode: fog and alpha test, baked or read at draw time.
+        A draw_state dict may also give clip_z, flip_y, half_pixel and
+        half_pixel_exact (the position conventions): they set those fields.
     validate: check every IR invariant after the passes (debugging).
     """
 
@@ -143,7 +145,11 @@ class Options:
     validate: bool = False
 
     def __post_init__(self):
-        if not isinstance(self.draw_state, DrawState):
+        if isinstance(self.draw_state, dict):
+            states, position = split_position(self.draw_state)
+            self._take_position(position)
+            object.__setattr__(self, "draw_state", DrawState.from_dict(states))
+        elif not isinstance(self.draw_state, DrawState):
             object.__setattr__(self, "draw_state", DrawState.from_dict(self.draw_state))
         if not isinstance(self.draw_state_mode, DrawStateMode):
             try:
@@ -156,6 +162,16 @@ class Options:
             raise ValueError(f"spirv_version must be one of {', '.join(SPIRV_VERSIONS)}, not {self.spirv_version!r}")
         if self.infinities not in INFINITIES:
             raise ValueError(f"infinities must be one of {', '.join(INFINITIES)}, not {self.infinities!r}")
+
+    def _take_position(self, position: dict) -> None:
+        """The position conventions a draw_state dict gave (drawstate.POSITION_KEYS)
+        become these fields; one also set here to another value is a conflict."""
+        defaults = {f.name: f.default for f in fields(self)}
+        for name, value in position.items():
+            current = getattr(self, name)
+            if current != defaults[name] and current != value:
+                raise ValueError(f"draw_state gives {name}={value!r} but the option {name} is {current!r}")
+            object.__setattr__(self, name, value)
 
     def with_(self, **changes) -> "Options":
         return replace(self, **changes)

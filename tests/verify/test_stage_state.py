@@ -32,6 +32,12 @@ def gl():
         pytest.skip(str(e))
 
 
+def _deps(t) -> dict:
+    """The states a translation depends on, from its reflection's render_state
+    (without the mode, the baked values and the parameters)."""
+    return {k: v for k, v in t.reflection["render_state"].items() if k not in ("mode", "baked", "parameters", "position")}
+
+
 def _affine(xy: np.ndarray, rows) -> np.ndarray:
     """Per-point (k,) values of affine functions ((a, b, c), ...) of NDC (x, y)."""
     return np.stack([a * xy[:, 0] + b * xy[:, 1] + c for a, b, c in rows], axis=1).astype(F32)
@@ -90,7 +96,7 @@ def test_depth_compare_point(gl, fmt, op):
     img, ref, t = _draw_ps(gl, ps, {0: _depth_texture(fmt)}, {"depthtexture": [0]}, rows=rows)
     assert "sampler2DShadow" in t.code
     assert t.reflection["samplers"][0]["compare"] == "less_equal"
-    assert t.reflection["stage_state"] == {"depthtexture": [0]}
+    assert _deps(t) == {"depthtexture": [0]}
     assert set(np.unique(ref)) == {0.0, 1.0}  # both outcomes occur
     assert np.array_equal(img, ref)
 
@@ -124,7 +130,7 @@ def test_srgb_read(gl):
           "add r0, r0, r1\nmov oC0, r0\n")
     tex0, tex1 = _colour_texture(), _colour_texture(srgb=True)
     img, ref, t = _draw_ps(gl, ps, {0: tex0, 1: tex1}, {"srgbtexture": [1]})
-    assert t.reflection["stage_state"] == {"srgbtexture": [1]}
+    assert _deps(t) == {"srgbtexture": [1]}
     expected = tex0.levels[0] + np.concatenate([srgb_to_linear(tex1.levels[0][..., :3]), tex1.levels[0][..., 3:]], -1)
     assert np.allclose(ref, expected, atol=1e-6)
     assert np.abs(img - ref).max() < 2e-6
@@ -144,7 +150,7 @@ def test_srgb_write(gl):
     """SRGBWRITEENABLE: oC0's rgb saturated and encoded, alpha unchanged."""
     ps = "ps_2_0\ndcl t0\nmov r0, t0\nmov r0.z, c0.x\nmov oC0, r0\n"
     img, ref, t = _draw_ps(gl, ps, {}, {"srgbwriteenable": True})
-    assert t.reflection["stage_state"] == {"srgbwriteenable": True}
+    assert _deps(t) == {"srgbwriteenable": True}
     assert np.abs(img - ref).max() < 2e-6
     assert ref[0, 0, 3] == 1.0 and ref[3, 3, 0] == pytest.approx(linear_to_srgb(F32([(3.5) / W]))[0], abs=1e-6)
 
@@ -181,12 +187,12 @@ def test_state_only_where_the_shader_depends_on_it():
     state = {"depthtexture": [0], "srgbtexture": [1], "nulltexture": [3], "srgbwriteenable": True,
              "clipplaneenable": 1, "clipplanes": [[1, 0, 0, 0]], "pointmode": True}
     ps = translate(assemble_bytes("ps_2_0\ndcl t0\ndcl_2d s2\ntexld r0, t0, s2\nmov oC0, r0\n"), draw_state=state)
-    assert ps.reflection["stage_state"] == {"srgbwriteenable": True}
+    assert _deps(ps) == {"srgbwriteenable": True}
     assert "pow" in ps.code and "Shadow" not in ps.code and "ClipDistance" not in ps.code
     vs = translate(assemble_bytes("vs_2_0\ndcl_position v0\nmov oPos, v0\n"), draw_state={"srgbwriteenable": True})
-    assert vs.reflection["stage_state"] is None and "pow" not in vs.code
+    assert vs.reflection.get("render_state") is None and "pow" not in vs.code
     plain = translate(assemble_bytes("ps_2_0\ndcl t0\ndcl_2d s2\ntexld r0, t0, s2\nmov oC0, r0\n"))
-    assert plain.reflection["stage_state"] is None
+    assert plain.reflection.get("render_state") is None
 
 
 @pytest.mark.parametrize("state, target, asm, why", [
@@ -229,7 +235,7 @@ def test_clip_planes_cut_a_quad(gl, target):
     planes = {0: (1, 0, 0, 0.25), 3: (0, -1, 0, 0.5)}
     vs_blob = assemble_bytes(VS_QUAD)
     vs = translate(vs_blob, target, draw_state={"clipplaneenable": 0b1001, "clipplanes": planes})
-    assert vs.reflection["stage_state"]["clipplanes"][1] == {"index": 3, "plane": [0.0, -1.0, 0.0, 0.5]}
+    assert vs.reflection["render_state"]["clipplanes"][1] == {"index": 3, "plane": [0.0, -1.0, 0.0, 0.5]}
     ps = translate(assemble_bytes("ps_2_0\nmov oC0, c0\n"), target)
     from xlate.verify import ReferenceConstants
 
@@ -293,7 +299,7 @@ def test_point_sprite_coordinates(gl, target, flip_y):
                    draw_state={"pointmode": True, "pointsize": 8.0})
     ps_blob = assemble_bytes("ps_2_0\ndcl t0\nmov oC0, t0\n")
     ps = translate(ps_blob, target, flip_y=flip_y, draw_state={"pointspriteenable": True})
-    assert ps.reflection["stage_state"] == {"pointspriteenable": True}
+    assert _deps(ps) == {"pointspriteenable": True}
     img = gl.draw(vs, ps, Draw(vertices={("position", 0): F32([[0, 0, 0.5, 1]])}, primitive="point_list",
                                size=(16, 16), clear=(0, 0, 0, 1))).colors[0]
     sprite = img[4:12, 4:12]  # the 8x8 point centred on the target's centre
@@ -334,10 +340,10 @@ def test_dynamic_sampler_states(gl, target):
 
     blob = assemble_bytes(ps)
     t = translate(blob, target, draw_state_mode="dynamic", half_pixel_exact=True)
-    keys = [p["key"] for p in t.reflection["stage_state"]["parameters"]]  # in spec-id order
+    keys = [p["key"] for p in t.reflection["render_state"]["parameters"] if p["id"] >= 16]  # in id order
     assert keys == ["srgbwriteenable", "pointspriteenable", "srgbtexture_s0", "srgbtexture_s1", "nulltexture_s0",
                     "nulltexture_s1"]
-    assert all(p["form"] == "uniform" for p in t.reflection["stage_state"]["parameters"])
+    assert all(p["form"] == "uniform" for p in t.reflection["render_state"]["parameters"])
     verts = {("position", 0): BIG_TRIANGLE, ("texcoord", 0): _affine(BIG_TRIANGLE, TEXCOORD_ROWS)}
     consts = {0: (0.5, 0.5, 0.5, 0.5)}
     from xlate.verify import ReferenceConstants
@@ -367,7 +373,7 @@ def test_dynamic_clip_planes_and_points(gl):
                 clear=(0, 0, 0, 0), constants=ReferenceConstants(floats={0: (1, 1, 1, 1)}))
     baked = translate(vs_blob, draw_state={"clipplaneenable": 0b1001, "clipplanes": planes})
     dyn = translate(vs_blob, draw_state={"clipplaneenable": 0b1001}, draw_state_mode="dynamic")
-    assert {p["key"] for p in dyn.reflection["stage_state"]["parameters"]} >= {"clipplane0_a", "clipplane3_d"}
+    assert {p["key"] for p in dyn.reflection["render_state"]["parameters"]} >= {"clipplane0_a", "clipplane3_d"}
     want = gl.draw(baked, ps, Draw(**draw)).colors[0]
     got = gl.draw(dyn, ps, Draw(**draw, state_values={"clipplaneenable": 0b1001, "clipplanes": planes})).colors[0]
     assert np.array_equal(got, want) and 0 < want[..., 0].mean() < 1
@@ -451,7 +457,7 @@ def test_bool_and_int_constants_specialized(gl, mode):
         state = {"specializeconstants": True, "boolconstants": sorted(bools), "intconstants": ints}
         t = translate(blob, draw_state=state if mode == "baked" else {"specializeconstants": True},
                       draw_state_mode=mode, half_pixel_exact=True)
-        assert t.reflection["stage_state"]["constants"] == {"b": [0, 3], "i": [1]}
+        assert t.reflection["render_state"]["constants"] == {"b": [0, 3], "i": [1]}
         assert not any(c["file"] in ("bool", "int") for c in t.reflection["constants"])
         if mode == "baked":
             assert "if (" not in t.code.replace("if (loop", "")  # every b# branch folded

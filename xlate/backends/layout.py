@@ -485,7 +485,8 @@ def _state_parameter(lay: Layout, var: Variable, target: Target, options) -> Non
     name = lay.namer.reserve(param.glsl)
     lay.reach(var, Access(name))
     gtype = param.type.value
-    entry = {"key": param.key, "state": param.state, "type": gtype, "encoding": param.encoding, "glsl": name}
+    entry = {"key": param.key, "id": param.spec_id, "state": param.state, "type": gtype, "encoding": param.encoding,
+             "glsl": name}
     if target.vulkan:
         value = options.draw_state.param_value(param.key)
         d = Decl("spec_constant", name, gtype)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 
 from ..bytecode.tables import SW_MINOR, ShaderKind, ShaderVersion
-from ..drawstate import PARAMS_BY_KEY
 from ..ir.program import Program, Storage
 
 FILE = {Storage.FLOAT_CONST: "float", Storage.INT_CONST: "int", Storage.BOOL_CONST: "bool"}
@@ -69,7 +68,7 @@ DEF_VALUES = {"float": _json_floats, "bool": _bools}  # any other file: _ints
 def build(program: Program, target, options, layout_reflection: dict) -> dict:
     notes = program.notes
     io = notes.get("io") or {}
-    return {
+    out = {
         "stage": "vertex" if program.version.kind is VERTEX else "fragment",
         "shader_model": shader_model(program.version),
         "target": target.name,
@@ -80,18 +79,19 @@ def build(program: Program, target, options, layout_reflection: dict) -> dict:
         "viewport": layout_reflection.get("viewport"),
         "front_face": io.get("front_face"),
         "draw_state": draw_state(program, layout_reflection.get("draw_state", [])),
-        # fog and alpha test (spec ids 0-15); the sampler, clip-plane and point
-        # states' parameters are under stage_state
-        "render_state": render_state(program, options, [p for p in layout_reflection.get("state_parameters", [])
-                                                        if PARAMS_BY_KEY[p["key"]].spec_id < 16]),
-        "stage_state": stage_state(program, layout_reflection.get("state_parameters", [])),
+    }
+    rs = render_state(program, target, options, layout_reflection.get("state_parameters", []))
+    if rs is not None:  # absent, not null, when the shader depends on no draw-time state
+        out["render_state"] = rs
+    out.update({
         "defs": defs(program),
         "extensions": layout_reflection.get("extensions", []),
         "options": {"clip_z": options.clip_z, "flip_y": options.flip_y, "half_pixel": options.half_pixel,
                     "half_pixel_scale": io.get("half_pixel_scale", 0.0),
                     "fixed_outputs": options.fixed_outputs, "legacy_multiply": options.legacy_multiply,
                     "infinities": options.infinities},
-    }
+    })
+    return out
 
 
 def draw_state(program: Program, uniforms: list[dict]) -> dict | None:
@@ -115,43 +115,68 @@ def draw_state(program: Program, uniforms: list[dict]) -> dict | None:
     }
 
 
-def render_state(program: Program, options, parameters: list[dict]) -> dict | None:
-    """The D3D9 render states the translation applies (fog, alpha test;
-    passes/drawstate.py), or None when it applies none: ``mode`` ("baked" /
-    "dynamic"), ``fog`` and ``alpha_test`` (whether the code does them),
-    ``baked`` (baked mode: the values built in) and ``parameters`` (dynamic
-    mode: each state parameter the shader reads, docs/reflection.md)."""
-    notes = program.notes.get("drawstate")
-    if notes is None:
+# The DrawState fields behind each dependency the passes note (notes
+# "drawstate" and "stage_state"): what ``baked`` reports, a valid draw_state.
+_BAKED_FIELDS = {
+    "fog": ("fogenable", "fogtablemode", "fogstart", "fogend", "fogdensity", "fogcolor"),
+    "alpha_test": ("alphatestenable", "alphafunc", "alpharef"),
+    "depthtexture": ("depthtexture",), "fetch4": ("fetch4",), "srgbtexture": ("srgbtexture",),
+    "nulltexture": ("nulltexture",), "srgbwriteenable": ("srgbwriteenable",),
+    "clipplanes": ("clipplaneenable", "clipplanes"),
+    "pointsize": ("pointmode", "pointsize", "pointsize_min", "pointsize_max"),
+    "pointspriteenable": ("pointspriteenable",),
+    "constants": ("specializeconstants", "boolconstants", "intconstants"),
+}
+# Baked in both modes: they change a sampler's type or instruction, or which
+# clip distances exist (docs/reflection.md); the planes themselves are
+# parameters in the dynamic mode.
+_ALWAYS_BAKED = {"depthtexture": ("depthtexture",), "fetch4": ("fetch4",), "clipplanes": ("clipplaneenable",)}
+
+
+def render_state(program: Program, target, options, parameters: list[dict]) -> dict | None:
+    """Every D3D9 draw-time state the translation depends on (fog, alpha
+    test, sampler states, sRGB write, clip planes, points, b#/i# as
+    specialization, position conventions; docs/reflection.md "Draw-time
+    render state"), or None when it depends on none: ``mode``, one key per
+    state the code does (``fog``, ``depthtexture`` ...), ``position`` when a
+    position convention is not the default, ``baked`` (the draw_state values
+    built into the code: a valid ``draw_state``) and ``parameters`` (dynamic
+    mode: each state parameter the shader reads, in ``id`` order)."""
+    pixel = program.notes.get("drawstate") or {}
+    stage = program.notes.get("stage_state") or {}
+    position = _position(target, options)
+    if not (pixel or stage or position or parameters):
         return None
-    out = {"mode": options.draw_state_mode.value, "fog": notes["fog"], "alpha_test": notes["alpha_test"],
-           "parameters": parameters}
-    if not notes["dynamic"]:
-        state = options.draw_state.to_dict()
-        keys = []
-        if notes["fog"]:
-            keys += ["fogenable", "fogtablemode", "fogstart", "fogend", "fogdensity", "fogcolor"]
-        if notes["alpha_test"]:
-            keys += ["alphatestenable", "alphafunc", "alpharef"]
-        out["baked"] = {k: state[k] for k in keys}
+    dynamic = options.draw_state_mode.value == "dynamic"
+    out: dict = {"mode": options.draw_state_mode.value}
+    used = [k for k in ("fog", "alpha_test") if pixel.get(k)]
+    out.update((k, True) for k in used)
+    for k, v in stage.items():
+        if k != "parameters":
+            out[k] = v
+            used.append(k)
+    if position:
+        out["position"] = position
+    state = options.draw_state.to_dict()
+    table = _ALWAYS_BAKED if dynamic else _BAKED_FIELDS
+    baked = {f: state[f] for k in used for f in table.get(k, ())}
+    if baked:
+        out["baked"] = baked
+    out["parameters"] = sorted(parameters, key=lambda p: p["id"])
     return out
 
 
-def stage_state(program: Program, parameters: list[dict]) -> dict | None:
-    """The sampler, clip-plane and point states (Options.draw_state) the
-    translation depends on (passes/samplers_state.py, clip_planes.py,
-    points.py; docs/reflection.md), or None when it depends on none: the
-    samplers per state it samples, ``srgbwriteenable``, ``clipplanes``
-    (index, baked plane or None), ``pointsize``, ``pointspriteenable``, and
-    in the dynamic mode ``parameters``: the state parameters those read."""
-    notes = program.notes.get("stage_state")
-    if not notes:
+def _position(target, options) -> dict | None:
+    """The position conventions (Options clip_z, flip_y, half_pixel,
+    half_pixel_exact, resolved for the target; also given in draw_state),
+    when any is not the target's default (the ``options`` entry always has
+    them)."""
+    vulkan = bool(target.vulkan)
+    if (options.clip_z, options.flip_y, options.half_pixel, options.half_pixel_exact) == (not vulkan, vulkan,
+                                                                                            True, False):
         return None
-    out = {k: v for k, v in notes.items() if k != "parameters"}
-    keys = notes.get("parameters")
-    if keys:
-        out["parameters"] = [p for p in parameters if p["key"] in keys]
-    return out
+    return {"clip_z": options.clip_z, "flip_y": options.flip_y,
+            "half_pixel": options.half_pixel, "half_pixel_exact": options.half_pixel_exact}
 
 
 def defs(program: Program) -> list[dict]:

@@ -204,36 +204,51 @@ def _link_problem(vs_refl: dict, ps_refl: dict) -> str | None:
     return None
 
 
-def translate_effect(data: bytes, target: str = "glsl330", **options) -> EffectTranslation:
+def translate_effect(data: bytes, target: str = "glsl330", pass_states: bool = True,
+                     **options) -> EffectTranslation:
     """Parse an fx_2_0 effect and translate every shader its passes use.
 
-    ``options`` are ``xlate.translate``'s.  Raises ``EffectError`` for a
+    ``options`` are ``xlate.translate``'s.  With ``pass_states`` (the
+    default) a pass's own render states and its samplers' SRGBTexture
+    (FogEnable, AlphaFunc, SRGBWriteEnable ...) become the draw state of its
+    shaders, over ``options["draw_state"]`` (effect/drawstate.py: baked, or
+    the defaults of the dynamic mode's parameters); the pass's reflection
+    reports them under ``render_state``, and a state the pass sets that xlate
+    does not apply is a diagnostic.  A shader two passes use with different
+    states is translated once per state.  Raises ``EffectError`` for a
     malformed effect; a shader that cannot be translated is left out of
     ``shaders`` and reported in ``diagnostics`` and the reflection's
     ``errors`` (name -> message), never dropped silently.
     """
     from ..api import translate
+    from ..options import Options
 
     effect = parse_effect(data)
     namer = _Namer()
-    done: dict[bytes, dict] = {}  # blob -> {"name", and "translation" or "error"}
+    resolved = Options.from_kwargs(**options)  # the base draw state (and position conventions it may carry)
+    done: dict[tuple, dict] = {}  # (blob, draw state) -> {"name", and "translation" or "error"}
     shaders: list[EffectShader] = []
     diagnostics: list[str] = []
     preshaders: dict[str, dict | None] = {}
     constants: dict[str, dict[str, dict]] = {}  # parameter -> shader name -> registers
     pre_inputs: dict[str, dict[str, dict]] = {}  # parameter -> shader name -> preshader input registers
 
-    def one(blob: bytes | None, tech: str, pss: str, stage: str, tag: str) -> dict | None:
+    def one(blob: bytes | None, tech: str, pss: str, stage: str, tag: str, state=None) -> dict | None:
         if not blob:
             return None
-        if blob in done:
-            return done[blob]
+        key = (blob, None if state is None or state == resolved.draw_state else state)
+        if key in done:
+            return done[key]
         name = namer.unique(f"{tech}.{pss}.{tag}")
         entry: dict = {"name": name}
-        done[blob] = entry
+        done[key] = entry
+        kwargs = options
+        if key[1] is not None:
+            kwargs = {**options, "draw_state": state, "clip_z": resolved.clip_z, "flip_y": resolved.flip_y,
+                      "half_pixel": resolved.half_pixel, "half_pixel_exact": resolved.half_pixel_exact}
         try:
             shader = decode(blob)
-            t = translate(blob, target, **options)
+            t = translate(blob, target, **kwargs)
         except XlateError as exc:
             entry["error"] = str(exc)
             diagnostics.append(f"{name}: the {stage} shader could not be translated: {exc}")
@@ -257,7 +272,9 @@ def translate_effect(data: bytes, target: str = "glsl330", **options) -> EffectT
         passes = []
         for pi, pss in enumerate(tech.passes):
             pname = safe_stem(pss.name, f"P{pi}")
-            passes.append(_pass_json(effect, pss, tname, pname, one, diagnostics))
+            pds = _pass_draw_state(effect, tech, pss, f"{tname}.{pname}", resolved.draw_state, diagnostics) \
+                if pass_states else None
+            passes.append(_pass_json(effect, pss, tname, pname, one, diagnostics, pds))
         techniques.append({"name": safe_text(tech.name) if tech.name else None,
                            "annotations": [_param_json(effect, a) for a in tech.annotations],
                            "parameters_used": [safe_text(n) for n in parameters_used(effect, tech)],
@@ -285,7 +302,24 @@ def translate_effect(data: bytes, target: str = "glsl330", **options) -> EffectT
     return EffectTranslation(target, tuple(shaders), reflection, diagnostics)
 
 
-def _pass_json(effect: Effect, pss: Pass, tname: str, pname: str, one, diagnostics: list[str]) -> dict:
+def _pass_draw_state(effect: Effect, tech, pss: Pass, where: str, base, diagnostics: list[str]):
+    """The pass's draw state (effect/drawstate.py), its notes as diagnostics;
+    None (the base state, with a diagnostic) when it cannot be evaluated."""
+    from ..drawstate import DrawStateError
+    from .drawstate import pass_draw_state
+
+    try:
+        pds = pass_draw_state(effect, tech, pss, base=base)
+    except (ValueError, XlateError) as exc:  # DrawStateError is a ValueError
+        kind = "a state value" if isinstance(exc, DrawStateError) else "the pass"
+        diagnostics.append(f"{where}: its states are not applied to its shaders ({kind} cannot be "
+                           f"evaluated: {exc})")
+        return None
+    diagnostics.extend(f"{where}: {n}" for n in pds.notes)
+    return pds
+
+
+def _pass_json(effect: Effect, pss: Pass, tname: str, pname: str, one, diagnostics: list[str], pds=None) -> dict:
     states = []
     chosen: dict[str, list[dict]] = {}
     for state in pss.states:
@@ -300,11 +334,13 @@ def _pass_json(effect: Effect, pss: Pass, tname: str, pname: str, one, diagnosti
                     diagnostics.append(f"{tname}.{pname}: {stage} shader array {safe_text(state.reference)!r} not found")
                 else:
                     for k, oid in enumerate(found[0].object_ids):
-                        entries.append(one(effect.object_data(oid), tname, pname, stage, f"{tag}{k}"))
+                        entries.append(one(effect.object_data(oid), tname, pname, stage, f"{tag}{k}",
+                                           pds.for_stage(stage) if pds else None))
                     j["elements"] = [e["name"] if e else None for e in entries]
                     j["default_element"] = selected_element(effect, state)
             else:
-                entries.append(one(effect.shader_blob(state), tname, pname, stage, tag))
+                entries.append(one(effect.shader_blob(state), tname, pname, stage, tag,
+                                   pds.for_stage(stage) if pds else None))
                 j["shader"] = entries[0]["name"] if entries[0] else None
             chosen[stage] = [e for e in entries if e and "translation" in e]
         states.append(j)
@@ -313,10 +349,14 @@ def _pass_json(effect: Effect, pss: Pass, tname: str, pname: str, one, diagnosti
             why = _link_problem(vs["translation"].reflection, ps["translation"].reflection)
             if why:
                 diagnostics.append(f"{tname}.{pname}: {vs['name']} and {ps['name']} do not link: {why}")
-    return {
+    out = {
         "name": safe_text(pss.name) if pss.name else None,
         "annotations": [_param_json(effect, a) for a in pss.annotations],
         "states": states,
         "vertex_shader": [e["name"] for e in chosen.get("vertex", [])],
         "pixel_shader": [e["name"] for e in chosen.get("fragment", [])],
     }
+    if pds is not None and (pds.values or pds.notes):
+        # what the pass sets of the draw state its shaders were translated with
+        out["render_state"] = {"values": pds.values, "sources": pds.sources, "notes": list(pds.notes)}
+    return out

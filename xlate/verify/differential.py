@@ -18,7 +18,16 @@ Entry points
 ``check_shader`` and ``check_generated`` take ``runner=``: None for the GL
 runner, or another runner with the same ``run_vertex`` (``vk.runner()``
 with ``target="vulkan"``), which checks vertex shaders (pixel shaders get a
-"skip" verdict there).
+"skip" verdict there, except generated programs drawn with a draw state:
+their pixel programs run on that runner too, the state's values as its
+specialization constants).
+
+Draw states (``check_generated(..., draw_state=, draw_state_mode=)``; the
+random ones of ``random_state.py``): a pixel program is drawn with the
+state (fog, alpha test, sRGB read/write, depth-compare textures, unbound
+samplers), which the reference applies too; a vertex program's clip
+distances and clamped point size are captured and compared with the
+reference's (``reference.clip_distances`` / ``point_sizes``).
 
 What runs
 ---------
@@ -138,6 +147,7 @@ import numpy as np
 
 from ..bytecode.model import Shader
 from ..bytecode.tables import OUTPUT, DeclUsage, Opcode, RegisterType, SamplerType
+from ..drawstate import DrawState
 from .reference import ReferenceConstants, Result, run_shader
 from .reference_sm1 import TextureStage
 from .textures import SamplerState, Texture
@@ -818,8 +828,9 @@ def _run_vs_driver(translation, shader: Shader, inputs: Inputs, runner=None):
 
     code, refl = _vs_adapted(translation)
     runner = runner if runner is not None else gl.runner()
+    extra = {"state_values": inputs.draw_state} if inputs.draw_state is not None else {}
     return runner.run_vertex((code, refl), _vertex_inputs_for_gl(inputs, refl), inputs.constants,
-                             inputs.textures, count=inputs.n)
+                             inputs.textures, count=inputs.n, **extra)
 
 
 def _map_vs_outputs(vr, result: Result, refl: dict) -> dict[str, tuple[np.ndarray, str]]:
@@ -925,8 +936,10 @@ def _screen(pos: np.ndarray, width: int, height: int) -> np.ndarray:
 
 def _run_ps_driver(translation, shader: Shader, inputs: Inputs, width: int, height: int, runner=None):
     """Returns (colours list of (H, W, 4) in D3D order, probe (H, W, 4) or None, probed).
-    ``runner``: the GL runner by default, or one with ``runs_pixel_checks``
-    (its ``draw`` with a pass-through VS, and its own ``probe_shader``)."""
+    ``runner``: the GL runner by default, or one with the same ``draw`` (the
+    Vulkan one: a dynamic translation's state values become its
+    specialization constants; the WebGPU one, ``runs_pixel_checks``, also
+    with its own ``probe_shader``)."""
     from . import gl
 
     refl = translation.reflection
@@ -953,7 +966,7 @@ def _run_ps_driver(translation, shader: Shader, inputs: Inputs, width: int, heig
     draw = gl.Draw(vertices=verts, primitive="triangle_list", constants=inputs.constants, textures=inputs.textures,
                    texture_stages=inputs.texture_stages, size=(width, height), targets=ntargets, clear=clear,
                    state_values=inputs.draw_state)
-    res = (runner if runner is not None else gl.runner()).draw(None, (code, prefl), draw)
+    res = (runner or gl.runner()).draw(None, (code, prefl), draw)
     probe = res.colors[PROBE_LOCATION] if probed else None
     colours = res.colors
     res.targets.release()
@@ -1012,6 +1025,11 @@ def _check_vertex(verdict: Verdict, translation, shader: Shader, inputs: Inputs,
     vr = _run_vs_driver(translation, shader, inputs, runner)
     got = _map_vs_outputs(vr, result, translation.reflection)
     verdict.lanes += inputs.n
+    if inputs.draw_state is not None:  # clip distances and the clamped point size (random_state.py)
+        from .random_state import vertex_state_expects
+
+        for exp, vals in vertex_state_expects(translation, result, vr, inputs.draw_state, expects):
+            _compare_output(verdict, shader, result, inputs, exp, vals, "vertex", seed, lambda i: f"vertex {i}")
     for name, exp in expects.items():
         if name not in got:
             if exp.compare.any():
@@ -1164,10 +1182,12 @@ def _kill_writer(result: Result, shader: Shader, lane: int) -> str | None:
 # --------------------------------------------------------------------------
 
 
-def _prepare(data, target: str, name: str | None, options: dict, runner=None):
+def _prepare(data, target: str, name: str | None, options: dict, runner=None, pixel_runner: bool = False):
     """(shader, translation, verdict) or a finished verdict on failure.
     ``runner``: None for the GL runner (GL targets only), else a runner
-    that takes translations for ``target``."""
+    that takes translations for ``target`` (vertex shaders only, unless
+    ``pixel_runner``: the random draw-state programs draw pixel shaders on
+    it too)."""
     from ..api import translate
     from ..bytecode import decode
     from ..bytecode.disasm import disassemble
@@ -1189,7 +1209,8 @@ def _prepare(data, target: str, name: str | None, options: dict, runner=None):
     except XlateError as exc:
         verdict.status, verdict.message = "error", f"translation failed: {exc}"
         return None, None, verdict
-    if runner is not None and not shader.version.is_vertex and not getattr(runner, "runs_pixel_checks", False):
+    if runner is not None and not shader.version.is_vertex and not (
+            pixel_runner or getattr(runner, "runs_pixel_checks", False)):
         verdict.status = "skip"
         verdict.message = f"pixel shaders are checked on the GL runner only, not on {type(runner).__name__}"
         return None, None, verdict
@@ -1314,16 +1335,33 @@ def check_generated(program, seed: int = 0, *, target: str = "glsl330", name: st
     shader = program.shader
     options = {}
     if draw_state is not None:
-        options = {"draw_state_mode": draw_state_mode} if draw_state_mode == "dynamic" else {"draw_state": draw_state}
-    got = _prepare(shader, target, name or f"generated {program.version}", options, runner)
+        options = {"draw_state": draw_state}
+        if draw_state_mode == "dynamic":  # the values are the runner's; what changes the code stays baked
+            options = {"draw_state_mode": "dynamic",
+                       "draw_state": DrawState(depthtexture=draw_state.depthtexture, fetch4=draw_state.fetch4,
+                                               clipplaneenable=draw_state.clipplaneenable)}
+    got = _prepare(shader, target, name or f"generated {program.version}", options, runner,
+                   pixel_runner=runner is not None and draw_state is not None)
     shader, translation, verdict = got
     if shader is None or not _guard_gl(verdict, runner):
         return verdict
+    if draw_state is not None and runner is not None and shader.version.is_vertex:
+        verdict.status = "skip"
+        verdict.message = (f"vertex programs with a draw state are checked on the GL runner only (clip distances "
+                           f"and state uniforms), not on {type(runner).__name__}")
+        return verdict
     verdict.seeds.append(seed)
     inputs = _generated_inputs(program, shader, translation.reflection, seed)
-    if draw_state is not None and shader.version.is_pixel:
-        _with_draw_state(inputs, draw_state, seed)
+    if draw_state is not None:
+        if shader.version.is_pixel:
+            _with_draw_state(inputs, draw_state, seed)
+        else:
+            inputs.draw_state = draw_state
         verdict.notes.append(f"draw state ({draw_state_mode}): {draw_state.to_dict()}")
+    if draw_state is not None and draw_state.depthtexture:
+        from .random_state import with_depth_textures
+
+        inputs.textures = with_depth_textures(inputs.textures, draw_state, seed)
     if draw_state is not None and (draw_state.nulltexture or draw_state.srgbtexture):
         inputs.textures = _sampler_states(inputs.textures, draw_state)
     linear = [s for s, role in program.sampler_roles.items() if role != "point"]

@@ -149,6 +149,7 @@ U_RCP = 2.0**-21
 U_TRANS = 2.0**-18
 TEX_LINEAR_ERR = 2.0**-8
 TEX_CUBE_ERR = 2.0**-5
+TEX_SRGB_ERR = 2.0**-16  # an sRGB-decoded point sample: pow's error (2**-18 relative) and the curve's slope
 ERR_LIMIT = 2.0**-4  # reject results whose error bound exceeds this · max(1, |v|)
 
 UNIFORM, AFFINE, HALF, SPECIAL = 1, 2, 4, 8
@@ -548,6 +549,14 @@ class GenOptions:
     mova_ties: bool = True
     partial_precision: bool = True
     scalar_nonreplicate_rate: float = 0.1
+    # Point samplers a draw state may make sRGB reads (D3DSAMP_SRGBTEXTURE:
+    # the sample's rgb is decoded, so the result is no longer exact) or depth
+    # compares (a D16/D24 texture bound: texld compares the coordinate's z
+    # with the stored depth, so z must be exact, on the half grid, where no
+    # stored depth lies).  The differential's random draw states choose them
+    # before generating (reference_drawstate.random_sampler_plan).
+    srgb_samplers: tuple[int, ...] = ()
+    depth_samplers: tuple[int, ...] = ()
 
 
 @dataclass
@@ -1009,6 +1018,9 @@ class _Interp:
         dims = _tex_dims(stype)
         op, ctrl = ins.opcode, ins.tex_control if ins.opcode == O.TEX else 0
         slots = list(range(dims))
+        depth = role == "point" and sampler.index in g.opts.depth_samplers and stype == SamplerType.TEX2D
+        if depth:
+            slots.append(2)  # the depth-compare reference
         if op == O.TEXLDL or ctrl in (TexControl.PROJECT, TexControl.BIAS):
             slots.append(3)
         coord = self.read(st, coord_src, slots)
@@ -1022,9 +1034,11 @@ class _Interp:
         if role == "point":
             if ctrl == TexControl.PROJECT:
                 raise Reject("texldp on a point sampler")
-            for v in coord[:dims]:
+            for v in coord[:dims + depth]:
                 if not (v[4] & HALF):
                     raise Reject("point-sampled coordinate off the half grid")
+            if sampler.index in g.opts.srgb_samplers and not depth:
+                return _mk(0.0, 1.0, -1, TEX_SRGB_ERR, 0)
             return (0.0, 1.0, 4, 0.0, 0)
         err = 0.0
         for v in coord[:dims]:

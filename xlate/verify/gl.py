@@ -45,7 +45,7 @@ provoking convention), the point size and its clamp, and point sprites
 (TEXCOORD inputs replaced by gl_PointCoord).  A translation made with those
 states in ``Options.draw_state`` (clip planes, point size, sprites) needs no
 wrapper: the runner enables GL_CLIP_DISTANCEi for the planes its reflection's
-``stage_state`` lists.  Depth textures (``Texture.format`` d16/d24) are
+``render_state`` lists.  Depth textures (``Texture.format`` d16/d24) are
 uploaded as depth formats and sampled with GL_COMPARE_REF_TO_TEXTURE /
 GL_LEQUAL when the reflection's sampler has ``compare``.  These wrappers need GLSL 1.30+
 (``flat``, gl_ClipDistance) and raise ``NotImplementedError`` otherwise.
@@ -184,16 +184,9 @@ _MIN = {("point", "none"): 0x2600, ("linear", "none"): 0x2601,
 
 
 def state_parameters(refl: dict) -> list[dict]:
-    """Every state parameter a translation reads: the render states'
-    (``render_state.parameters``: fog, alpha test) and the sampler, clip-plane
-    and point states' (``stage_state.parameters``), each once."""
-    out, seen = [], set()
-    for key in ("render_state", "stage_state"):
-        for p in (refl.get(key) or {}).get("parameters") or ():
-            if p["key"] not in seen:
-                seen.add(p["key"])
-                out.append(p)
-    return out
+    """Every state parameter a translation reads (the reflection's
+    ``render_state.parameters``; none when ``render_state`` is absent)."""
+    return list((refl.get("render_state") or {}).get("parameters") or ())
 
 
 def _drain_errors():
@@ -440,7 +433,7 @@ def _vs_wrapper(code: str, refl: dict, state: RenderState, points: bool) -> str:
             after += "    p.z = (p.z + p.w) * 0.5;\n"
         for k in range(n):
             after += f"    gl_ClipDistance[{k}] = dot(xl_clip_planes[{k}], p);\n"
-    if points and not (refl.get("stage_state") or {}).get("pointsize"):
+    if points and not (refl.get("render_state") or {}).get("pointsize"):
         writes = any(o["glsl"] == "gl_PointSize" for o in refl["outputs"])
         decls += "uniform vec3 xl_point_size;\n"
         size = "gl_PointSize" if writes else "xl_point_size.x"
@@ -819,7 +812,7 @@ class GLRunner:
             prog["xl_clip_planes"].write(planes[: prog["xl_clip_planes"].array_length].tobytes())
         # user clip planes: the runner's own (RenderState) or the translation's (Options.draw_state)
         clip = list(range(len(state.clip_planes))) + [
-            p["index"] for p in (vs_refl.get("stage_state") or {}).get("clipplanes", ())]
+            p["index"] for p in (vs_refl.get("render_state") or {}).get("clipplanes", ())]
         for k in clip:
             ctx.enable_direct(CLIP_DISTANCE0 + k)
 
@@ -848,20 +841,28 @@ class GLRunner:
         return DrawResult(colors, targets)
 
     def run_vertex(self, vs, vertices: Mapping[Any, Any], constants: ReferenceConstants | None = None,
-                   textures: Mapping[int, Texture] | None = None, count: int | None = None) -> VertexResult:
+                   textures: Mapping[int, Texture] | None = None, count: int | None = None,
+                   state_values=None) -> VertexResult:
         """Run a translated VS alone (transform feedback).  The viewport
-        uniform is left at 0, which disables the half-pixel offset."""
+        uniform is left at 0, which disables the half-pixel offset.  The
+        clip distances the reflection's ``render_state.clipplanes`` lists are
+        captured too, as ``outputs["gl_ClipDistance[i]"]`` (in x);
+        ``state_values``: the draw state of a dynamic translation (a
+        DrawState or dict; None: D3D's defaults)."""
         ctx = self.ctx
         vs = _Shader(vs)
         refl = vs.reflection
-        names = tuple(o["glsl"] for o in refl["outputs"])
+        clips = tuple(f"gl_ClipDistance[{p['index']}]"
+                      for p in (refl.get("render_state") or {}).get("clipplanes", ()))
+        names = tuple(o["glsl"] for o in refl["outputs"]) + clips
         prog = self.program(vs.code, None, names)
         self._set_viewport_uniform(prog, (refl,), (0.0, 0.0, 0.0, 0.0))
         self._upload_constants(prog, refl, constants or ReferenceConstants())
+        self._upload_state_parameters(prog, refl, state_values)
         if self._tf_fbo is None:
             self._tf_fbo = ctx.framebuffer(color_attachments=[ctx.texture((1, 1), 4, dtype="f4")])
         self._tf_fbo.use()
-        sizes = [1 if n == "gl_PointSize" else 4 for n in names]
+        sizes = [1 if n == "gl_PointSize" or n.startswith("gl_ClipDistance") else 4 for n in names]
         made: list = []
         vao, buffers = None, []
         try:
