@@ -73,7 +73,7 @@ def test_dynamic_sampler_states_as_overrides(wgr):
     textures = {0: _colour_texture(), 1: _colour_texture()}
     for values in ({}, {"srgbtexture": [1], "nulltexture": [0]}, {"srgbtexture": [0], "srgbwriteenable": True}):
         img, ref, t = _draw_ps(wgr, ps, textures, {}, values=values, mode="dynamic")
-        assert all(p["form"] == "override" for p in t.reflection["stage_state"]["parameters"])
+        assert all(p["form"] == "override" for p in t.reflection["render_state"]["parameters"])
         assert "override xl_rs_" in t.code
         assert np.abs(img - ref).max() < 4e-6, values
 
@@ -106,7 +106,7 @@ def test_bool_and_int_constants_as_overrides(wgr):
     blob = assemble_bytes(PS_BRANCHES)
     t = translate(blob, "wgsl", draw_state={"specializeconstants": True}, draw_state_mode="dynamic",
                   half_pixel_exact=True)
-    ids = {p["key"]: p["override_id"] for p in t.reflection["stage_state"]["parameters"]}
+    ids = {p["key"]: p["override_id"] for p in t.reflection["render_state"]["parameters"]}
     assert ids["b0"] == 96 and ids["b3"] == 99 and ids["i1_x"] == 116
     verts = {("position", 0): BIG_TRIANGLE, ("texcoord", 0): _affine(BIG_TRIANGLE, TEXCOORD_ROWS)}
     for bools, ints in (({0: True}, {1: (3, 0, 0, 0)}), ({3: True}, {1: (1, 0, 0, 0)})):
