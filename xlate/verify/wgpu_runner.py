@@ -451,7 +451,9 @@ class WGPURunner:
             entries.append({"binding": binding, "resource": {"buffer": buf, "offset": 0, "size": len(data)}})
         for s in refl.get("samplers", ()):
             tex = textures.get(s["register"])
-            if tex is None:
+            if tex is None or (getattr(tex, "format", "rgba") != "rgba" and not s.get("compare")):
+                # unbound; or a depth texture on a sampler the shader declares and never
+                # samples (WebGPU binds depth only where a depth texture is declared)
                 tex = _unbound_texture(s["type"])
             view, sampler = self._texture(tex, s["type"])
             entries.append({"binding": s["binding"], "resource": view})
