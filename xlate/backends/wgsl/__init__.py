@@ -33,7 +33,13 @@ rules, and what the module does about each:
   D3D9 and GLSL give: undefined where the pixels of a quad diverge) and a
   diagnostic names the instructions.
 - No point size: WebGPU points are one pixel; a vertex shader writing oPts
-  gets a diagnostic (the value is computed and dropped).
+  gets a diagnostic (the value is computed and dropped), and the point-sprite
+  coordinate is that pixel's centre (another diagnostic).
+- Draw-time state (``Options.draw_state``): dynamic state parameters are
+  pipeline-overridable constants (``@id`` = the Vulkan constant_id); a depth
+  compare is ``texture_depth_2d`` + ``sampler_comparison`` (level 0 only: a
+  bias, LOD or gradients read the base level, with a diagnostic); FETCH4 is
+  ``textureGather``; clip planes are ``@builtin(clip_distances)``.
 """
 
 from __future__ import annotations
