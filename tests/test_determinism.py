@@ -20,7 +20,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "peer-corpus"
-TARGETS = ("glsl120", "glsl330", "glsl450", "essl100", "essl300", "vulkan", "spirv")
+TARGETS = ("glsl120", "glsl330", "glsl450", "essl100", "essl300", "vulkan", "spirv", "wgsl")
 
 # Runs in a child interpreter: prints one digest per (shader, target).
 CHILD = r"""

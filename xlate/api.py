@@ -51,7 +51,7 @@ def translate(data: bytes, target: str = "glsl330", **options) -> Translation:
     """Translate one D3D9 shader blob (vs_1_1 ... ps_3_0 token stream) to ``target``.
 
     ``target``: ``glsl120``, ``glsl330``, ``glsl450``, ``essl100``,
-    ``essl300``, ``vulkan`` or ``spirv``.  ``options``: the fields of
+    ``essl300``, ``vulkan``, ``spirv`` or ``wgsl``.  ``options``: the fields of
     ``xlate.options.Options`` as keywords, in plain values (docs/api.md):
     ``annotate``, ``legacy_multiply``, ``infinities`` ("clamp"/"ieee"),
     ``clip_z``, ``half_pixel``, ``half_pixel_exact``, ``flip_y`` (None lets

@@ -257,7 +257,8 @@ def _print_info(facts) -> None:
         console.print(f"  CTAB: {shown(facts.ctab['creator'])}, {shown(facts.ctab['target'])}, no constants")
 
 
-TARGET_NAMES = ("glsl120", "glsl330", "glsl450", "essl100", "essl300", "vulkan", "spirv", "spirv-glslang", "spirv-native")
+TARGET_NAMES = ("glsl120", "glsl330", "glsl450", "essl100", "essl300", "vulkan", "spirv", "spirv-glslang", "spirv-native",
+                "wgsl")
 
 OPTIONS_HELP = """\b
 Stage-interface options (defaults are what a D3D9-on-GL/Vulkan layer needs;

@@ -1,7 +1,7 @@
-"""Backends: core IR -> GLSL dialects and SPIR-V.
+"""Backends: core IR -> GLSL dialects, SPIR-V and WGSL.
 
 ``generate(program, target, options)`` returns ``(code, reflection)``; code is
-``str`` for GLSL targets and ``bytes`` for the SPIR-V ones.  The program must have
+``str`` for GLSL and WGSL targets and ``bytes`` for the SPIR-V ones.  The program must have
 been through ``passes.run_passes`` (core ops only); ``options`` must be
 resolved for the target (``targets.resolve_options``).
 """
@@ -10,13 +10,21 @@ from __future__ import annotations
 
 import functools
 
-from .targets import DESCRIPTIONS, TARGETS, Target, get_target, resolve_options
+from .targets import DESCRIPTIONS, TARGETS, Api, Target, get_target, resolve_options
 
 
 def generate(program, target: Target | str, options):
     glsl, reflection = _backend()
     if isinstance(target, str):
         target = get_target(target)
+    if target.api is Api.WEBGPU:
+        from .wgsl import emit as emit_wgsl
+
+        code, layout_reflection = emit_wgsl(program, target, options)
+        refl = reflection.build(program, target, options, layout_reflection)
+        refl["entry_point"] = layout_reflection["entry_point"]
+        refl["limits"] = layout_reflection["limits"]
+        return code, refl
     if target.native:
         code, layout_reflection = _native()(program, target, options, version=options.spirv_version,
                                             names=options.debug_names)

@@ -18,6 +18,7 @@ from ..errors import UnsupportedError
 class Api(enum.Enum):
     GL = "gl"
     VULKAN = "vulkan"
+    WEBGPU = "webgpu"  # WGSL (backends/wgsl/), laid out by the Vulkan rules
 
 
 @dataclass(frozen=True)
@@ -49,14 +50,17 @@ class Target:
     native: bool = False
     # Derived from the fields above, once: the backend reads them for every
     # shader (and `vulkan` for every interface variable), where a property
-    # would cost a call each time.
+    # would cost a call each time.  ``vulkan``: the Vulkan binding model
+    # (sets, bindings, a location on every varying, clip z 0..w, the y flip
+    # on by default), which WebGPU shares (its groups are Vulkan's sets; the
+    # WGSL backend turns the Vulkan clip position into WebGPU's).
     version_line: str = field(init=False, repr=False, compare=False)
     vulkan: bool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         es_suffix = " es" if self.es and self.version >= 300 else ""
         object.__setattr__(self, "version_line", f"#version {self.version}{es_suffix}")
-        object.__setattr__(self, "vulkan", self.api is Api.VULKAN)
+        object.__setattr__(self, "vulkan", self.api is Api.VULKAN or self.api is Api.WEBGPU)
 
 
 TARGETS: dict[str, Target] = {
@@ -75,6 +79,9 @@ TARGETS: dict[str, Target] = {
                uniform_blocks=True, binary=True),
         Target("spirv-native", 450, api=Api.VULKAN, varying_locations=True, sampler_bindings=True,
                uniform_blocks=True, binary=True, native=True),
+        # (no #version in WGSL: 450 is the GLSL feature level the layout's
+        # checks ask about, e.g. clip distances, which WGSL has)
+        Target("wgsl", 450, api=Api.WEBGPU, varying_locations=True, sampler_bindings=True, uniform_blocks=True),
     )
 }
 
@@ -88,6 +95,7 @@ DESCRIPTIONS = {
     "spirv": "SPIR-V 1.0 (or 1.3) binary written by xlate from the IR (no glslang), the 'vulkan' layout",
     "spirv-glslang": "SPIR-V 1.0 binary: the 'vulkan' GLSL compiled by glslangValidator -V, checked by spirv-val",
     "spirv-native": "the same writer as 'spirv', by its own name",
+    "wgsl": "WGSL (WebGPU), written from the IR: the 'vulkan' layout, groups = sets, separate textures and samplers",
 }
 
 

@@ -842,7 +842,7 @@ def _map_vs_outputs(vr, result: Result, refl: dict) -> dict[str, tuple[np.ndarra
         name = sem.get(key)
         if name is None or name not in result.outputs:
             continue
-        if o["glsl"] == "gl_Position":
+        if o["glsl"] == "gl_Position" or o.get("builtin") == "position":  # (WGSL's reflection names it so)
             vals = vr.position
         else:
             vals = vr.outputs[o["glsl"]]
@@ -938,11 +938,12 @@ def _run_ps_driver(translation, shader: Shader, inputs: Inputs, width: int, heig
     """Returns (colours list of (H, W, 4) in D3D order, probe (H, W, 4) or None, probed).
     ``runner``: the GL runner by default, or one with the same ``draw`` (the
     Vulkan one: a dynamic translation's state values become its
-    specialization constants)."""
+    specialization constants; the WebGPU one, ``runs_pixel_checks``, also
+    with its own ``probe_shader``)."""
     from . import gl
 
     refl = translation.reflection
-    code, prefl, probed = _probe_shader(translation.code, refl)
+    code, prefl, probed = getattr(runner, "probe_shader", _probe_shader)(translation.code, refl)
     corners = inputs.pixel_coords[0::4].astype(np.float64)
     pos, offs = _quads(width, height, inputs.front_facing, corners,
                        _pixel_offset(translation.target, width, height, runner))
@@ -1097,7 +1098,7 @@ def _check_pixel(verdict: Verdict, translation, shader: Shader, inputs: Inputs, 
     live = ~killed & ~driver_killed
     refl = translation.reflection
     have = {f"oC{o['usage_index']}" for o in refl["outputs"] if o["usage"] == "color"}
-    if any(o["glsl"] == "gl_FragDepth" for o in refl["outputs"]):
+    if any(o["glsl"] == "gl_FragDepth" or o.get("builtin") == "frag_depth" for o in refl["outputs"]):
         have.add("oDepth")
     for name, exp in expects.items():
         exp = Expect(exp.name, exp.value, exp.tol, exp.compare & live[:, None], exp.klass, exp.skipped)
@@ -1208,7 +1209,8 @@ def _prepare(data, target: str, name: str | None, options: dict, runner=None, pi
     except XlateError as exc:
         verdict.status, verdict.message = "error", f"translation failed: {exc}"
         return None, None, verdict
-    if runner is not None and not shader.version.is_vertex and not pixel_runner:
+    if runner is not None and not shader.version.is_vertex and not (
+            pixel_runner or getattr(runner, "runs_pixel_checks", False)):
         verdict.status = "skip"
         verdict.message = f"pixel shaders are checked on the GL runner only, not on {type(runner).__name__}"
         return None, None, verdict
@@ -1280,7 +1282,7 @@ def check_shader(data, *, seeds: int = 1, seed: int = 0, target: str = "glsl330"
         if state is not None and shader.version.is_pixel:
             _with_draw_state(inputs, state, s)
         fn = _check_vertex if shader.version.is_vertex else _check_pixel
-        extra = {"runner": runner} if shader.version.is_vertex else {}
+        extra = {"runner": runner} if shader.version.is_vertex or runner is not None else {}
         if not _run_gl(verdict, fn, verdict, translation, shader, inputs, s, perturbations=perturbations, **extra):
             break
     if verdict.status == "pass" and verdict.compared == 0:

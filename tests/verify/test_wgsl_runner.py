@@ -1,0 +1,478 @@
+"""The WGSL target executed through WebGPU (``xlate.verify.wgpu_runner``:
+wgpu-native + naga on lavapipe), as the GLSL and Vulkan targets are:
+
+* vkd3d's D3D9 draws with their probes (the same case loaders and probe
+  comparison as tests/verify/test_vkd3d_llvmpipe.py): CI runs the
+  "exact_ieee" configuration, the one every non-todo case must pass;
+  XLATE_CORPUS_FULL=1 adds "default".  What WebGPU cannot draw without code
+  around the shader (alpha test, user clip planes, point size and point
+  sprites) is a known failure with its reason.
+* Wine's in-scope visual cases (fixed-function stages through the runner's
+  pass-through VS and a WGSL fixed-function PS, texdepth_test's depth
+  pre-pass on targets with a depth texture; fog and alpha test baked in, and
+  as override constants): a CI share, all with XLATE_CORPUS_FULL=1;
+* a render pipeline for every VS+PS pair of both corpora;
+* random programs of every version (``generate``, all features on) and
+  corpus shaders against the reference interpreter
+  (``differential.check_generated`` / ``check_shader`` with this runner):
+  a CI share, everything with XLATE_CORPUS_FULL=1.  Programs whose random
+  sampler state WebGPU cannot express (border and mirror-once address
+  modes) are counted apart.
+
+Skips with the reason when there is no WebGPU adapter.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from xlate import translate
+from xlate.verify.cases import ProbeTally, TargetSession, load_cases, make_draw
+
+CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "peer-corpus" / "vkd3d"
+CASES = CORPUS / "cases.jsonl"
+FULL = os.environ.get("XLATE_CORPUS_FULL") == "1"
+CONFIGS = {
+    "default": {},
+    "exact_ieee": {"flip_y": True, "half_pixel_exact": True, "infinities": "ieee"},
+}
+
+_RENDER_STATE = {
+    **{f"alpha-test__d{k}": "WebGPU has no alpha test (the runner raises NotImplementedError)" for k in range(2, 9)},
+    **{f"clip-planes__d{k}": "WebGPU has no user clip planes (the runner raises NotImplementedError)"
+       for k in (1, 2)},
+    **{f"ffp-point-size__d{k}": "WebGPU draws 1-pixel points: no point-size state" for k in (1, 2, 3)},
+    **{f"point-sprite__d{k}": "WebGPU has no point sprites" for k in (1, 2)},
+    **{f"shader-point-size__d{k}": "WebGPU draws 1-pixel points: the shader's oPts is dropped (with a diagnostic)"
+       for k in (1, 2)},
+}
+KNOWN_FAILURES: dict[str, dict[str, str]] = {
+    "exact_ieee": dict(_RENDER_STATE),
+    "default": {
+        **_RENDER_STATE,
+        "rcp__d8": "rcp(±0): the default clamps to ±FLT_MAX, the test expects IEEE ±inf (as on GL)",
+        **{f"shade-mode__d{k}": "the 63/128-pixel shift interpolates 1/128 pixel off D3D's centre (as on GL)"
+           for k in (1, 2)},
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def wgr():
+    from xlate.verify import wgpu_runner
+
+    try:
+        return wgpu_runner.runner()
+    except wgpu_runner.WGPUUnavailable as e:
+        pytest.skip(str(e))
+
+
+@lru_cache(maxsize=None)
+def translated(name: str, config: str):
+    return translate((CORPUS / name).read_bytes(), "wgsl", **CONFIGS[config])
+
+
+@pytest.mark.skipif(not CASES.exists(), reason=f"peer corpus not found at {CORPUS}")
+@pytest.mark.parametrize("config", sorted(CONFIGS))
+def test_vkd3d_wgpu(wgr, config, record_property):
+    if config != "exact_ieee" and not FULL:
+        pytest.skip("the default configuration runs with XLATE_CORPUS_FULL=1 (CI runs exact_ieee)")
+    from xlate.verify.wgpu_runner import RenderTargets
+
+    start = time.perf_counter()
+    cases = load_cases(CASES)
+    by_id = {c["id"]: c for c in cases}
+
+    def draw(case, targets):
+        vs, ps = translated(case["vs_file_used"], config), translated(case["ps"], config)
+        wgr.draw(vs, ps, make_draw(case), targets=targets, read=False)
+
+    session = TargetSession(by_id, RenderTargets, draw)
+    tally = ProbeTally(KNOWN_FAILURES[config])
+    for case in cases:
+        if not case.get("runnable_on_d3d9_runner", True):
+            tally.counts["skipped"] += 1
+            continue
+        tally.run(case, lambda c: (session.run(c), session.probe(c))[1])
+    session.close()
+    summary = (f"vkd3d on wgpu/lavapipe (wgsl, {config}): {tally.text()}; {tally.counts['skipped']} cases skipped; "
+               f"{time.perf_counter() - start:.1f}s")
+    print(summary)
+    record_property("corpus_summary", summary)
+    tally.check()
+
+
+def _wine_pairs():
+    from xlate.verify import wine_cases as wc
+
+    if wc.corpus_missing():
+        return wc, [], wc.corpus_missing()
+    cases = [c for c in wc.load_cases() if not wc.out_of_scope(c)]
+    return wc, cases, None
+
+
+def test_every_pair_builds_a_pipeline(wgr, record_property):
+    """Each distinct VS+PS pair of the vkd3d cases and of Wine's in-scope
+    visual cases (both shaders) links into a WebGPU render pipeline."""
+    pairs = set()
+    if CASES.exists():
+        for case in load_cases(CASES):
+            pairs.add(("vkd3d", case["vs_file_used"], case["ps"]))
+    wc, wine, _missing = _wine_pairs()
+    for case in wine:
+        if case.vs is not None and case.ps is not None:
+            pairs.add(("wine", case.vs["id"], case.ps["id"]))
+    if not pairs:
+        pytest.skip("no peer corpus")
+    start = time.perf_counter()
+    failures = []
+    for source, vs_name, ps_name in sorted(pairs):
+        try:
+            if source == "vkd3d":
+                vs, ps = translated(vs_name, "exact_ieee"), translated(ps_name, "exact_ieee")
+            else:
+                vs, ps = wc._translate(vs_name, target="wgsl"), wc._translate(ps_name, target="wgsl")
+                ps = link_unwritten(ps.code, ps.reflection, vs.reflection["outputs"])
+            wgr.pipeline(vs, ps)
+        except Exception as e:  # noqa: BLE001 - any failure is a finding
+            failures.append(f"{source} {vs_name} + {ps_name}: {type(e).__name__}: {str(e)[-400:]}")
+    summary = (f"wgsl pipelines: {len(pairs) - len(failures)} of {len(pairs)} VS+PS pairs (vkd3d, wine) built; "
+               f"{time.perf_counter() - start:.1f}s")
+    print(summary)
+    record_property("corpus_summary", summary)
+    assert not failures, "\n".join(failures[:10])
+
+
+def link_unwritten(code: str, refl: dict, vs_outputs: list[dict]) -> tuple[str, dict]:
+    """A PS input no VS output writes reads 0 in D3D9; WebGPU refuses to link
+    it, so it leaves the entry point's input struct and its private variable
+    keeps its zero (as wine_cases does for GLSL and SPIR-V)."""
+    written = {(o["usage"], o["usage_index"]) for o in vs_outputs}
+    keep = []
+    for inp in refl["inputs"]:
+        if inp.get("builtin") or (inp["usage"], inp["usage_index"]) in written:
+            keep.append(inp)
+            continue
+        name = re.escape(inp["glsl"])
+        code = re.sub(rf"^\s*@location\(\d+\)[^\n]*\b{name}: vec4<f32>,\n", "", code, flags=re.M)
+        code = re.sub(rf"^\s*{name} = xl_in\.{name};\n", "", code, flags=re.M)
+    if re.search(r"struct XlIn \{\n\}", code):  # nothing left to pass in
+        code = re.sub(r"struct XlIn \{\n\}\n\n", "", code).replace("(xl_in: XlIn)", "()")
+    return code, dict(refl, inputs=keep)
+
+
+def ff_pixel_shader_wgsl(vs_outputs: list[dict], specular: bool, combiner: tuple | None) -> tuple[str, dict]:
+    """``wine_cases.ff_pixel_shader`` in WGSL: D3D9's default texture stages
+    with no texture bound (the diffuse colour, + the specular one when
+    D3DRS_SPECULARENABLE, or the case's one combiner setup)."""
+    by_key = {(o["usage"], o["usage_index"]): o for o in vs_outputs}
+    members, inputs = [], []
+    diffuse, spec = "vec4<f32>(1.0)", "vec4<f32>(0.0)"
+    for key, use in ((("color", 0), True), (("color", 1), specular or combiner is not None)):
+        o = by_key.get(key)
+        if not use or o is None:
+            continue
+        loc = o.get("location", 0)
+        members.append(f"    @location({loc}) c{key[1]}: vec4<f32>,")
+        inputs.append({"usage": "color", "usage_index": key[1], "register": key[1], "mask": "xyzw",
+                       "glsl": f"c{key[1]}", "location": loc, "centroid": False})
+        if key[1] == 0:
+            diffuse = "i.c0"
+        else:
+            spec = "i.c1"
+    if combiner is not None:
+        tf = ", ".join(repr(float(c)) for c in combiner)
+        expr = (f"vec4<f32>(clamp({diffuse}.rgb + {spec}.rgb, vec3<f32>(0.0), vec3<f32>(1.0)) * vec3<f32>({tf}), "
+                f"{diffuse}.a)")
+    elif specular:
+        expr = f"vec4<f32>(clamp({diffuse}.rgb + {spec}.rgb, vec3<f32>(0.0), vec3<f32>(1.0)), {diffuse}.a)"
+    else:
+        expr = diffuse
+    head = ["struct XlIn {", *members, "}", "@fragment", "fn main(i: XlIn) -> @location(0) vec4<f32> {"] if members \
+        else ["@fragment", "fn main() -> @location(0) vec4<f32> {"]
+    code = "\n".join(head + [f"    return {expr};", "}", ""])
+    refl = {"stage": "fragment", "target": "wgsl", "constants": [], "samplers": [], "inputs": inputs,
+            "outputs": [{"usage": "color", "usage_index": 0, "glsl": "xl_ff_out", "location": 0}],
+            "viewport": None, "front_face": None, "draw_state": None, "options": {}, "entry_point": "main"}
+    return code, refl
+
+
+def _draw_texdepth(wgr, case, vs, ps, draw) -> np.ndarray:
+    """``wine_cases._draw_texdepth_vk`` on WebGPU: targets with a depth
+    texture, the pre-pass (white, ZFUNC ALWAYS, z writes), then the shader
+    (ZFUNC GREATER, no z writes)."""
+    import dataclasses
+
+    from xlate.verify.wgpu_runner import RenderTargets
+
+    targets = RenderTargets(*case.size, depth=True)
+    try:
+        targets.clear((1.0, 1.0, 0.0, 1.0))
+        targets.clear_depth(0.0)
+        pre = dataclasses.replace(draw, vertices={("position", 0): draw.vertices[("position", 0)]}, clear=None)
+        wgr.draw(None, ff_pixel_shader_wgsl([], False, None), pre, targets=targets, read=False, depth=("always", True))
+        if not case.notes.startswith("Draw 1 of"):  # the first shader draw follows the setup directly
+            targets.clear(draw.clear)
+        return wgr.draw(vs, ps, dataclasses.replace(draw, clear=None), targets=targets,
+                        depth=("greater", False)).colors[0]
+    finally:
+        targets.release()
+
+
+def _wine_case(wgr, wc, case, mode: str = "baked"):
+    """One Wine case through WGSL: ``wine_cases.build_draw``'s draw (and its
+    render state: fog and alpha test baked in or as overrides, ``mode``),
+    the case's shaders translated to wgsl."""
+    _vs, _ps, draw = wc.build_draw(case, vulkan=True, mode=mode)
+    opts = wc.draw_state_options(case, mode)
+    ds = wc.case_draw_state(case)
+    vs_pair = None
+    if case.vs is not None:
+        vs = wc._translate(case.vs["id"], opts, target="wgsl")
+        vs_pair = (vs.code, vs.reflection)
+        if any(i["usage"] is None for i in vs.reflection["inputs"]):
+            vs_pair = (vs.code, dict(vs.reflection, inputs=[
+                dict(i, usage="v", usage_index=i["register"]) if i["usage"] is None else i
+                for i in vs.reflection["inputs"]]))
+        vs_outputs = [o for o in vs.reflection["outputs"] if not o.get("builtin")]
+    else:
+        vs_outputs = [{"usage": "color", "usage_index": 0, "glsl": "v_color0", "location": 0}]
+    if case.ps is not None or ds is not None:
+        ps_t = wc._translate(case.ps["id"] if case.ps is not None else wc.FF_PIXEL_STAND_IN, opts, target="wgsl")
+        ps = (ps_t.code, ps_t.reflection)
+        if case.vs is not None:
+            ps = link_unwritten(ps_t.code, ps_t.reflection, vs_outputs)
+    else:
+        ps = ff_pixel_shader_wgsl(vs_outputs, wc._state(case, r"SPECULARENABLE TRUE"), wc._combiner(case))
+    if case.function == "texdepth_test":
+        pixels = wc.quantise(_draw_texdepth(wgr, case, vs_pair, ps, draw))
+    else:
+        res = wgr.draw(vs_pair, ps, draw)
+        pixels = wc.quantise(res.colors[0])
+        res.targets.release()
+    return wc.CaseResult(case, [wc.check_probe(p, pixels) for p in case.probes])
+
+
+# CI draws every WINE_STRIDE[mode]-th case (all of them take ~35 s here), XLATE_CORPUS_FULL=1 all.
+WINE_STRIDE = {"baked": 3, "dynamic": 6} if not FULL else {"baked": 1, "dynamic": 1}
+
+
+@pytest.mark.parametrize("mode", ["baked", "dynamic"])
+def test_wine_visual_wgpu(wgr, record_property, mode):
+    """Wine's in-scope visual cases drawn through the WGSL translations with
+    each case's draw (``wine_cases.build_draw``) and checked with the same
+    8-bit probes.  A fixed-function VS is the runner's pass-through VS fed
+    with fixed-function vertex processing's outputs, a fixed-function PS
+    ``ff_pixel_shader_wgsl`` (the stand-in PS of wine_cases where fog or
+    the alpha test is on); texdepth_test with its depth pre-pass
+    (``_draw_texdepth``).  "dynamic": the fog and alpha-test cases with
+    their state as override constants set per pipeline."""
+    wc, cases, missing = _wine_pairs()
+    if missing:
+        pytest.skip(missing)
+    chosen = cases if mode == "baked" else [c for c in cases if wc.case_draw_state(c) is not None]
+    total = len(chosen)
+    chosen = chosen[::WINE_STRIDE[mode]]
+    start = time.perf_counter()
+    passed, failed = 0, []
+    for case in chosen:
+        try:
+            result = _wine_case(wgr, wc, case, mode)
+        except Exception as e:  # noqa: BLE001 - a failure is a result
+            result = wc.CaseResult(case, [], f"{type(e).__name__}: {e}")
+        if result.passed:
+            passed += 1
+        else:
+            failed.append(f"{case.id}: {result.describe()}")
+    what = "in-scope cases" if mode == "baked" else "fog/alpha-test cases, state as overrides"
+    summary = (f"wine visual cases on wgpu/lavapipe (wgsl, {mode}): {passed} of {len(chosen)} {what} passed "
+               f"(1 in {WINE_STRIDE[mode]} of {total}); {time.perf_counter() - start:.1f}s")
+    print(summary)
+    record_property("corpus_summary", summary)
+    assert chosen, "no in-scope case"
+    assert not failed, "\n".join(failed[:10])
+
+
+def test_front_face_follows_the_reflection(wgr):
+    """vFace on WebGPU: a D3D-front (clockwise) triangle reads +1, a back one
+    -1, with the reflection's ``front_face["webgpu"]`` (both y directions)."""
+    from xlate.bytecode.asm import assemble_bytes
+    from xlate.verify.gl import Draw
+
+    vs_src = "vs_3_0\ndcl_position v0\ndcl_position o0\nmov o0, v0\n"
+    ps_src = ("ps_3_0\ndef c0, 1, 0, 0.5, 1\ndcl vFace\nmov r0, c0\nif_lt vFace, c0.y\nmov r0, c0.yyzw\nendif\n"
+              "mov oC0, r0\n")
+    # clockwise on screen (y up in NDC: top-left, top-right, bottom-left), then counter-clockwise
+    cw = [(-1, 1, 0.5, 1), (1, 1, 0.5, 1), (-1, -1, 0.5, 1)]
+    ccw = [(1, 1, 0.5, 1), (-1, 1, 0.5, 1), (1, -1, 0.5, 1)]
+    for flip_y in (True, False):
+        vs = translate(assemble_bytes(vs_src), "wgsl", flip_y=flip_y)
+        ps = translate(assemble_bytes(ps_src), "wgsl", flip_y=flip_y)
+        assert ps.reflection["front_face"]["webgpu"] == ("cw" if flip_y else "ccw")
+        res = wgr.draw(vs, ps, Draw(vertices={("position", 0): np.array(cw + ccw, np.float32)}, size=(8, 8)))
+        img = res.colors[0]
+        # D3D pixel (0, 7) only the clockwise triangle covers, (7, 0) only the other
+        front, back = img[7 if flip_y else 0, 0], img[0 if flip_y else 7, 7]
+        assert tuple(front) == (1.0, 0.0, 0.5, 1.0), (flip_y, front)
+        assert tuple(back) == (0.0, 0.0, 0.5, 1.0), (flip_y, back)
+        res.targets.release()
+
+
+# -- random programs and corpus vertex shaders against the reference interpreter ----------------
+
+# per version: a CI share (about half the generated pixel programs keep a border or mirror-once
+# sampler whatever the input seed: WebGPU has neither),
+# with XLATE_CORPUS_FULL=1 as many as the GL test's
+GENERATED_SEEDS = {"vertex": 20, "pixel": 40} if not FULL else {"vertex": 340, "pixel": 340}
+# What WebGPU samplers cannot do: the generator's random sampler states include them.
+_NOT_ON_WEBGPU = ("WebGPU has no 'border' address mode", "WebGPU has no 'mirroronce' address mode")
+# A check whose random sampler state WebGPU cannot express is run again with
+# the next input seeds (the same shader code, other random inputs and states).
+SEED_ATTEMPTS = 3
+SEED_STEP = 1_000_003
+
+
+def _unrunnable(verdict) -> bool:
+    return verdict.status == "error" and any(why in verdict.message for why in _NOT_ON_WEBGPU)
+
+
+def _first_runnable(check):
+    """``check(seed offset)`` for offsets 0, SEED_STEP, ... until WebGPU can
+    run it: (verdict, offset), or (the last verdict, None)."""
+    for k in range(SEED_ATTEMPTS):
+        verdict = check(k * SEED_STEP)
+        if not _unrunnable(verdict):
+            return verdict, k * SEED_STEP
+    return verdict, None
+
+
+@pytest.mark.parametrize("stage", ["vertex", "pixel"])
+def test_generated_programs_match_reference(wgr, record_property, stage):
+    """Generated programs (``generate_seed``, all features on, their own
+    ``random_inputs`` and error bounds) of every vertex or pixel version,
+    translated to WGSL and run through wgpu with ``differential.check_generated``
+    (vertex shaders alone through ``run_vertex``'s capture entry point, pixel
+    shaders with the runner's pass-through VS and probe output): every
+    written output component within the generator's bound of the reference
+    interpreter.  Programs whose random sampler state WebGPU cannot express
+    (border, mirror-once address modes) are counted apart."""
+    import random
+
+    from xlate.verify.differential import check_generated
+    from xlate.verify.generate import VERSIONS, generate_seed
+
+    versions = [v for v in VERSIONS if v.startswith("vs" if stage == "vertex" else "ps")]
+    start = time.perf_counter()
+    failures, components, programs, unrunnable, reseeded = [], 0, 0, 0, 0
+    for version in versions:
+        for k in range(GENERATED_SEEDS[stage]):
+            seed = random.Random(f"{version}/{k}").getrandbits(32)
+            prog = generate_seed(seed, version)
+            verdict, offset = _first_runnable(lambda d: check_generated(
+                prog, seed + d, target="wgsl", runner=wgr, name=f"{version} seed {seed} inputs {seed + d}"))
+            programs += 1
+            components += verdict.compared
+            reseeded += bool(offset)
+            if verdict.ok:
+                continue
+            if offset is None:
+                unrunnable += 1
+                continue
+            failures.append(verdict.report() + "\n" + prog.asm)
+    summary = (f"generated {stage} shaders on wgpu/lavapipe (wgsl): {programs} programs ({', '.join(versions)}), "
+               f"{programs - unrunnable} run ({reseeded} on later input seeds), {components} components compared, "
+               f"{len(failures)} failures, {unrunnable} with border/mirror-once samplers WebGPU lacks in all "
+               f"{SEED_ATTEMPTS} input seeds; {time.perf_counter() - start:.1f}s")
+    print(summary)
+    record_property("corpus_summary", summary)
+    assert not failures, "\n\n".join(failures[:5])
+    assert components > 0 and programs - unrunnable >= programs // 3
+
+
+def _corpus_vertex_shaders() -> list[tuple[str, bytes]]:
+    """vkd3d's default vertex shaders and one of every 10 fxc-wine vs_3_0
+    blobs that are not flag variants (the Vulkan runner's selection)."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from corpus import corpus_available, fxc_wine_records
+
+    out = []
+    if CORPUS.exists():
+        out += [(f"vkd3d:{p.name}", p.read_bytes()) for p in sorted(CORPUS.glob("_default_vs__*.d3dbc"))]
+    if corpus_available("fxc-wine"):
+        recs = [r for r in fxc_wine_records() if r.shader_version == "vs_3_0" and r.kind != "flag_variant"]
+        out += [(f"fxc-wine:{r.id}", r.data) for r in recs[::10]]
+    return out
+
+
+def test_corpus_vertex_shaders_match_reference(wgr, record_property):
+    """Corpus vertex shaders with ``differential.check_shader``'s seeded
+    random inputs and tolerance model, through wgpu's ``run_vertex``."""
+    from xlate.verify.differential import check_shader
+
+    shaders = _corpus_vertex_shaders()
+    if not shaders:
+        pytest.skip("peer corpus not found (vkd3d, fxc-wine)")
+    start = time.perf_counter()
+    failures, components = [], 0
+    for sid, data in shaders:
+        verdict = check_shader(data, seed=0, target="wgsl", runner=wgr, name=sid)
+        components += verdict.compared
+        if not verdict.ok:
+            failures.append(verdict.report())
+    summary = (f"corpus vertex shaders on wgpu/lavapipe (wgsl): {len(shaders)} shaders, {components} components "
+               f"compared, {len(failures)} failures; {time.perf_counter() - start:.1f}s")
+    print(summary)
+    record_property("corpus_summary", summary)
+    assert not failures, "\n\n".join(failures[:5])
+
+
+CORPUS_DIFF_STRIDE = 1 if FULL else 48  # one corpus shader in 48 in CI (about 8 s here), all with FULL
+
+
+def test_corpus_differential_wgpu(wgr, record_property):
+    """Every CORPUS_DIFF_STRIDE-th shader of the differential corpus test's
+    selection (``test_differential_corpus.corpus_shaders``: every decodable
+    shader of the peer corpora) on the reference interpreter and through
+    WGSL on wgpu, with ``differential.check_shader``'s seeded inputs and
+    tolerance model, vertex and pixel shaders alike.  Its KNOWN_MISMATCHES
+    apply; shaders whose random sampler state WebGPU cannot express
+    (border, mirror-once) are counted apart."""
+    from .test_differential_corpus import KNOWN_MISMATCHES, corpus_shaders
+
+    from xlate.verify.differential import check_shader
+
+    shaders = corpus_shaders()[::CORPUS_DIFF_STRIDE]
+    start = time.perf_counter()
+    failures, fixed, components, counts = [], [], 0, {"pass": 0, "known": 0, "unrunnable": 0, "reseeded": 0}
+    for sid, data in shaders:
+        verdict, offset = _first_runnable(lambda d: check_shader(data, seed=d, target="wgsl", runner=wgr, name=sid))
+        components += verdict.compared
+        counts["reseeded"] += bool(offset)
+        if verdict.ok:
+            counts["pass"] += 1
+            if sid in KNOWN_MISMATCHES:
+                fixed.append(sid)
+        elif sid in KNOWN_MISMATCHES:
+            counts["known"] += 1
+        elif offset is None:
+            counts["unrunnable"] += 1
+        else:
+            failures.append(verdict.report())
+    summary = (f"differential corpus on wgpu/lavapipe (wgsl): {len(shaders)} shaders (1 in {CORPUS_DIFF_STRIDE}), "
+               f"{counts['pass']} pass ({counts['reseeded']} on later input seeds), {counts['known']} known "
+               f"mismatches, {counts['unrunnable']} with border/mirror-once samplers WebGPU lacks in all "
+               f"{SEED_ATTEMPTS} input seeds, {len(failures)} unexpected; {components} components "
+               f"compared; {time.perf_counter() - start:.1f}s")
+    print(summary)
+    record_property("corpus_summary", summary)
+    assert not failures, "\n\n".join(failures[:5])
+    assert not fixed, f"known mismatches pass on WGSL: {fixed}"
