@@ -318,6 +318,10 @@ class Emitter(ControlFlow, HelperFunctions):
         w += ((5 << 16) | OpFunction, self.void, self.fn_ids[name], FUNCTION_CONTROL_NONE, self.fn_type,
               (2 << 16) | OpLabel, label)
         self.ids: dict[Op, int] = {}
+        # what this block has read or written: Variable (read or written
+        # whole) or (constant file, register) -> the id holding its value,
+        # emptied where a block ends (a control marker or a call)
+        self.known: dict = {}
         # open constructs: ("if", merge, position of the false target word, has else)
         # or ("loop", merge, continue, header)
         self.stack: list = []
@@ -346,6 +350,7 @@ class Emitter(ControlFlow, HelperFunctions):
 
     def new_block(self) -> None:
         self.m.put(self.words, OpLabel, self.m.new_id())
+        self.known.clear()
 
     def inst(self, opcode: int, type_id: int, *operands: int) -> int:
         """A value instruction; returns its new result id."""
@@ -417,7 +422,12 @@ class Emitter(ControlFlow, HelperFunctions):
 
     def load(self, op: Op) -> None:
         if not op.args and not op.imm:  # the common load: a whole register, without a call
-            found = self.plain.get(op.var)
+            var = op.var
+            known = self.known.get(var)
+            if known is not None:  # read or written before in this block: that value
+                self.ids[op] = known
+                return
+            found = self.plain.get(var)
             if found is not None:
                 ptr, pointee, scalar, _, chain = found
                 m = self.m
@@ -431,15 +441,19 @@ class Emitter(ControlFlow, HelperFunctions):
                     m.bound = r + 2
                     self.words += ((4 << 16) | OpLoad, pointee, r, ptr,
                                    (5 << 16) | OpCompositeExtract, self.float, r + 1, r, 0)
-                    self.ids[op] = r + 1
+                    self.ids[op] = self.known[var] = r + 1
                 else:
                     m.bound = r + 1
                     self.words += ((4 << 16) | OpLoad, pointee, r, ptr)
-                    self.ids[op] = r
+                    self.ids[op] = self.known[var] = r
                 return
         args = op.args
         if not args:  # a static element (a constant register ...): its access chain, ready-made
             key = (op.var, op.imm[0] if op.imm else None)
+            known = self.known.get(key)
+            if known is not None:  # a read-only element read before in this block
+                self.ids[op] = known
+                return
             ready = self.chains.get(key)
             if ready is None:
                 place, chain, component = self.access(op, key[1], None)
@@ -457,6 +471,8 @@ class Emitter(ControlFlow, HelperFunctions):
                 m.bound = r + 2
                 self.words += (head, ptr_type, r, var, *chain, (4 << 16) | OpLoad, pointee, r + 1, r)
                 self.ids[op] = r + 1
+                if op.var.storage in FILES:  # a constant register: read-only
+                    self.known[key] = r + 1
                 return
         index = self.value(args[0]) if args else None
         place, chain, component = self.access(op, op.imm[0] if op.imm else None, index)
@@ -480,48 +496,52 @@ class Emitter(ControlFlow, HelperFunctions):
     def store(self, op: Op) -> None:
         args = op.args
         imm = op.imm
-        if args[0].type.scalar is not op.var.type.scalar:  # e.g. a hostile setp into r#
-            raise self.unsupported(op, f"a {args[0].type} value stored into {op.var.name} ({op.var.type})")
+        var = op.var
+        value_type = args[0].type
+        if value_type.scalar is not var.type.scalar:  # e.g. a hostile setp into r#
+            raise self.unsupported(op, f"a {value_type} value stored into {var.name} ({var.type})")
         if len(args) == 1 and len(imm) < 2:  # the common store: a whole register, written whole
-            found = self.plain.get(op.var)
+            found = self.plain.get(var)
             if found is not None and found[3] and not found[2]:
-                width = op.var.type.width
+                ptr, pointee, _, _, chain = found
+                width = var.type.width
                 full = (1 << width) - 1
                 mask = (imm[0] if imm else 0xF) & full
-                if width == 1 or mask == full:
-                    ptr = found[0]
-                    chain = found[4]
-                    if chain is not None:
-                        m = self.m
-                        ptr = m.bound
-                        m.bound = ptr + 1
-                        head, ptr_type, var, member = chain
-                        self.words += (head, ptr_type, ptr, var, member)
-                    self.words += ((3 << 16) | OpStore, ptr, self.ids[args[0]])
-                    return
-                # a write mask: load, put the new components in, store
-                ptr, pointee = found[0], found[1]
                 value = self.ids[args[0]]
                 m = self.m
-                chain = found[4]
                 if chain is not None:
                     ptr = m.bound
                     m.bound = ptr + 1
-                    head, ptr_type, var, member = chain
-                    self.words += (head, ptr_type, ptr, var, member)
+                    head, ptr_type, base, member = chain
+                    self.words += (head, ptr_type, ptr, base, member)
+                if width == 1 or mask == full:
+                    self.words += ((3 << 16) | OpStore, ptr, value)
+                    if value_type.width == width:
+                        self.known[var] = value
+                    else:
+                        self.known.pop(var, None)
+                    return
+                # a write mask: put the new components into the old value (the
+                # one this block read or wrote, else a load), store
+                known = self.known
+                old = known.get(var)
+                if old is None:
+                    old = m.bound
+                    m.bound = old + 1
+                    self.words += ((4 << 16) | OpLoad, pointee, old, ptr)
                 r = m.bound
-                m.bound = r + 2
+                m.bound = r + 1
                 single = SINGLE[mask]
-                if single is not None and args[0].type.width == 1:
-                    self.words += ((4 << 16) | OpLoad, pointee, r, ptr,
-                                   (6 << 16) | OpCompositeInsert, pointee, r + 1, value, r, single,
-                                   (3 << 16) | OpStore, ptr, r + 1)
+                if single is not None and value_type.width == 1:
+                    self.words += ((6 << 16) | OpCompositeInsert, pointee, r, value, old, single,
+                                   (3 << 16) | OpStore, ptr, r)
                 else:
                     sel = MASK_SELECT[width][mask]
-                    self.words += ((4 << 16) | OpLoad, pointee, r, ptr,
-                                   ((5 + len(sel)) << 16) | OpVectorShuffle, pointee, r + 1, r, value, *sel,
-                                   (3 << 16) | OpStore, ptr, r + 1)
+                    self.words += (((5 + len(sel)) << 16) | OpVectorShuffle, pointee, r, old, value, *sel,
+                                   (3 << 16) | OpStore, ptr, r)
+                known[var] = r
                 return
+        self.known.pop(var, None)
         value = self.value(args[0])
         index = self.value(args[1]) if len(args) > 1 else None
         var = op.var
