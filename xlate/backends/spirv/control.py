@@ -30,6 +30,8 @@ class ControlFlow:
     written, which every new block forgets: ``new_block`` and each marker
     empty it)."""
 
+    __slots__ = ()
+
     # -- control flow ---------------------------------------------------------
 
     def if_(self, op: Op) -> None:

@@ -31,7 +31,10 @@ translates it).
 from __future__ import annotations
 
 import struct
+from collections import Counter
+from itertools import compress
 from math import copysign
+from operator import attrgetter
 
 from ...errors import UnsupportedError
 from ...ir import cfg
@@ -82,8 +85,13 @@ DERIVATIVES = {Code.FDDX: OP["OpDPdx"], Code.FDDY: OP["OpDPdy"]}
     "OpImageSampleImplicitLod", "OpImageSampleExplicitLod"))
 EXT_FLOOR, EXT_ROUND_EVEN = EXT["Floor"], EXT["RoundEven"]
 FUNCTION_CONTROL_NONE = G.enums["FunctionControl"]["None"]
+FULL = (0, 0x1, 0x3, 0x7, 0xF)  # width -> the write mask of every component
+# first words of the instructions ``function`` writes inline
+LOAD_HEAD, STORE_HEAD, EXTRACT_HEAD = (4 << 16) | OpLoad, (3 << 16) | OpStore, (5 << 16) | OpCompositeExtract
 LOAD, STORE, CONST, SWIZZLE = Code.LOAD, Code.STORE, Code.CONST, Code.SWIZZLE
 FMUL_LEGACY, FDOT_LEGACY = Code.FMUL_LEGACY, Code.FDOT_LEGACY
+LEGACY = (FMUL_LEGACY, FDOT_LEGACY)
+GET_CODE, GET_VAR = attrgetter("code"), attrgetter("var")
 SKIP_PLAIN = frozenset(FILES) | {Storage.SAMPLER}  # never loaded or stored whole through their own variable
 # the coordinate components each sampler dimension takes
 DIM_COORDS = {"2D": 2, "Cube": 3, "3D": 3}
@@ -117,29 +125,35 @@ PACK_FLOATS = [None] + [struct.Struct(f"<{n}f") for n in (1, 2, 3, 4)]
 def used_constants(p: Program, legacy: dict) -> dict:
     """What ``layout._used_constants`` finds (id(file) -> [registers read,
     indexed dynamically?]), in one tight walk, which also counts the legacy
-    multiplies and dots per width into ``legacy`` ((Code, width) -> uses)."""
+    multiplies and dots into ``legacy`` (Code -> uses)."""
     used: dict = {}
     files = FILES
     for fn in p.functions.values():
         for op in fn.body:
             code = op.code
-            if code is FMUL_LEGACY or code is FDOT_LEGACY:
-                key = (code, op.args[0].type.width)
-                legacy[key] = legacy.get(key, 0) + 1
-            elif code is LOAD and op.var.storage in files:
-                entry = used.get(id(op.var))
-                if entry is None:
-                    entry = used[id(op.var)] = [set(), False]
-                if op.args:
-                    entry[1] = True
-                entry[0].add(op.imm[0] if op.imm else 0)
+            if code is LOAD:
+                if op.var.storage in files:
+                    entry = used.get(id(op.var))
+                    if entry is None:
+                        entry = used[id(op.var)] = [set(), False]
+                    if op.args:
+                        entry[1] = True
+                    entry[0].add(op.imm[0] if op.imm else 0)
+            elif code is FMUL_LEGACY or code is FDOT_LEGACY:
+                legacy[code] = legacy.get(code, 0) + 1
     return used
 
 
 class Emitter(ControlFlow, HelperFunctions):
     """One program's module: ``run`` gives (bytes, the layout's reflection).
     Structured control flow is ``control.ControlFlow``'s, the helpers
-    (saturate, legacy multiply and dot) ``helpers.HelperFunctions``'."""
+    (saturate, legacy multiply and dot) ``helpers.HelperFunctions``'.
+    Slotted (its mixins too): the handlers read its attributes for every op."""
+
+    __slots__ = ("p", "t", "o", "fragment", "version", "debug", "legacy", "lay", "m", "iface", "glsl", "void",
+                 "fn_type", "float", "int", "bool", "pointers", "helper_fns", "chains", "helper_words", "images",
+                 "types", "vecs", "bits", "vector_constants", "static", "plain", "fn_ids", "words", "ids", "known",
+                 "stack")
 
     def __init__(self, program: Program, target: Target, options, version: str = "1.0", names: bool = True):
         self.p = program
@@ -158,7 +172,7 @@ class Emitter(ControlFlow, HelperFunctions):
 
     def run(self) -> tuple[bytes, dict]:
         p = self.p
-        self.legacy: dict = {}  # (Code, width) -> uses
+        self.legacy: dict = {}  # Code -> uses
         lay = self.lay = layout_mod.plan(p, self.t, self.o, used_constants(p, self.legacy))
         # the interface variables, built-ins included, exist whether or not
         # the code reaches them (the entry point lists them); a vertex
@@ -326,9 +340,88 @@ class Emitter(ControlFlow, HelperFunctions):
         # or ("loop", merge, continue, header)
         self.stack: list = []
         handlers = HANDLERS
+        # The commonest ops (a register read or written whole, a swizzle of a
+        # value, an instruction of its args alone) are written here rather
+        # than through their handler: a method call per op was a third of
+        # the cost.  Each falls back on its handler for anything else.
+        ids = self.ids
+        known = self.known
+        known_get = known.get
+        plain_get = self.plain.get
+        types_get = self.types.get
+        type_of = self.type_of
+        load, store = Emitter.load, Emitter.store
         try:
             for op in body:
-                handlers[op.code](self, op)
+                code = op.code
+                if code is LOAD:
+                    if not op.args and not op.imm:
+                        var = op.var
+                        v = known_get(var)
+                        if v is not None:
+                            ids[op] = v
+                            continue
+                        found = plain_get(var)
+                        if found is not None and found[4] is None and not found[2]:
+                            r = m.bound
+                            m.bound = r + 1
+                            w += (LOAD_HEAD, found[1], r, found[0])
+                            ids[op] = known[var] = r
+                            continue
+                    load(self, op)
+                elif code is STORE:
+                    args = op.args
+                    imm = op.imm
+                    if len(args) == 1 and len(imm) == 1:  # a whole register, written whole
+                        var = op.var
+                        found = plain_get(var)
+                        vt, t = args[0].type, var.type
+                        if found is not None and found[4] is None and found[3] and not found[2] \
+                                and vt.width == t.width and vt.scalar is t.scalar and FULL[t.width] & ~imm[0] == 0:
+                            v = ids[args[0]]
+                            w += (STORE_HEAD, found[0], v)
+                            known[var] = v
+                            continue
+                    store(self, op)
+                elif code is SWIZZLE:
+                    src = op.args[0]
+                    comps = op.imm
+                    width = src.type.width
+                    if src.code is not SWIZZLE and src.code is not CONST and width > 1:
+                        n = len(comps)
+                        if n == 1:
+                            if comps[0] < width:
+                                r = m.bound
+                                m.bound = r + 1
+                                w += (EXTRACT_HEAD, types_get(id(op.type)) or type_of(op.type), r, ids[src], comps[0])
+                                ids[op] = r
+                                continue
+                        elif comps == IDENTITY[width]:
+                            ids[op] = ids[src]
+                            continue
+                        elif max(comps) < width:
+                            r = m.bound
+                            m.bound = r + 1
+                            w += (((5 + n) << 16) | OpVectorShuffle, types_get(id(op.type)) or type_of(op.type), r,
+                                  ids[src], ids[src], *comps)
+                            ids[op] = r
+                            continue
+                    handlers[code](self, op)
+                else:
+                    native = NATIVE.get(code)
+                    if native is not None:
+                        args = op.args
+                        r = m.bound
+                        m.bound = r + 1
+                        if len(args) == 2:
+                            w += ((5 << 16) | native, types_get(id(op.type)) or type_of(op.type), r, ids[args[0]],
+                                  ids[args[1]])
+                        else:
+                            w += (((len(args) + 3) << 16) | native, types_get(id(op.type)) or type_of(op.type), r,
+                                  *[ids[a] for a in args])
+                        ids[op] = r
+                        continue
+                    handlers[code](self, op)
         except KeyError as e:  # a handler, or a value, that is not there
             what = e.args[0] if e.args else None
             if isinstance(what, Op):
