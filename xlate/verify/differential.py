@@ -16,9 +16,11 @@ Entry points
 ``Verdict.report()`` the text the CLI prints (``xlate verify``).
 
 ``check_shader`` and ``check_generated`` take ``runner=``: None for the GL
-runner, or another runner with the same ``run_vertex`` (``vk.runner()``
-with ``target="vulkan"``), which checks vertex shaders (pixel shaders get a
-"skip" verdict there).
+runner, or another runner with the same ``run_vertex`` and ``draw``
+(``vk.runner()`` with ``target="vulkan"`` or ``"spirv"``): vertex shaders
+through its ``run_vertex``, pixel shaders through its ``draw`` with its
+pass-through VS (a SPIR-V PS gets its probe output written into its words,
+``spirv_edit.probe``).
 
 What runs
 ---------
@@ -310,6 +312,15 @@ def _probe_shader(code: str, refl: dict) -> tuple[str, dict, bool]:
     compared)."""
     import re
 
+    if isinstance(code, (bytes, bytearray)):  # SPIR-V: the same probe, written into the words
+        from .spirv_edit import probe
+
+        depth = any(o["glsl"] == "gl_FragDepth" for o in refl["outputs"])
+        new_refl = dict(refl)
+        new_refl["outputs"] = list(refl["outputs"]) + [
+            {"usage": "color", "usage_index": PROBE_LOCATION, "register": PROBE_LOCATION, "mask": "xyzw",
+             "glsl": "xl_probe", "location": PROBE_LOCATION}]
+        return probe(bytes(code), PROBE_LOCATION, depth), new_refl, True
     m = re.search(r"#version\s+(\d+)(\s+es)?", code)
     ver, es = (int(m.group(1)), bool(m.group(2))) if m else (110, False)
     if (es and ver < 300) or (not es and ver < 130):
@@ -911,14 +922,17 @@ def _screen(pos: np.ndarray, width: int, height: int) -> np.ndarray:
     return np.stack([x, y], 1)
 
 
-def _run_ps_driver(translation, shader: Shader, inputs: Inputs, width: int, height: int):
-    """Returns (colours list of (H, W, 4) in D3D order, probe (H, W, 4) or None, probed)."""
+def _run_ps_driver(translation, shader: Shader, inputs: Inputs, width: int, height: int, runner=None):
+    """Returns (colours list of (H, W, 4) in D3D order, probe (H, W, 4) or None, probed).
+    ``runner``: the GL runner by default, or one with the same ``draw``
+    (the Vulkan one: SPIR-V is probed by editing its words)."""
     from . import gl
 
     refl = translation.reflection
     code, prefl, probed = _probe_shader(translation.code, refl)
     corners = inputs.pixel_coords[0::4].astype(np.float64)
-    pos, offs = _quads(width, height, inputs.front_facing, corners, _pixel_offset(translation.target, width, height))
+    pos, offs = _quads(width, height, inputs.front_facing, corners,
+                       _pixel_offset(translation.target, width, height, runner))
     verts = {("position", 0): pos}
     for key, (A, B, C) in inputs.affine.items():
         gk = _gl_key(key, shader, refl)
@@ -933,7 +947,7 @@ def _run_ps_driver(translation, shader: Shader, inputs: Inputs, width: int, heig
         clear[PROBE_LOCATION] = (0.0, 0.0, 0.0, 0.0)
     draw = gl.Draw(vertices=verts, primitive="triangle_list", constants=inputs.constants, textures=inputs.textures,
                    texture_stages=inputs.texture_stages, size=(width, height), targets=ntargets, clear=clear)
-    res = gl.runner().draw(None, (code, prefl), draw)
+    res = (runner if runner is not None else gl.runner()).draw(None, (code, prefl), draw)
     probe = res.colors[PROBE_LOCATION] if probed else None
     colours = res.colors
     res.targets.release()
@@ -1013,14 +1027,14 @@ def _position_tolerance(exp: Expect) -> Expect:
 
 
 def _check_pixel(verdict: Verdict, translation, shader: Shader, inputs: Inputs, seed: int, bounds=None,
-                 perturbations: int = 2, derivatives: str = "fine"):
+                 perturbations: int = 2, derivatives: str = "fine", runner=None):
     from .generate import QUAD_GRID_WIDTH
 
     width, height = QUAD_GRID_WIDTH, inputs.n // QUAD_GRID_WIDTH
     pos_key = next((k for k in inputs.reference if _gl_key(k, shader, translation.reflection) == ("position", 0)), None)
     if pos_key is not None:
         # the runner feeds ("position", 0) to its own position: make the PS input equal to it
-        sx, sy = _pixel_offset(translation.target, width, height)
+        sx, sy = _pixel_offset(translation.target, width, height, runner)
         a = np.array([-1.0 + 2.0 * sx / width, 1.0 - 2.0 * sy / height, 0.5, 1.0])
         b = np.array([2.0 / width, 0.0, 0.0, 0.0])
         c = np.array([0.0, -2.0 / height, 0.0, 0.0])
@@ -1030,7 +1044,7 @@ def _check_pixel(verdict: Verdict, translation, shader: Shader, inputs: Inputs, 
                              "fed the position itself")
     result, expects, killed, unstable_kill = reference_expectations(
         shader, inputs, bounds=bounds, perturbations=perturbations, seed=seed, derivatives=derivatives)
-    colours, probe, probed, code = _run_ps_driver(translation, shader, inputs, width, height)
+    colours, probe, probed, code = _run_ps_driver(translation, shader, inputs, width, height, runner)
     xs = inputs.pixel_coords[:, 0].astype(int)
     ys = inputs.pixel_coords[:, 1].astype(int)
 
@@ -1123,10 +1137,6 @@ def _prepare(data, target: str, name: str | None, options: dict, runner=None):
     except XlateError as exc:
         verdict.status, verdict.message = "error", f"translation failed: {exc}"
         return None, None, verdict
-    if runner is not None and not shader.version.is_vertex:
-        verdict.status = "skip"
-        verdict.message = f"pixel shaders are checked on the GL runner only, not on {type(runner).__name__}"
-        return None, None, verdict
     return shader, translation, verdict
 
 
@@ -1175,8 +1185,8 @@ def check_shader(data, *, seeds: int = 1, seed: int = 0, target: str = "glsl330"
                  runner=None, constants: ReferenceConstants | None = None) -> Verdict:
     """One vertex or pixel shader on the reference and on llvmpipe, for
     ``seeds`` consecutive input seeds from ``seed``.  ``runner``: None for
-    the GL runner, or another runner with ``run_vertex`` (the Vulkan one,
-    ``target="vulkan"``) for vertex shaders (pixel shaders: "skip").
+    the GL runner, or another runner with ``run_vertex`` and ``draw`` (the
+    Vulkan one, ``target="vulkan"`` or ``"spirv"``).
     ``constants``: fixed constant registers (an effect pass's, from
     ``xlate.effect.evaluate_pass``) instead of random ones; the other
     inputs stay seeded."""
@@ -1190,8 +1200,8 @@ def check_shader(data, *, seeds: int = 1, seed: int = 0, target: str = "glsl330"
         if constants is not None:
             inputs.constants = constants
         fn = _check_vertex if shader.version.is_vertex else _check_pixel
-        extra = {"runner": runner} if shader.version.is_vertex else {}
-        if not _run_gl(verdict, fn, verdict, translation, shader, inputs, s, perturbations=perturbations, **extra):
+        if not _run_gl(verdict, fn, verdict, translation, shader, inputs, s, perturbations=perturbations,
+                       runner=runner):
             break
     if verdict.status == "pass" and verdict.compared == 0:
         verdict.notes.append("nothing compared (no well-conditioned written output)")
@@ -1207,8 +1217,7 @@ def check_generated(program, seed: int = 0, *, target: str = "glsl330", name: st
     the reference's derivative mode should not matter; ``derivatives``
     ("coarse", or "fine" as llvmpipe computes them) lets a caller check
     whether a mismatch comes from a value that is not affine after all.
-    ``runner``: as for ``check_shader`` (another runner: vertex programs
-    only)."""
+    ``runner``: as for ``check_shader``."""
     shader = program.shader
     got = _prepare(shader, target, name or f"generated {program.version}", {}, runner)
     shader, translation, verdict = got
@@ -1223,7 +1232,7 @@ def check_generated(program, seed: int = 0, *, target: str = "glsl330", name: st
                 runner=runner)
     else:
         _run_gl(verdict, _check_pixel, verdict, translation, shader, inputs, seed, bounds=program.error_bounds,
-                derivatives=derivatives)
+                derivatives=derivatives, runner=runner)
     if not keep_programs and runner is None:
         _release_programs([translation.code])
     return verdict
