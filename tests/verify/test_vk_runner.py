@@ -736,7 +736,7 @@ GENERATED_NATIVE_VS_SEEDS = int(os.environ.get("XLATE_VK_NATIVE_VS_SEEDS", "340"
 
 @pytest.mark.parametrize("target,seeds", [("vulkan", GENERATED_VS_SEEDS), ("spirv", GENERATED_NATIVE_VS_SEEDS)])
 def test_generated_vertex_programs_match_reference(vkr, record_property, target, seeds):
-    """Generated vs_2_0/vs_2_x/vs_3_0 programs (``generate_seed``, their own
+    """Generated vs_1_1/vs_2_0/vs_2_x/vs_3_0 programs (``generate_seed``, their own
     ``random_inputs`` and error bounds) translated for "vulkan" (GLSL
     through glslang) and "spirv" (xlate's writer, many more seeds: no
     glslang call), run alone on lavapipe (``differential.check_generated``
@@ -748,7 +748,7 @@ def test_generated_vertex_programs_match_reference(vkr, record_property, target,
 
     start = time.perf_counter()
     failures, components, programs = [], 0, 0
-    for version in ("vs_2_0", "vs_2_x", "vs_3_0"):
+    for version in ("vs_1_1", "vs_2_0", "vs_2_x", "vs_3_0"):
         for k in range(seeds):
             seed = random.Random(f"{version}/{k}").getrandbits(32)
             prog = generate_seed(seed, version)
