@@ -88,6 +88,7 @@ FUNCTION_CONTROL_NONE = G.enums["FunctionControl"]["None"]
 FULL = (0, 0x1, 0x3, 0x7, 0xF)  # width -> the write mask of every component
 # first words of the instructions ``function`` writes inline
 LOAD_HEAD, STORE_HEAD, EXTRACT_HEAD = (4 << 16) | OpLoad, (3 << 16) | OpStore, (5 << 16) | OpCompositeExtract
+INSERT_HEAD = (6 << 16) | OpCompositeInsert
 LOAD, STORE, CONST, SWIZZLE = Code.LOAD, Code.STORE, Code.CONST, Code.SWIZZLE
 FMUL_LEGACY, FDOT_LEGACY = Code.FMUL_LEGACY, Code.FDOT_LEGACY
 LEGACY = (FMUL_LEGACY, FDOT_LEGACY)
@@ -351,6 +352,8 @@ class Emitter(ControlFlow, HelperFunctions):
         types_get = self.types.get
         type_of = self.type_of
         load, store = Emitter.load, Emitter.store
+        const_ids: dict = {}  # (Scalar, width, imm) -> a CONST op's id (imm without a float zero)
+        const_get = const_ids.get
         try:
             for op in body:
                 code = op.code
@@ -372,17 +375,50 @@ class Emitter(ControlFlow, HelperFunctions):
                 elif code is STORE:
                     args = op.args
                     imm = op.imm
-                    if len(args) == 1 and len(imm) == 1:  # a whole register, written whole
+                    if len(args) == 1 and len(imm) == 1:  # a whole register, all or some of it written
                         var = op.var
                         found = plain_get(var)
                         vt, t = args[0].type, var.type
                         if found is not None and found[4] is None and found[3] and not found[2] \
-                                and vt.width == t.width and vt.scalar is t.scalar and FULL[t.width] & ~imm[0] == 0:
-                            v = ids[args[0]]
-                            w += (STORE_HEAD, found[0], v)
-                            known[var] = v
-                            continue
+                                and vt.scalar is t.scalar:
+                            width = t.width
+                            full = FULL[width]
+                            mask = imm[0] & full
+                            if mask == full and vt.width == width:
+                                v = ids[args[0]]
+                                w += (STORE_HEAD, found[0], v)
+                                known[var] = v
+                                continue
+                            if mask and width > 1 and mask != full:
+                                # the new components into the old value (this block's, else a load)
+                                ptr, pointee = found[0], found[1]
+                                old = known_get(var)
+                                r = m.bound
+                                if old is None:
+                                    old = r
+                                    r += 1
+                                    w += (LOAD_HEAD, pointee, old, ptr)
+                                m.bound = r + 1
+                                single = SINGLE[mask]
+                                if single is not None and vt.width == 1:
+                                    w += (INSERT_HEAD, pointee, r, ids[args[0]], old, single, STORE_HEAD, ptr, r)
+                                else:
+                                    sel = MASK_SELECT[width][mask]
+                                    w += (((5 + len(sel)) << 16) | OpVectorShuffle, pointee, r, old, ids[args[0]],
+                                          *sel, STORE_HEAD, ptr, r)
+                                known[var] = r
+                                continue
                     store(self, op)
+                elif code is CONST:
+                    imm = op.imm
+                    t = op.type
+                    key = (t.scalar, t.width, imm)
+                    c = const_get(key)
+                    if c is None:
+                        c = self.constant(t.scalar, t.width, imm)
+                        if t.scalar is not FLOAT or 0.0 not in imm:  # 0.0 == -0.0: a key that would merge them
+                            const_ids[key] = c
+                    ids[op] = c
                 elif code is SWIZZLE:
                     src = op.args[0]
                     comps = op.imm
