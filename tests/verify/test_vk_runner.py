@@ -749,7 +749,7 @@ def test_generated_vertex_programs_match_reference(vkr, record_property, target,
     start = time.perf_counter()
     failures, components, programs = [], 0, 0
     for version in ("vs_1_1", "vs_2_0", "vs_2_x", "vs_3_0"):
-        for k in range(seeds):
+        for k in range(seeds // 2 if version == "vs_1_1" else seeds):  # vs_1_1: half as many (CI time)
             seed = random.Random(f"{version}/{k}").getrandbits(32)
             prog = generate_seed(seed, version)
             if k % 50 == 0:
