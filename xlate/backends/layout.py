@@ -7,7 +7,9 @@ layer can bind them from the reflection alone:
 - Varyings (VS outputs, PS inputs): ``v_<usage><index>``, always a vec4 (an
   IR scalar such as vs_2_0 oFog lives in ``.x``), at the location
   ``VARYING_LOCATIONS`` gives, fixed per (usage, index) like DXSO's seeded
-  linker table.  Targets without varying locations link by that name.
+  linker table; on Vulkan a semantic outside it shares a rare entry's
+  location (``fallback_location``, under 32).  Targets without varying
+  locations link by that name.
 - Fragment outputs: COLORn at location n; DEPTH is gl_FragDepth.
 - Constants: registers are grouped by CTAB entry (``vs_<name>``, an array
   when the entry spans several registers) or stand alone (``vs_c12``); a
