@@ -105,8 +105,8 @@ class Options:
     # (("color", 4, 2), ("normal", 1, 9)) -- the map a layer builds when it
     # links a VS to a PS, given to both.  Semantics not listed keep the fixed
     # table's location (layout.VARYING_LOCATIONS; outside it, Vulkan's
-    # 32 + 16*usage + index, past the 32 locations every device has).  The
-    # reflection reports the locations used.
+    # layout.fallback_location, under 32, shared with a rare table entry:
+    # docs/reflection.md).  The reflection reports the locations used.
     varying_locations: tuple[tuple[str, int, int], ...] = ()
 
     # --- draw-time render state (xlate/drawstate.py; docs/ir.md) ---------------

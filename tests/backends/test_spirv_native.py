@@ -20,10 +20,12 @@ import sys
 import pytest
 
 from xlate import translate
+from xlate.backends.layout import FALLBACK_LOCATIONS, SEMANTIC_ROWS, fallback_location
 from xlate.backends.spirv import validate_many
 from xlate.backends.spirv.grammar import grammar
 from xlate.backends.spirv.module import Module
 from xlate.bytecode.asm import assemble_bytes
+from xlate.bytecode.tables import DeclUsage
 from xlate.errors import XlateError
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -243,12 +245,12 @@ PS_COLOR4 = "ps_3_0\ndcl_color4 v0\nmov oC0, v0\n"
 
 @pytest.mark.parametrize("target", ["vulkan", "spirv", "glsl450"])
 def test_varying_locations_option(target):
-    """A layer's map moves a semantic outside the fixed table (Vulkan:
-    32 + 16*usage + index = 196 for color4) under 32, in the code and the
+    """A layer's map moves a semantic outside the fixed table (Vulkan: its
+    fallback location, 10 for color4) elsewhere, in the code and the
     reflection, for both stages; semantics it does not list keep theirs."""
     default = translate(assemble_bytes(PS_COLOR4), target)
     if target != "glsl450":
-        assert default.reflection["inputs"][0]["location"] == 32 + 16 * 10 + 4
+        assert default.reflection["inputs"][0]["location"] == fallback_location(DeclUsage.COLOR, 4) == 10
     opts = {"varying_locations": (("color", 4, 3), ("texcoord", 0, 0))}
     ps = translate(assemble_bytes(PS_COLOR4), target, **opts)
     vs = translate(assemble_bytes(VS_COLOR4), target, **opts)
@@ -263,6 +265,48 @@ def test_varying_locations_option(target):
                    for i in range(5, len(w) - 3))
     else:
         assert "layout(location = 3) in vec4 v_color4;" in ps.code
+
+
+@pytest.mark.parametrize("target", ["vulkan", "spirv"])
+def test_default_varying_locations_are_under_32(target):
+    """Every semantic D3D can declare gets a Vulkan location under 32 from
+    the semantic alone, VS output and PS input alike: the fixed table's, or
+    its fallback (one of TEXCOORD8-15's)."""
+    for usage in DeclUsage:
+        for index in range(16):
+            row = SEMANTIC_ROWS[usage][index]
+            assert row.vk_location < 32
+            if row.gl_location is None:
+                assert row.vk_location in FALLBACK_LOCATIONS
+    sem = "color5"
+    vs = translate(assemble_bytes(f"vs_3_0\ndcl_position o0\ndcl_{sem} o1\nmov o0, c0\nmov o1, c1\n"), target)
+    ps = translate(assemble_bytes(f"ps_3_0\ndcl_{sem} v0\nmov oC0, v0\n"), target)
+    want = fallback_location(DeclUsage.COLOR, 5)
+    assert [o["location"] for o in vs.reflection["outputs"] if o["usage"] == "color"] == [want]
+    assert ps.reflection["inputs"][0]["location"] == want
+    assert not any("location" in d for d in vs.diagnostics + ps.diagnostics)
+
+
+@pytest.mark.parametrize("target", ["vulkan", "spirv"])
+def test_default_varying_locations_spread_a_shared_one(target):
+    """normal2 and tangent1 fall on one fallback location: the later one
+    moves to a free location, in the code and the reflection, with a
+    diagnostic that points to varying_locations; a PS declaring the same
+    semantics moves it alike."""
+    assert fallback_location(DeclUsage.NORMAL, 2) == fallback_location(DeclUsage.TANGENT, 1)
+    vs = translate(assemble_bytes("vs_3_0\ndcl_position o0\ndcl_normal2 o1\ndcl_tangent1 o2\nmov o0, c0\n"
+                                  "mov o1, c1\nmov o2, c2\n"), target)
+    ps = translate(assemble_bytes("ps_3_0\ndcl_normal2 v0\ndcl_tangent1 v1\nadd oC0, v0, v1\n"), target)
+    vl = {o["usage"]: o["location"] for o in vs.reflection["outputs"] if o["glsl"].startswith("v_")}
+    pl = {i["usage"]: i["location"] for i in ps.reflection["inputs"]}
+    assert vl == pl and vl["normal"] == fallback_location(DeclUsage.NORMAL, 2) and vl["tangent"] != vl["normal"]
+    assert vl["tangent"] < 32
+    for t in (vs, ps):
+        assert any("v_tangent1 would share Vulkan location" in d and "varying_locations" in d for d in t.diagnostics)
+    if target == "spirv":
+        assert validate_many([vs.code, ps.code]) == [None, None]
+    else:
+        assert f"layout(location = {vl['tangent']}) in vec4 v_tangent1;" in ps.code
 
 
 def test_varying_locations_refuses_bad_maps():

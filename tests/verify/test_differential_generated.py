@@ -3,7 +3,8 @@ on the reference interpreter and on llvmpipe, compared against the
 generator's per-output error bounds (``xlate.verify.differential``).
 
 ``PROGRAMS_PER_VERSION`` × 6 versions (vs_2_0, vs_2_x, vs_3_0, ps_2_0,
-ps_2_x, ps_3_0) = 2,040 programs per run, one test per version so that
+ps_2_x, ps_3_0) = 2,040 programs per run, plus ``PROGRAMS_PER_SM1_VERSION``
+vs_1_1 ones (``generate.SM1_VERSIONS``), one test per version so that
 pytest-xdist spreads them over its workers.  Program k of a version is
 ``generate_seed(SEED + k, version)`` with ``random_inputs(random.Random(SEED
 + k))``; ``scripts/difftest --seed S --count 1 --versions V`` replays one,
@@ -24,10 +25,13 @@ import os
 import pytest
 
 from xlate.verify import differential as D
-from xlate.verify.generate import VERSIONS, generate_seed
+from xlate.verify.generate import SM1_VERSIONS, VERSIONS, generate_seed
 
 SEED = int(os.environ.get("XLATE_DIFF_SEED", "0"))
 PROGRAMS_PER_VERSION = 340
+# vs_1_1 (generate.SM1_VERSIONS): fewer on GL (lavapipe runs 170 native SPIR-V
+# ones, test_vk_runner.py), to keep the CI time
+PROGRAMS_PER_SM1_VERSION = 100
 
 
 # name -> (matcher(program, verdict), reason): bugs a campaign keeps finding,
@@ -42,12 +46,13 @@ def gl():
         pytest.skip(why)
 
 
-@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("version", VERSIONS + SM1_VERSIONS)
 def test_generated_programs(gl, version, record_property):
     failures = []
     known = {name: 0 for name in KNOWN_GENERATED}
     compared = 0
-    for k in range(PROGRAMS_PER_VERSION):
+    count = PROGRAMS_PER_SM1_VERSION if version in SM1_VERSIONS else PROGRAMS_PER_VERSION
+    for k in range(count):
         seed = SEED + k
         program = generate_seed(seed, version)
         verdict = D.check_generated(program, seed, name=f"{version} seed {seed}")
@@ -62,10 +67,10 @@ def test_generated_programs(gl, version, record_property):
             failures.append(verdict.report() + "\n" + program.asm)
     known_text = ", ".join(f"{n} {c}" for n, c in known.items() if c) or "none"
     record_property("corpus_summary", (
-        f"differential generated {version}: {PROGRAMS_PER_VERSION} programs on llvmpipe, "
-        f"{PROGRAMS_PER_VERSION - len(failures) - sum(known.values())} pass, known bugs: {known_text}, "
+        f"differential generated {version}: {count} programs on llvmpipe, "
+        f"{count - len(failures) - sum(known.values())} pass, known bugs: {known_text}, "
         f"{len(failures)} unexpected; {compared} components compared"))
-    assert not failures, f"{len(failures)} of {PROGRAMS_PER_VERSION} {version} programs failed:\n\n" + \
+    assert not failures, f"{len(failures)} of {count} {version} programs failed:\n\n" + \
         "\n\n".join(failures[:5])
 
 

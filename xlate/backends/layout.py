@@ -7,7 +7,9 @@ layer can bind them from the reflection alone:
 - Varyings (VS outputs, PS inputs): ``v_<usage><index>``, always a vec4 (an
   IR scalar such as vs_2_0 oFog lives in ``.x``), at the location
   ``VARYING_LOCATIONS`` gives, fixed per (usage, index) like DXSO's seeded
-  linker table.  Targets without varying locations link by that name.
+  linker table; on Vulkan a semantic outside it shares a rare entry's
+  location (``fallback_location``, under 32).  Targets without varying
+  locations link by that name.
 - Fragment outputs: COLORn at location n; DEPTH is gl_FragDepth.
 - Constants: registers are grouped by CTAB entry (``vs_<name>``, an array
   when the entry spans several registers) or stand alone (``vs_c12``); a
@@ -51,6 +53,26 @@ VARYING_LOCATIONS: dict[tuple[DeclUsage, int], int] = {
     (U.POSITION, 2): 26, (U.POSITION, 3): 27, (U.BLENDWEIGHT, 0): 28, (U.BLENDINDICES, 0): 29,
     (U.NORMAL, 1): 30, (U.DEPTH, 0): 31,
 }
+
+# Vulkan needs a location for every varying and devices guarantee 32, so a
+# semantic outside the table shares one of these: the locations of
+# TEXCOORD15 down to TEXCOORD8, the table's rarest entries (ps_3_0 has ten
+# input registers; no corpus shader reads a texture coordinate past 7).
+# Which one comes from the semantic alone (``fallback_location``), so a VS
+# and a PS translated apart agree; consecutive indices of one usage, and
+# index 0 of different usages, land on different ones.  When a shader's own
+# semantics would share a location, ``_spread_varyings`` moves one to a
+# free location and says so in a diagnostic (its partner agrees only if it
+# declares the same semantics: such a pair should pass varying_locations).
+VK_LOCATIONS = 32  # the varying locations every Vulkan device has (maxVertexOutputComponents >= 128)
+FALLBACK_LOCATIONS = tuple(range(15, 7, -1))
+
+
+def fallback_location(usage: int, index: int) -> int:
+    """The Vulkan location of a semantic outside ``VARYING_LOCATIONS`` (or
+    of a varying without a semantic: usage -1, index = its register)."""
+    return FALLBACK_LOCATIONS[(index + 3 * (usage + 1)) % len(FALLBACK_LOCATIONS)]
+
 
 STAGE_SET = {"vertex": 0, "fragment": 1}
 FILE_BINDING = {Storage.FLOAT_CONST: 0, Storage.INT_CONST: 1, Storage.BOOL_CONST: 2}
@@ -127,7 +149,7 @@ class SemanticRow(NamedTuple):
     label: str  # "texcoord3"
     usage: str  # "texcoord", the reflection's "usage"
     gl_location: int | None  # VARYING_LOCATIONS' location, or None
-    vk_location: int  # Vulkan's: outside the table, 32 + 16*usage + index
+    vk_location: int  # Vulkan's: outside the table, fallback_location(usage, index)
     vs_builtin: str | None  # the GLSL built-in a vertex output of it is ("gl_Position"), or None
     varying: str  # "v_texcoord3"
     vs_input: str  # "in_texcoord3"
@@ -136,7 +158,7 @@ class SemanticRow(NamedTuple):
 def semantic_row(usage: DeclUsage, index: int) -> SemanticRow:
     label = f"{USAGE_NAMES[usage]}{index}"
     gl = VARYING_LOCATIONS.get((usage, index))
-    vk = 32 + 16 * int(usage) + index if gl is None else gl
+    vk = fallback_location(int(usage), index) if gl is None else gl
     return SemanticRow(label, USAGE_NAMES[usage], gl, vk, VS_BUILTIN_OUTPUTS.get((usage, index)), f"v_{label}",
                        f"in_{label}")
 
@@ -148,7 +170,14 @@ def semantic_row(usage: DeclUsage, index: int) -> SemanticRow:
 # dataclass hash runs in Python).
 assert [int(u) for u in DeclUsage] == list(range(len(DeclUsage)))
 SEMANTIC_ROWS = tuple(tuple(semantic_row(u, i) for i in range(16)) for u in DeclUsage)
-NO_SEMANTIC_VK_LOCATION = 32 + 16 * 16  # + the register: Vulkan needs a location even without a semantic
+TABLE_VARYINGS = frozenset(SEMANTIC_ROWS[u][i].varying for u, i in VARYING_LOCATIONS)
+
+
+def no_semantic_vk_location(reg) -> int:
+    """Vulkan needs a location even for a varying without a semantic: the
+    fallback location of its register."""
+    return fallback_location(-1, reg or 0)
+
 
 
 # The records below are slotted: a shader builds dozens of them, and a
@@ -350,6 +379,8 @@ def plan(program: Program, target: Target, options, used_constants: dict | None 
         _interface(lay, interface, program, target, vertex)
         if lay.varying_map is not None:
             _check_varying_locations(lay)
+        elif target.vulkan:
+            _spread_varyings(lay, program)
     # 2. Constants, in file order.
     if by_storage:
         used = _used_constants(program) if used_constants is None else used_constants
@@ -406,6 +437,62 @@ def _check_varying_locations(lay: Layout) -> None:
             if other != d.name:
                 raise UnsupportedError(-1, f"varying_locations puts {other} and {d.name} both at location "
                                            f"{d.location}")
+
+
+def _spread_varyings(lay: Layout, program: Program) -> None:
+    """Vulkan, default locations: two varyings of this shader on one
+    location (a semantic outside the table on its fallback location, which
+    the table or another such semantic holds) cannot both stay.  The one
+    outside the table (the later one when both are) moves to the first
+    free location of FALLBACK_LOCATIONS, then of 0-31, then past 31; a
+    diagnostic names the semantics, as the partner stage computes the same
+    only if it declares the same semantics."""
+    varyings = [d for d in lay.decls if (d.kind == "vs_output" or d.kind == "fs_input") and d.location is not None]
+    if len(varyings) < 2:
+        return
+    seen: dict[int, Decl] = {}
+    moved: list[Decl] = []
+    for d in varyings:
+        other = seen.get(d.location)
+        if other is None:
+            seen[d.location] = d
+        elif _in_table(other.name) and not _in_table(d.name):
+            moved.append(d)
+        elif not _in_table(other.name) and _in_table(d.name):
+            seen[d.location] = d
+            moved.append(other)
+        else:
+            moved.append(d)
+    if not moved:
+        return
+    entries = lay.reflection["outputs" if lay.stage == "vertex" else "inputs"]
+    for d in moved:
+        old = d.location
+        free = next((loc for loc in (*FALLBACK_LOCATIONS, *range(VK_LOCATIONS)) if loc not in seen), None)
+        if free is None:
+            free = max(seen) + 1
+        d.location = free
+        seen[free] = d
+        for e in entries:
+            if e.get("glsl") == d.name:
+                e["location"] = free
+        beyond = f", past the {VK_LOCATIONS} locations every device has" if free >= VK_LOCATIONS else ""
+        program.notes.setdefault("diagnostics", []).append(
+            f"varying {d.name} would share Vulkan location {old} with {_holder(lay, old, d)}; it is at location "
+            f"{free}{beyond}, which the other stage gives it only if it declares the same semantics: pass "
+            "varying_locations (the same map to both stages) to link such a pair")
+
+
+def _in_table(varying: str) -> bool:
+    """Whether a varying's semantic (``v_<usage><index>``) has a fixed location."""
+    return varying in TABLE_VARYINGS
+
+
+def _holder(lay: Layout, location: int, moved: Decl) -> str:
+    for d in lay.decls:
+        if d is not moved and d.location == location and d.kind in ("vs_output", "fs_input"):
+            return d.name
+    return "another varying"
 
 
 def _constants(lay: Layout, program: Program, var: Variable, regs: set[int], dynamic: bool, target: Target) -> None:
@@ -632,7 +719,7 @@ def _fragment_input(lay: Layout, var: Variable, target: Target) -> None:
             loc = lay.varying_map.get((usage, index), loc)
     else:
         usage_name, index, name = None, None, f"v_v{reg}"
-        loc = NO_SEMANTIC_VK_LOCATION + (reg or 0) if target.vulkan else None
+        loc = no_semantic_vk_location(reg) if target.vulkan else None
     namer = lay.namer
     if name in namer.used:
         name = namer.name(name)
@@ -679,12 +766,14 @@ def _draw_state_uniform(lay: Layout, var: Variable, target: Target, namer: Namer
 
 def varying_location(sem: Semantic | None, reg, target: Target) -> int | None:
     """The fixed table's location; outside it, GL 4.50 links by name (no
-    location) and Vulkan, which must have one, gets 32 + 16*usage + index:
-    unique and deterministic, but past the 32 locations every device has,
-    so the layer remaps those (the reflection lists them).  (``SEMANTIC_ROWS``
-    holds both answers for every semantic.)"""
+    location) and Vulkan, which must have one, gets ``fallback_location``:
+    under 32, from the semantic alone, shared with a rare table entry
+    (TEXCOORD8-15).  A shader whose own varyings would share one moves one
+    elsewhere (``_spread_varyings``, with a diagnostic): the reflection has
+    the final locations.  (``SEMANTIC_ROWS`` holds both answers for every
+    semantic.)"""
     if sem is None:
-        return None if not target.vulkan else NO_SEMANTIC_VK_LOCATION + (reg or 0)
+        return None if not target.vulkan else no_semantic_vk_location(reg)
     row = semantic_row(sem.usage, sem.index)
     return row.vk_location if target.vulkan else row.gl_location
 
@@ -715,7 +804,7 @@ def _vertex_output(lay: Layout, var: Variable, program: Program, target: Target)
     else:
         label, usage_name, index = f"o{reg}", None, None
         name = f"v_{label}"
-        loc = NO_SEMANTIC_VK_LOCATION + (reg or 0) if target.vulkan else None
+        loc = no_semantic_vk_location(reg) if target.vulkan else None
     used = lay.namer.used
     if name in used:
         raise UnsupportedError(-1, f"two outputs carry the semantic {label}")

@@ -16,11 +16,11 @@ Entry points
 ``Verdict.report()`` the text the CLI prints (``xlate verify``).
 
 ``check_shader`` and ``check_generated`` take ``runner=``: None for the GL
-runner, or another runner with the same ``run_vertex`` (``vk.runner()``
-with ``target="vulkan"``), which checks vertex shaders (pixel shaders get a
-"skip" verdict there, except generated programs drawn with a draw state:
-their pixel programs run on that runner too, the state's values as its
-specialization constants).
+runner, or another runner with the same ``run_vertex`` and ``draw``
+(``vk.runner()`` with ``target="vulkan"`` or ``"spirv"``): vertex shaders
+through its ``run_vertex``, pixel shaders through its ``draw`` with its
+pass-through VS (a SPIR-V PS gets its probe output written into its words,
+``spirv_edit.probe``).
 
 Draw states (``check_generated(..., draw_state=, draw_state_mode=)``; the
 random ones of ``random_state.py``): a pixel program is drawn with the
@@ -321,6 +321,15 @@ def _probe_shader(code: str, refl: dict) -> tuple[str, dict, bool]:
     compared)."""
     import re
 
+    if isinstance(code, (bytes, bytearray)):  # SPIR-V: the same probe, written into the words
+        from .spirv_edit import probe
+
+        depth = any(o["glsl"] == "gl_FragDepth" for o in refl["outputs"])
+        new_refl = dict(refl)
+        new_refl["outputs"] = list(refl["outputs"]) + [
+            {"usage": "color", "usage_index": PROBE_LOCATION, "register": PROBE_LOCATION, "mask": "xyzw",
+             "glsl": "xl_probe", "location": PROBE_LOCATION}]
+        return probe(bytes(code), PROBE_LOCATION, depth), new_refl, True
     m = re.search(r"#version\s+(\d+)(\s+es)?", code)
     ver, es = (int(m.group(1)), bool(m.group(2))) if m else (110, False)
     if (es and ver < 300) or (not es and ver < 130):
@@ -936,10 +945,10 @@ def _screen(pos: np.ndarray, width: int, height: int) -> np.ndarray:
 
 def _run_ps_driver(translation, shader: Shader, inputs: Inputs, width: int, height: int, runner=None):
     """Returns (colours list of (H, W, 4) in D3D order, probe (H, W, 4) or None, probed).
-    ``runner``: the GL runner by default, or one with the same ``draw`` (the
-    Vulkan one: a dynamic translation's state values become its
-    specialization constants; the WebGPU one, ``runs_pixel_checks``, also
-    with its own ``probe_shader``)."""
+    ``runner``: the GL runner by default, or one with the same ``draw``
+    (the Vulkan one: SPIR-V is probed by editing its words, a dynamic
+    translation's state values become its specialization constants; the
+    WebGPU one, with its own ``probe_shader``)."""
     from . import gl
 
     refl = translation.reflection
@@ -966,7 +975,7 @@ def _run_ps_driver(translation, shader: Shader, inputs: Inputs, width: int, heig
     draw = gl.Draw(vertices=verts, primitive="triangle_list", constants=inputs.constants, textures=inputs.textures,
                    texture_stages=inputs.texture_stages, size=(width, height), targets=ntargets, clear=clear,
                    state_values=inputs.draw_state)
-    res = (runner or gl.runner()).draw(None, (code, prefl), draw)
+    res = (runner if runner is not None else gl.runner()).draw(None, (code, prefl), draw)
     probe = res.colors[PROBE_LOCATION] if probed else None
     colours = res.colors
     res.targets.release()
@@ -1182,12 +1191,10 @@ def _kill_writer(result: Result, shader: Shader, lane: int) -> str | None:
 # --------------------------------------------------------------------------
 
 
-def _prepare(data, target: str, name: str | None, options: dict, runner=None, pixel_runner: bool = False):
+def _prepare(data, target: str, name: str | None, options: dict, runner=None):
     """(shader, translation, verdict) or a finished verdict on failure.
     ``runner``: None for the GL runner (GL targets only), else a runner
-    that takes translations for ``target`` (vertex shaders only, unless
-    ``pixel_runner``: the random draw-state programs draw pixel shaders on
-    it too)."""
+    that takes translations for ``target``."""
     from ..api import translate
     from ..bytecode import decode
     from ..bytecode.disasm import disassemble
@@ -1208,11 +1215,6 @@ def _prepare(data, target: str, name: str | None, options: dict, runner=None, pi
         translation = translate(blob, target, **options)
     except XlateError as exc:
         verdict.status, verdict.message = "error", f"translation failed: {exc}"
-        return None, None, verdict
-    if runner is not None and not shader.version.is_vertex and not (
-            pixel_runner or getattr(runner, "runs_pixel_checks", False)):
-        verdict.status = "skip"
-        verdict.message = f"pixel shaders are checked on the GL runner only, not on {type(runner).__name__}"
         return None, None, verdict
     return shader, translation, verdict
 
@@ -1262,8 +1264,8 @@ def check_shader(data, *, seeds: int = 1, seed: int = 0, target: str = "glsl330"
                  runner=None, constants: ReferenceConstants | None = None) -> Verdict:
     """One vertex or pixel shader on the reference and on llvmpipe, for
     ``seeds`` consecutive input seeds from ``seed``.  ``runner``: None for
-    the GL runner, or another runner with ``run_vertex`` (the Vulkan one,
-    ``target="vulkan"``) for vertex shaders (pixel shaders: "skip").
+    the GL runner, or another runner with ``run_vertex`` and ``draw`` (the
+    Vulkan one, ``target="vulkan"`` or ``"spirv"``).
     ``constants``: fixed constant registers (an effect pass's, from
     ``xlate.effect.evaluate_pass``) instead of random ones; the other
     inputs stay seeded.  ``options`` with ``draw_state`` (fog, alpha test)
@@ -1282,8 +1284,8 @@ def check_shader(data, *, seeds: int = 1, seed: int = 0, target: str = "glsl330"
         if state is not None and shader.version.is_pixel:
             _with_draw_state(inputs, state, s)
         fn = _check_vertex if shader.version.is_vertex else _check_pixel
-        extra = {"runner": runner} if shader.version.is_vertex or runner is not None else {}
-        if not _run_gl(verdict, fn, verdict, translation, shader, inputs, s, perturbations=perturbations, **extra):
+        if not _run_gl(verdict, fn, verdict, translation, shader, inputs, s, perturbations=perturbations,
+                       runner=runner):
             break
     if verdict.status == "pass" and verdict.compared == 0:
         verdict.notes.append("nothing compared (no well-conditioned written output)")
@@ -1326,8 +1328,7 @@ def check_generated(program, seed: int = 0, *, target: str = "glsl330", name: st
     the reference's derivative mode should not matter; ``derivatives``
     ("coarse", or "fine" as llvmpipe computes them) lets a caller check
     whether a mismatch comes from a value that is not affine after all.
-    ``runner``: as for ``check_shader`` (another runner: vertex programs
-    only).  ``draw_state`` (an ``xlate.drawstate.DrawState``): fog and
+    ``runner``: as for ``check_shader``.  ``draw_state`` (an ``xlate.drawstate.DrawState``): fog and
     alpha test around a pixel program, translated ``draw_state_mode``
     ("baked" / "dynamic": uniforms the runner sets), applied by the
     reference (``reference_drawstate``); the fog coordinate is a random
@@ -1340,8 +1341,7 @@ def check_generated(program, seed: int = 0, *, target: str = "glsl330", name: st
             options = {"draw_state_mode": "dynamic",
                        "draw_state": DrawState(depthtexture=draw_state.depthtexture, fetch4=draw_state.fetch4,
                                                clipplaneenable=draw_state.clipplaneenable)}
-    got = _prepare(shader, target, name or f"generated {program.version}", options, runner,
-                   pixel_runner=runner is not None and draw_state is not None)
+    got = _prepare(shader, target, name or f"generated {program.version}", options, runner)
     shader, translation, verdict = got
     if shader is None or not _guard_gl(verdict, runner):
         return verdict

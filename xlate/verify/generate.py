@@ -1,7 +1,8 @@
-"""Random valid, well-defined D3D9 sm2/sm3 programs for differential testing.
+"""Random valid, well-defined D3D9 programs for differential testing.
 
 ``generate(rng, version)`` builds a ``GeneratedProgram`` (a model ``Shader``
-plus metadata) for vs_2_0, vs_2_x, vs_3_0, ps_2_0, ps_2_x or ps_3_0;
+plus metadata) for vs_2_0, vs_2_x, vs_3_0, ps_2_0, ps_2_x or ps_3_0
+(``VERSIONS``) or vs_1_1 (``SM1_VERSIONS``);
 ``random_inputs(shader, rng)`` builds matching inputs, constants and
 textures for ``reference.run_shader`` (``ShaderInputs.run(shader)``).
 ``programs()`` is the hypothesis strategy; ``feature_counts`` tells what a
@@ -140,6 +141,11 @@ R = RegisterType
 O = Opcode
 
 VERSIONS = ("vs_2_0", "vs_2_x", "vs_3_0", "ps_2_0", "ps_2_x", "ps_3_0")
+# Shader model 1 programs (vs_1_1: no flow control, no _sat, mov a0.x, the
+# 4-component expp, frc on .y/.xy), kept apart from VERSIONS so that the
+# programs a seed gives for those stay what they were.
+SM1_VERSIONS = ("vs_1_1",)
+ALL_VERSIONS = VERSIONS + SM1_VERSIONS
 
 FLT_MAX = float(np.finfo(np.float32).max)
 MAX_MAGNITUDE = 4096.0
@@ -780,6 +786,22 @@ class _Interp:
         else:
             st.regs[(rtype, dst.index)] = new
 
+    def expp_sm1(self, st: State, src, comps) -> dict:
+        """vs_1_1 expp of the replicated scalar s: (2^floor(s), s - floor(s),
+        2^s, 1) (D3D9_SEMANTICS §2.2).  floor(s) must be decided over the
+        interval, or s exact (then 2^floor(s) is an exact power of two)."""
+        a = self.read(st, src, [SCALAR_SLOT])[0]
+        _nospecial(a)
+        lo, hi = math.floor(a[0] - a[3]), math.floor(a[1] + a[3])
+        if not _exact(a) and (lo != hi or a[0] - a[3] - lo < 1e-5):
+            raise Reject("inexact expp across an integer")
+        flo, fhi = math.floor(a[0]), math.floor(a[1])
+        if flo < -14 or fhi > 11:
+            raise Reject("expp range")
+        out = {0: (2.0**flo, 2.0**fhi, max(0, -flo), 0.0, a[4] & UNIFORM), 1: av_frc(a), 2: av_exp(a),
+               3: av_exact(1.0)}
+        return {c: out[c] for c in comps}
+
     def write_relative(self, st: State, ins: Instruction, values: dict):
         # o[aL + n] (vs_3_0): every reached output may or may not be written
         if st.aL is None:
@@ -825,7 +847,17 @@ class _Interp:
         comps = _mask_comps(mask)
         s = ins.srcs
         res: dict[int, tuple] = {}
-        if op in PER_COMPONENT:
+        if op == O.MOV and ins.dst.type == R.ADDR and g.sm1:
+            # vs_1_1 mov a0.x: floor (D3D9_SEMANTICS §2.9), decided over the interval
+            x = self.read(st, s[0], comps)[0]
+            _nospecial(x)
+            k, k_hi = math.floor(x[0] - x[3]), math.floor(x[1] + x[3])
+            if not _exact(x) and (k != k_hi or x[0] - x[3] - k < 1e-5):
+                raise Reject("inexact mov a0 across an integer")
+            res[0] = (float(math.floor(x[0])), float(math.floor(x[1])), 0, 0.0, x[4] & UNIFORM)
+        elif op == O.EXPP and g.sm1:
+            res = self.expp_sm1(st, s[0], comps)
+        elif op in PER_COMPONENT:
             if op in (O.DSX, O.DSY):
                 self.need_derivatives(st)
             args = [self.read(st, x, comps) for x in (s[:1] if op == O.SGN else s)]
@@ -1223,11 +1255,14 @@ class _Generator:
         self.pixel = v.is_pixel
         self.sm3 = v.major >= 3
         self.sm2x = v.at_least(2, 1)
-        self.flow = not (self.pixel and not self.sm2x)  # ps_2_0 has none
+        self.sm1 = v.major < 2
+        # ps_2_0 and vs_1_1 have no flow control; vs_1_1 has no _sat (fxc uses it in vs_3_0 only)
+        self.flow = not (self.pixel and not self.sm2x) and not self.sm1
+        self.sat_ok = not (self.vertex and self.sm1)
         self.dynamic = self.sm2x  # ifc, break*, setp, predication
         self.ntemps = 16 if self.sm3 else 12
         if self.vertex:
-            self.const_count = 256
+            self.const_count = 256 if v.major >= 2 else 96
         else:
             self.const_count = 224 if self.sm3 else 32
         self.const_window = min(self.const_count, 48)
@@ -1331,7 +1366,7 @@ class _Generator:
                     self.output_masks[(R.ATTROUT, k)] = 0xF
             for k in rng.sample(range(8), rng.randint(0, 3)):
                 self.output_masks[(R.TEXCRDOUT, k)] = rng.choice([0xF, 0x3, 0x7, 0x1])
-            if rng.random() < 0.15:
+            if rng.random() < 0.15 and self.sat_ok:
                 self.output_masks[(R.RASTOUT, 1)] = 0x1
         else:
             self.output_masks[(R.COLOROUT, 0)] = 0xF
@@ -1520,7 +1555,7 @@ class _Generator:
         if mask is None:
             mask = 0xF if rng.random() < 0.5 or not writemask_ok else rng.randint(1, 15)
         mods = DstMod.NONE
-        if rng.random() < 0.12:
+        if rng.random() < 0.12 and self.sat_ok:
             mods |= DstMod.SATURATE
         if self.pixel and self.opts.partial_precision and rng.random() < 0.05:
             mods |= DstMod.PARTIALPRECISION
@@ -1539,7 +1574,10 @@ class _Generator:
             ops += [O.CMP, O.CMP, O.DP2ADD]
             if self.sm2x:
                 ops += [O.DSX, O.DSY]
-        return [o for o in ops if OPCODES[o].allowed_in(v)]
+        ops = [o for o in ops if OPCODES[o].allowed_in(v)]
+        if self.vertex and self.sm1:
+            ops += [O.MOVA, O.MOVA]  # proposed as vs_1_1's mov a0.x
+        return ops
 
     def propose(self, st: State, op: Opcode) -> Instruction:
         rng = self.rng
@@ -1547,13 +1585,18 @@ class _Generator:
         if op == O.MOVA:
             mask = rng.randint(1, 15) if self.sm2x or self.sm3 else 0x1
             src = self.source(st, _mask_comps(mask), need_exact=True, allow_rel=False)
+            if self.sm1:  # vs_1_1: mov a0.x (floor), a plain mov whose destination is a0
+                return Instruction(O.MOV, _dst(R.ADDR, 0, 0x1), (src,))
             return Instruction(O.MOVA, _dst(R.ADDR, 0, mask), (src,))
         if op in PER_COMPONENT:
             nsrc = 1 if op == O.SGN else OPCODES[op].forms[0].nsrc
             exact = op in (O.SLT, O.SGE, O.FRC, O.SGN)
             d = self.dest(st)
             if op == O.FRC:
-                d = DestOperand(d.type, d.index, d.write_mask, d.modifiers & ~DstMod.SATURATE, 0, None)
+                mask = d.write_mask
+                if self.sm1:  # vs_1_1 frc is a macro writing .y or .xy
+                    mask = rng.choice([0x2, 0x3])
+                d = DestOperand(d.type, d.index, mask, d.modifiers & ~DstMod.SATURATE, 0, None)
             slots = _mask_comps(d.write_mask)
             srcs = [self.source(st, slots, need_exact=exact or (op == O.CMP and i == 0), prefer_recent=pr and i == 0)
                     for i in range(nsrc)]

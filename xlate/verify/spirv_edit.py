@@ -13,13 +13,18 @@ enumerants come from the writer's grammar.
 * ``zero_inputs`` (linking): inputs no vertex output writes become Private
   variables initialised to 0 (D3D9 reads 0 there; Vulkan leaves them
   undefined), as ``wine_cases._link_unwritten`` makes them zero globals.
+* ``probe`` (differential testing): an extra colour output at location
+  ``probe_location`` that the entry point writes ``vec4(1, depth, 0, 0)``
+  to just before each of its returns, as ``differential._probe_shader``
+  adds to GLSL: a discarded pixel keeps the target's clear value, and the
+  depth the shader wrote (FragDepth) is read back as a colour.
 """
 
 from __future__ import annotations
 
 import struct
 
-from .spirv_xfb import DEC, OP, G, _inst, _string
+from .spirv_xfb import DEC, OP, STORAGE_OUTPUT, G, _inst, _string
 
 STORAGE_INPUT = G.enums["StorageClass"]["Input"]
 STORAGE_PRIVATE = G.enums["StorageClass"]["Private"]
@@ -119,6 +124,75 @@ def zero_inputs(code: bytes, names: set[str]) -> bytes:
                 nulls[t] = m.new_id()
                 out.append(_inst("OpConstantNull", t, nulls[t]))
             inst = _inst("OpVariable", private_ptr[t], inst[2], STORAGE_PRIVATE, nulls[t])
+        out.append(inst)
+    m.insts = out
+    return m.bytes()
+
+
+def _find_or_add(m: _Module, globals_out: list[list[int]], name: str, match, make) -> int:
+    """The id of the first global instruction ``name`` that ``match``es,
+    else a new one made by ``make(new id)`` (appended to ``globals_out``)."""
+    for inst in m.ops(name):
+        if match(inst):
+            return inst[2] if name in ("OpConstant", "OpConstantComposite") else inst[1]
+    new = m.new_id()
+    globals_out.append(make(new))
+    return new
+
+
+def probe(code: bytes, probe_location: int, depth: bool) -> bytes:
+    """The module with an Output ``vec4`` at ``probe_location`` (in the entry
+    point's interface) that the entry point stores ``vec4(1, d, 0, 0)`` to
+    before each OpReturn: ``d`` the FragDepth output's value when ``depth``
+    (the shader writes depth), else 0.  A fragment shader with one entry
+    point, as xlate writes; types and constants are reused when the module
+    has them."""
+    m = _Module(code)
+    added: list[list[int]] = []
+    f32 = _find_or_add(m, added, "OpTypeFloat", lambda i: i[2] == 32, lambda n: _inst("OpTypeFloat", n, 32))
+    v4 = _find_or_add(m, added, "OpTypeVector", lambda i: i[2] == f32 and i[3] == 4,
+                      lambda n: _inst("OpTypeVector", n, f32, 4))
+    ptr = _find_or_add(m, added, "OpTypePointer", lambda i: i[2] == STORAGE_OUTPUT and i[3] == v4,
+                       lambda n: _inst("OpTypePointer", n, STORAGE_OUTPUT, v4))
+    one = _find_or_add(m, added, "OpConstant", lambda i: i[1] == f32 and i[3] == 0x3F800000,
+                       lambda n: _inst("OpConstant", f32, n, 0x3F800000))
+    zero = _find_or_add(m, added, "OpConstant", lambda i: i[1] == f32 and i[3] == 0,
+                        lambda n: _inst("OpConstant", f32, n, 0))
+    var = m.new_id()
+    added.append(_inst("OpVariable", ptr, var, STORAGE_OUTPUT))
+    depth_var = None
+    if depth:
+        builtin = G.enums["BuiltIn"]["FragDepth"]
+        depth_var = next((i[1] for i in m.ops("OpDecorate") if i[2] == DEC["BuiltIn"] and i[3] == builtin), None)
+        if depth_var is None:
+            raise ValueError("probe: the module writes no FragDepth")
+    entries = m.ops("OpEntryPoint")
+    if len(entries) != 1:
+        raise ValueError(f"probe: {len(entries)} entry points, not one")
+    main = entries[0][2]
+    out: list[list[int]] = []
+    annotated = globals_done = False
+    function = None
+    for inst in m.insts:
+        o = inst[0] & 0xFFFF
+        if o == OP["OpEntryPoint"]:
+            inst = [((len(inst) + 1) << 16) | o, *inst[1:], var]
+        elif not annotated and o in _ANNOTATIONS | _AFTER_ANNOTATIONS:
+            out.append(_inst("OpDecorate", var, DEC["Location"], probe_location))
+            annotated = True
+        if o == OP["OpFunction"]:
+            if not globals_done:
+                out.extend(added)
+                globals_done = True
+            function = inst[2]
+        elif o == OP["OpReturn"] and function == main:
+            d = zero
+            if depth_var is not None:
+                d = m.new_id()
+                out.append(_inst("OpLoad", f32, d, depth_var))
+            value = m.new_id()
+            out.append(_inst("OpCompositeConstruct", v4, value, one, d, zero, zero))
+            out.append(_inst("OpStore", var, value))
         out.append(inst)
     m.insts = out
     return m.bytes()

@@ -46,8 +46,8 @@ API (mirrors ``gl.py``)
     ``xfb_stride``/``xfb_offset`` qualifiers to the output declarations and
     a ``gl_PerVertex`` redeclaration, plus ``gl_PointSize = 1.0`` after main
     when the shader does not write it (a point list needs it), and moves
-    outputs at locations past the device's limit (the reflection's
-    ``32 + 16*usage + index``) to free ones; the shader's own code is
+    outputs at locations past the device's limit (where a layer's
+    ``varying_locations`` map may put them) to free ones; the shader's own code is
     unchanged.  The extension and its ``transformFeedback``
     feature are enabled at device creation when the device has them
     (lavapipe does); otherwise ``run_vertex`` raises ``VulkanUnavailable``
@@ -669,8 +669,8 @@ def _xfb_capture(code: str, refl: dict, locations: int = 32) -> tuple[str, list[
     the first declaration; a shader that does not write gl_PointSize gets
     ``gl_PointSize = 1.0`` after its main (Vulkan wants it written for a
     point list), which is not captured.  Outputs at locations past the
-    device's ``locations`` (semantics without a fixed number go to
-    ``32 + 16*usage + index``, docs/reflection.md) move to free ones below
+    device's ``locations`` (where a layer's ``varying_locations`` map may
+    put them) move to free ones below
     it: no fragment shader links, and lavapipe crashes compiling a capture
     of location 196.  Returns (GLSL, [(name, components)], stride in
     floats)."""

@@ -7,7 +7,9 @@ Two writers produce it:
   (``grammar``), a builder that makes each type and constant once
   (``module``) and the ``vulkan`` GLSL target's layout as variables
   (``interface``): the same sets, bindings, blocks and locations, the same
-  reflection.
+  reflection.  Its mixins: ``control`` (structured control flow),
+  ``helpers`` (saturate, the legacy multiply and dot), ``values`` (types,
+  constants, texture sampling).
 - ``glslang`` (target ``spirv-glslang``): the ``vulkan``
   GLSL compiled by glslangValidator -V and checked by spirv-val.
 

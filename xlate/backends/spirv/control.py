@@ -25,8 +25,12 @@ class ControlFlow:
     """Mixin of ``Emitter``: the handlers of the control markers.  Uses the
     emitter's ``m`` (module), ``words`` (the function's words), ``stack``
     (open constructs: ["if", merge, position of the false target or None]
-    or ["loop", merge, continue, header]), ``ids``, ``fn_ids`` and
-    ``fragment``."""
+    or ["loop", merge, continue, header]), ``ids``, ``fn_ids``,
+    ``fragment`` and ``known`` (the values the current block has read or
+    written, which every new block forgets: ``new_block`` and each marker
+    empty it)."""
+
+    __slots__ = ()
 
     # -- control flow ---------------------------------------------------------
 
@@ -37,6 +41,7 @@ class ControlFlow:
         m.put(w, OpBranchConditional, self.value(op.args[0]), then, 0)
         self.stack.append(["if", merge, len(w) - 1])
         m.put(w, OpLabel, then)
+        self.known.clear()
 
     def else_(self, op: Op) -> None:
         m, w = self.m, self.words
@@ -48,6 +53,7 @@ class ControlFlow:
         w[top[2]] = label
         top[2] = None
         m.put(w, OpLabel, label)
+        self.known.clear()
 
     def endif(self, op: Op) -> None:
         m, w = self.m, self.words
@@ -58,6 +64,7 @@ class ControlFlow:
             w[top[2]] = top[1]  # no ELSE: false goes straight to the merge block
         m.put(w, OpBranch, top[1])
         m.put(w, OpLabel, top[1])
+        self.known.clear()
 
     def loop(self, op: Op) -> None:
         m, w = self.m, self.words
@@ -68,6 +75,7 @@ class ControlFlow:
         m.put(w, OpBranch, body)
         m.put(w, OpLabel, body)
         self.stack.append(["loop", merge, cont, header])
+        self.known.clear()
 
     def endloop(self, op: Op) -> None:
         m, w = self.m, self.words
@@ -79,6 +87,7 @@ class ControlFlow:
         m.put(w, OpLabel, cont)
         m.put(w, OpBranch, header)
         m.put(w, OpLabel, merge)
+        self.known.clear()
 
     def break_(self, op: Op) -> None:
         for construct in reversed(self.stack):
@@ -103,3 +112,5 @@ class ControlFlow:
         if fn is None:
             raise self.unsupported(op, f"call to a missing function {op.imm[0]!r}")
         self.inst(OpFunctionCall, self.void, fn)
+        self.known.clear()
+

@@ -30,26 +30,23 @@ translates it).
 
 from __future__ import annotations
 
-import struct
-from math import copysign
-
 from ...errors import UnsupportedError
 from ...ir import cfg
-from ...ir.ops import Code, Op, SampleKind
+from ...ir.ops import Code, Op
 from ...ir.program import Program, Storage
 from ...ir.types import Scalar
 from .. import layout as layout_mod
 from ..targets import Target, unsupported
 from .grammar import grammar
-from . import interface, stage_state
+from . import interface
 from .control import ControlFlow
 from .helpers import HelperFunctions
 from .interface import Place
-from .module import OP, f32_bits
+from .module import OP
+from .values import Values
 
 G = grammar()
 EXT = G.glsl450
-IMAGE_OPERANDS = G.enums["ImageOperands"]
 FLOAT, INT, BOOL = Scalar.FLOAT, Scalar.INT, Scalar.BOOL
 FILES = layout_mod.FILE_BINDING
 
@@ -82,14 +79,16 @@ DERIVATIVES = {Code.FDDX: OP["OpDPdx"], Code.FDDY: OP["OpDPdy"]}
     "OpImageSampleImplicitLod", "OpImageSampleExplicitLod"))
 EXT_FLOOR, EXT_ROUND_EVEN = EXT["Floor"], EXT["RoundEven"]
 FUNCTION_CONTROL_NONE = G.enums["FunctionControl"]["None"]
+FULL = (0, 0x1, 0x3, 0x7, 0xF)  # width -> the write mask of every component
+# first words of the instructions ``function`` writes inline
+LOAD_HEAD, STORE_HEAD, EXTRACT_HEAD = (4 << 16) | OpLoad, (3 << 16) | OpStore, (5 << 16) | OpCompositeExtract
+INSERT_HEAD = (6 << 16) | OpCompositeInsert
 LOAD, STORE, CONST, SWIZZLE = Code.LOAD, Code.STORE, Code.CONST, Code.SWIZZLE
 FMUL_LEGACY, FDOT_LEGACY = Code.FMUL_LEGACY, Code.FDOT_LEGACY
 # never loaded or stored whole through their own variable (a state
 # parameter is a specialization constant: no variable at all)
 SKIP_PLAIN = frozenset(FILES) | {Storage.SAMPLER, Storage.STATE}
 _STATE = Storage.STATE
-# the coordinate components each sampler dimension takes
-DIM_COORDS = {"2D": 2, "Cube": 3, "3D": 3}
 
 
 def _mask_select(width: int, mask: int) -> tuple[int, ...]:
@@ -113,36 +112,40 @@ SINGLE = {mask: (mask.bit_length() - 1 if mask and not mask & (mask - 1) else No
 IDENTITY = [None, (0,), (0, 1), (0, 1, 2), (0, 1, 2, 3)]
 
 
-# [n] -> the packer of n float32s: their bytes are a key that tells 0.0 from -0.0
-PACK_FLOATS = [None] + [struct.Struct(f"<{n}f") for n in (1, 2, 3, 4)]
 
 
 def used_constants(p: Program, legacy: dict) -> dict:
     """What ``layout._used_constants`` finds (id(file) -> [registers read,
     indexed dynamically?]), in one tight walk, which also counts the legacy
-    multiplies and dots per width into ``legacy`` ((Code, width) -> uses)."""
+    multiplies and dots into ``legacy`` (Code -> uses)."""
     used: dict = {}
     files = FILES
     for fn in p.functions.values():
         for op in fn.body:
             code = op.code
-            if code is FMUL_LEGACY or code is FDOT_LEGACY:
-                key = (code, op.args[0].type.width)
-                legacy[key] = legacy.get(key, 0) + 1
-            elif code is LOAD and op.var.storage in files:
-                entry = used.get(id(op.var))
-                if entry is None:
-                    entry = used[id(op.var)] = [set(), False]
-                if op.args:
-                    entry[1] = True
-                entry[0].add(op.imm[0] if op.imm else 0)
+            if code is LOAD:
+                if op.var.storage in files:
+                    entry = used.get(id(op.var))
+                    if entry is None:
+                        entry = used[id(op.var)] = [set(), False]
+                    if op.args:
+                        entry[1] = True
+                    entry[0].add(op.imm[0] if op.imm else 0)
+            elif code is FMUL_LEGACY or code is FDOT_LEGACY:
+                legacy[code] = legacy.get(code, 0) + 1
     return used
 
 
-class Emitter(ControlFlow, HelperFunctions):
+class Emitter(ControlFlow, HelperFunctions, Values):
     """One program's module: ``run`` gives (bytes, the layout's reflection).
     Structured control flow is ``control.ControlFlow``'s, the helpers
-    (saturate, legacy multiply and dot) ``helpers.HelperFunctions``'."""
+    (saturate, legacy multiply and dot) ``helpers.HelperFunctions``'.
+    Slotted (its mixins too): the handlers read its attributes for every op."""
+
+    __slots__ = ("p", "t", "o", "fragment", "version", "debug", "legacy", "lay", "m", "iface", "glsl", "void",
+                 "fn_type", "float", "int", "bool", "pointers", "helper_fns", "chains", "helper_words", "images",
+                 "types", "vecs", "bits", "vector_constants", "static", "plain", "fn_ids", "words", "ids", "known",
+                 "stack")
 
     def __init__(self, program: Program, target: Target, options, version: str = "1.0", names: bool = True):
         self.p = program
@@ -161,7 +164,7 @@ class Emitter(ControlFlow, HelperFunctions):
 
     def run(self) -> tuple[bytes, dict]:
         p = self.p
-        self.legacy: dict = {}  # (Code, width) -> uses
+        self.legacy: dict = {}  # Code -> uses
         lay = self.lay = layout_mod.plan(p, self.t, self.o, used_constants(p, self.legacy))
         # the interface variables, built-ins included, exist whether or not
         # the code reaches them (the entry point lists them); a vertex
@@ -244,73 +247,6 @@ class Emitter(ControlFlow, HelperFunctions):
         refl["extensions"] = []
         return m.to_bytes(debug=self.debug), refl
 
-    # -- types and constants ------------------------------------------------
-
-    def scalar_type(self, s: Scalar) -> int:
-        return self.float if s is FLOAT else self.int if s is INT else self.bool
-
-    def type_of(self, t) -> int:
-        r = self.types.get(id(t))
-        if r is None:
-            r = self.types[id(t)] = self.m.vector(self.scalar_type(t.scalar), t.width)
-        return r
-
-    def vec(self, s: Scalar, width: int) -> int:
-        key = (s, width)
-        r = self.vecs.get(key)
-        if r is None:
-            r = self.vecs[key] = self.m.vector(self.scalar_type(s), width)
-        return r
-
-    def float_bits(self, x: float) -> int:
-        """f32_bits, memoised per shader (zeros answered first: 0.0 == -0.0)."""
-        if x == 0:
-            return 0x80000000 if copysign(1.0, x) < 0 else 0
-        bits = self.bits.get(x)
-        if bits is None:
-            bits = self.bits[x] = f32_bits(x)
-        return bits
-
-    def constant(self, s: Scalar, width: int, values) -> int:
-        m = self.m
-        if s is FLOAT and len(values) == 1:  # the common constant, a float scalar or splat
-            key = (self.float, self.float_bits(values[0]))
-            c = m.constants.get(key)
-            if c is None:
-                c = m.scalar_constant(*key)
-            if width == 1:
-                return c
-            return m.composite_constant(self.vec(s, width), (c,) * width)
-        if s is FLOAT:
-            try:
-                key = (width, PACK_FLOATS[len(values)].pack(*values))
-            except (OverflowError, struct.error, IndexError):
-                return self.constant_of(s, width, values)
-        else:  # ints and bools: equal values are the same constant
-            key = (s, width, tuple(values))
-        c = self.vector_constants.get(key)
-        if c is None:
-            c = self.vector_constants[key] = self.constant_of(s, width, values)
-        return c
-
-    def constant_of(self, s: Scalar, width: int, values) -> int:
-        m = self.m
-        values = list(values)
-        if len(values) < width:
-            values += [values[-1] if values else 0] * (width - len(values))
-        if s is FLOAT:
-            ids = [m.scalar_constant(self.float, self.float_bits(x)) for x in values[:width]]
-        elif s is INT:
-            ids = [m.scalar_constant(self.int, int(x) & 0xFFFFFFFF) for x in values[:width]]
-        else:
-            ids = [m.bool_constant(bool(x)) for x in values[:width]]
-        if width == 1:
-            return ids[0]
-        return m.composite_constant(self.vec(s, width), tuple(ids))
-
-    def splat(self, value: float, width: int) -> int:
-        return self.constant(FLOAT, width, (value,) * width)
-
     # -- one function -------------------------------------------------------
 
     def function(self, name: str, body: list[Op]) -> None:
@@ -321,13 +257,131 @@ class Emitter(ControlFlow, HelperFunctions):
         w += ((5 << 16) | OpFunction, self.void, self.fn_ids[name], FUNCTION_CONTROL_NONE, self.fn_type,
               (2 << 16) | OpLabel, label)
         self.ids: dict[Op, int] = {}
+        # what this block has read or written: Variable (read or written
+        # whole) or (constant file, register) -> the id holding its value,
+        # emptied where a block ends (a control marker or a call)
+        self.known: dict = {}
         # open constructs: ("if", merge, position of the false target word, has else)
         # or ("loop", merge, continue, header)
         self.stack: list = []
         handlers = HANDLERS
+        # The commonest ops (a register read or written whole, a swizzle of a
+        # value, an instruction of its args alone) are written here rather
+        # than through their handler: a method call per op was a third of
+        # the cost.  Each falls back on its handler for anything else.
+        ids = self.ids
+        known = self.known
+        known_get = known.get
+        plain_get = self.plain.get
+        types_get = self.types.get
+        type_of = self.type_of
+        load, store = Emitter.load, Emitter.store
+        const_ids: dict = {}  # (Scalar, width, imm) -> a CONST op's id (imm without a float zero)
+        const_get = const_ids.get
         try:
             for op in body:
-                handlers[op.code](self, op)
+                code = op.code
+                if code is LOAD:
+                    if not op.args and not op.imm:
+                        var = op.var
+                        v = known_get(var)
+                        if v is not None:
+                            ids[op] = v
+                            continue
+                        found = plain_get(var)
+                        if found is not None and found[4] is None and not found[2]:
+                            r = m.bound
+                            m.bound = r + 1
+                            w += (LOAD_HEAD, found[1], r, found[0])
+                            ids[op] = known[var] = r
+                            continue
+                    load(self, op)
+                elif code is STORE:
+                    args = op.args
+                    imm = op.imm
+                    if len(args) == 1 and len(imm) == 1:  # a whole register, all or some of it written
+                        var = op.var
+                        found = plain_get(var)
+                        vt, t = args[0].type, var.type
+                        if found is not None and found[4] is None and found[3] and not found[2] \
+                                and vt.scalar is t.scalar:
+                            width = t.width
+                            full = FULL[width]
+                            mask = imm[0] & full
+                            if mask == full and vt.width == width:
+                                v = ids[args[0]]
+                                w += (STORE_HEAD, found[0], v)
+                                known[var] = v
+                                continue
+                            if mask and width > 1 and mask != full:
+                                # the new components into the old value (this block's, else a load)
+                                ptr, pointee = found[0], found[1]
+                                old = known_get(var)
+                                r = m.bound
+                                if old is None:
+                                    old = r
+                                    r += 1
+                                    w += (LOAD_HEAD, pointee, old, ptr)
+                                m.bound = r + 1
+                                single = SINGLE[mask]
+                                if single is not None and vt.width == 1:
+                                    w += (INSERT_HEAD, pointee, r, ids[args[0]], old, single, STORE_HEAD, ptr, r)
+                                else:
+                                    sel = MASK_SELECT[width][mask]
+                                    w += (((5 + len(sel)) << 16) | OpVectorShuffle, pointee, r, old, ids[args[0]],
+                                          *sel, STORE_HEAD, ptr, r)
+                                known[var] = r
+                                continue
+                    store(self, op)
+                elif code is CONST:
+                    imm = op.imm
+                    t = op.type
+                    key = (t.scalar, t.width, imm)
+                    c = const_get(key)
+                    if c is None:
+                        c = self.constant(t.scalar, t.width, imm)
+                        if t.scalar is not FLOAT or 0.0 not in imm:  # 0.0 == -0.0: a key that would merge them
+                            const_ids[key] = c
+                    ids[op] = c
+                elif code is SWIZZLE:
+                    src = op.args[0]
+                    comps = op.imm
+                    width = src.type.width
+                    if src.code is not SWIZZLE and src.code is not CONST and width > 1:
+                        n = len(comps)
+                        if n == 1:
+                            if comps[0] < width:
+                                r = m.bound
+                                m.bound = r + 1
+                                w += (EXTRACT_HEAD, types_get(id(op.type)) or type_of(op.type), r, ids[src], comps[0])
+                                ids[op] = r
+                                continue
+                        elif comps == IDENTITY[width]:
+                            ids[op] = ids[src]
+                            continue
+                        elif max(comps) < width:
+                            r = m.bound
+                            m.bound = r + 1
+                            w += (((5 + n) << 16) | OpVectorShuffle, types_get(id(op.type)) or type_of(op.type), r,
+                                  ids[src], ids[src], *comps)
+                            ids[op] = r
+                            continue
+                    handlers[code](self, op)
+                else:
+                    native = NATIVE.get(code)
+                    if native is not None:
+                        args = op.args
+                        r = m.bound
+                        m.bound = r + 1
+                        if len(args) == 2:
+                            w += ((5 << 16) | native, types_get(id(op.type)) or type_of(op.type), r, ids[args[0]],
+                                  ids[args[1]])
+                        else:
+                            w += (((len(args) + 3) << 16) | native, types_get(id(op.type)) or type_of(op.type), r,
+                                  *[ids[a] for a in args])
+                        ids[op] = r
+                        continue
+                    handlers[code](self, op)
         except KeyError as e:  # a handler, or a value, that is not there
             what = e.args[0] if e.args else None
             if isinstance(what, Op):
@@ -349,6 +403,7 @@ class Emitter(ControlFlow, HelperFunctions):
 
     def new_block(self) -> None:
         self.m.put(self.words, OpLabel, self.m.new_id())
+        self.known.clear()
 
     def inst(self, opcode: int, type_id: int, *operands: int) -> int:
         """A value instruction; returns its new result id."""
@@ -420,7 +475,12 @@ class Emitter(ControlFlow, HelperFunctions):
 
     def load(self, op: Op) -> None:
         if not op.args and not op.imm:  # the common load: a whole register, without a call
-            found = self.plain.get(op.var)
+            var = op.var
+            known = self.known.get(var)
+            if known is not None:  # read or written before in this block: that value
+                self.ids[op] = known
+                return
+            found = self.plain.get(var)
             if found is not None:
                 ptr, pointee, scalar, _, chain = found
                 m = self.m
@@ -434,11 +494,11 @@ class Emitter(ControlFlow, HelperFunctions):
                     m.bound = r + 2
                     self.words += ((4 << 16) | OpLoad, pointee, r, ptr,
                                    (5 << 16) | OpCompositeExtract, self.float, r + 1, r, 0)
-                    self.ids[op] = r + 1
+                    self.ids[op] = self.known[var] = r + 1
                 else:
                     m.bound = r + 1
                     self.words += ((4 << 16) | OpLoad, pointee, r, ptr)
-                    self.ids[op] = r
+                    self.ids[op] = self.known[var] = r
                 return
         if op.var.storage is _STATE:  # a specialization constant (layout._state_parameter)
             self.ids[op] = self.iface.places[self.lay.access[id(op.var)].name].var
@@ -446,6 +506,10 @@ class Emitter(ControlFlow, HelperFunctions):
         args = op.args
         if not args:  # a static element (a constant register ...): its access chain, ready-made
             key = (op.var, op.imm[0] if op.imm else None)
+            known = self.known.get(key)
+            if known is not None:  # a read-only element read before in this block
+                self.ids[op] = known
+                return
             ready = self.chains.get(key)
             if ready is None:
                 place, chain, component = self.access(op, key[1], None)
@@ -463,6 +527,8 @@ class Emitter(ControlFlow, HelperFunctions):
                 m.bound = r + 2
                 self.words += (head, ptr_type, r, var, *chain, (4 << 16) | OpLoad, pointee, r + 1, r)
                 self.ids[op] = r + 1
+                if op.var.storage in FILES:  # a constant register: read-only
+                    self.known[key] = r + 1
                 return
         index = self.value(args[0]) if args else None
         place, chain, component = self.access(op, op.imm[0] if op.imm else None, index)
@@ -486,48 +552,52 @@ class Emitter(ControlFlow, HelperFunctions):
     def store(self, op: Op) -> None:
         args = op.args
         imm = op.imm
-        if args[0].type.scalar is not op.var.type.scalar:  # e.g. a hostile setp into r#
-            raise self.unsupported(op, f"a {args[0].type} value stored into {op.var.name} ({op.var.type})")
+        var = op.var
+        value_type = args[0].type
+        if value_type.scalar is not var.type.scalar:  # e.g. a hostile setp into r#
+            raise self.unsupported(op, f"a {value_type} value stored into {var.name} ({var.type})")
         if len(args) == 1 and len(imm) < 2:  # the common store: a whole register, written whole
-            found = self.plain.get(op.var)
+            found = self.plain.get(var)
             if found is not None and found[3] and not found[2]:
-                width = op.var.type.width
+                ptr, pointee, _, _, chain = found
+                width = var.type.width
                 full = (1 << width) - 1
                 mask = (imm[0] if imm else 0xF) & full
-                if width == 1 or mask == full:
-                    ptr = found[0]
-                    chain = found[4]
-                    if chain is not None:
-                        m = self.m
-                        ptr = m.bound
-                        m.bound = ptr + 1
-                        head, ptr_type, var, member = chain
-                        self.words += (head, ptr_type, ptr, var, member)
-                    self.words += ((3 << 16) | OpStore, ptr, self.ids[args[0]])
-                    return
-                # a write mask: load, put the new components in, store
-                ptr, pointee = found[0], found[1]
                 value = self.ids[args[0]]
                 m = self.m
-                chain = found[4]
                 if chain is not None:
                     ptr = m.bound
                     m.bound = ptr + 1
-                    head, ptr_type, var, member = chain
-                    self.words += (head, ptr_type, ptr, var, member)
+                    head, ptr_type, base, member = chain
+                    self.words += (head, ptr_type, ptr, base, member)
+                if width == 1 or mask == full:
+                    self.words += ((3 << 16) | OpStore, ptr, value)
+                    if value_type.width == width:
+                        self.known[var] = value
+                    else:
+                        self.known.pop(var, None)
+                    return
+                # a write mask: put the new components into the old value (the
+                # one this block read or wrote, else a load), store
+                known = self.known
+                old = known.get(var)
+                if old is None:
+                    old = m.bound
+                    m.bound = old + 1
+                    self.words += ((4 << 16) | OpLoad, pointee, old, ptr)
                 r = m.bound
-                m.bound = r + 2
+                m.bound = r + 1
                 single = SINGLE[mask]
-                if single is not None and args[0].type.width == 1:
-                    self.words += ((4 << 16) | OpLoad, pointee, r, ptr,
-                                   (6 << 16) | OpCompositeInsert, pointee, r + 1, value, r, single,
-                                   (3 << 16) | OpStore, ptr, r + 1)
+                if single is not None and value_type.width == 1:
+                    self.words += ((6 << 16) | OpCompositeInsert, pointee, r, value, old, single,
+                                   (3 << 16) | OpStore, ptr, r)
                 else:
                     sel = MASK_SELECT[width][mask]
-                    self.words += ((4 << 16) | OpLoad, pointee, r, ptr,
-                                   ((5 + len(sel)) << 16) | OpVectorShuffle, pointee, r + 1, r, value, *sel,
-                                   (3 << 16) | OpStore, ptr, r + 1)
+                    self.words += (((5 + len(sel)) << 16) | OpVectorShuffle, pointee, r, old, value, *sel,
+                                   (3 << 16) | OpStore, ptr, r)
+                known[var] = r
                 return
+        self.known.pop(var, None)
         value = self.value(args[0])
         index = self.value(args[1]) if len(args) > 1 else None
         var = op.var
@@ -678,53 +748,6 @@ class Emitter(ControlFlow, HelperFunctions):
         rounded = self.ext(EXT_FLOOR if op.code is Code.F2I_FLOOR else EXT_ROUND_EVEN, self.type_of(src.type),
                            self.value(src))
         self.ids[op] = self.inst(OpConvertFToS, self.type_of(op.type), rounded)
-
-    def sample(self, op: Op) -> None:
-        if len(op.imm) > 2:  # draw-time sampler state (Options.draw_state): spirv/stage_state.py
-            return stage_state.sample_mode(self, op)
-        kind = op.imm[0]
-        acc = self.lay.access.get(id(op.var))
-        place = self.iface.places.get(acc.name) if acc is not None else None
-        if place is None or place.sampler_dim is None:
-            raise self.unsupported(op, f"a texture lookup through {op.var.name}, which is not a declared sampler")
-        dim = place.sampler_dim
-        m = self.m
-        image_type = self.images.get(dim)
-        if image_type is None:
-            image_type = self.images[dim] = m.sampled_image(dim)
-        image = self.inst(OpLoad, image_type, place.var)
-        f4 = self.vec(FLOAT, 4)
-        coord = self.fit(op, op.args[0], DIM_COORDS[dim])
-        if kind is SampleKind.PLAIN:
-            if self.fragment:
-                r = self.inst(OpImageSampleImplicitLod, f4, image, coord)
-            else:  # glslang's texture() outside fragment shaders: level 0
-                r = self.inst(OpImageSampleExplicitLod, f4, image, coord, IMAGE_OPERANDS["Lod"],
-                              m.float_constant(0.0))
-        elif kind is SampleKind.BIAS:
-            if not self.fragment:
-                raise self.unsupported(op, "a LOD bias in a vertex shader")
-            r = self.inst(OpImageSampleImplicitLod, f4, image, coord, IMAGE_OPERANDS["Bias"],
-                          self.value(op.args[1]))
-        elif kind is SampleKind.LOD:
-            r = self.inst(OpImageSampleExplicitLod, f4, image, coord, IMAGE_OPERANDS["Lod"], self.value(op.args[1]))
-        elif kind is SampleKind.GRAD:
-            n = DIM_COORDS[dim]
-            r = self.inst(OpImageSampleExplicitLod, f4, image, coord, IMAGE_OPERANDS["Grad"],
-                          self.fit(op, op.args[1], n), self.fit(op, op.args[2], n))
-        else:
-            raise self.unsupported(op, f"sample kind {kind}")
-        self.ids[op] = r
-
-    def fit(self, op: Op, v: Op, width: int) -> int:
-        """A coordinate of exactly ``width`` components."""
-        w = v.type.width
-        x = self.value(v)
-        if w == width:
-            return x
-        if w > width:
-            return self.inst(OpVectorShuffle, self.vec(FLOAT, width), x, x, *range(width))
-        raise self.unsupported(op, f"a {w}-component texture coordinate where {width} are needed")
 
 
 HANDLERS = {

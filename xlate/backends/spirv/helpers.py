@@ -11,6 +11,8 @@ always inline.
 
 from __future__ import annotations
 
+import functools
+
 from ...ir.ops import Code, Op
 from ...ir.types import Scalar
 from .grammar import grammar
@@ -19,7 +21,7 @@ from .module import OP
 G = grammar()
 FLOAT, BOOL = Scalar.FLOAT, Scalar.BOOL
 FMUL_LEGACY, FDOT_LEGACY = Code.FMUL_LEGACY, Code.FDOT_LEGACY
-# A helper becomes a function once a shader uses it this often (a width).
+# A helper becomes a function once a shader uses it this often (all widths together).
 HELPER_AFTER = {FMUL_LEGACY: 3, FDOT_LEGACY: 2}
 (OpFunction, OpFunctionParameter, OpLabel, OpReturnValue, OpFunctionEnd, OpTypeFunction, OpFunctionCall,
  OpFOrdGreaterThan, OpFOrdEqual, OpLogicalOr, OpSelect, OpFMul, OpFAdd, OpCompositeExtract) = (OP[n] for n in (
@@ -32,8 +34,10 @@ EXT_FMIN = G.glsl450["FMin"]
 
 class HelperFunctions:
     """Mixin of ``Emitter``: the helper ops.  Uses the emitter's ``m``,
-    ``words``, ``ids``, ``legacy`` ((Code, width) -> uses), ``helper_fns``,
+    ``words``, ``ids``, ``legacy`` (Code -> uses), ``helper_fns``,
     ``helper_words``, ``debug`` and its type and constant methods."""
+
+    __slots__ = ()
 
     # -- helper functions (glsl.py's helpers.py, as SPIR-V functions) ---------
 
@@ -47,28 +51,32 @@ class HelperFunctions:
         return fn
 
     def define_helper(self, name: str, width: int) -> int:
+        """The helper's function, written from its ``HELPER_PLANS`` plan in
+        one go: the plan names the few module ids it needs (the vector
+        types, the zero splat, the function type), the rest is fresh ids."""
         m = self.m
         t = self.vec(FLOAT, width)
         result = self.float if name == "dot_legacy" else t
         params = (t,) if name == "saturate" else (t, t)
         fn_type = m._type(("fn", result, params), OpTypeFunction, result, *params)
-        saved, self.words = self.words, self.helper_words
-        w = self.words
-        fn = m.new_id()
-        m.put(w, OpFunction, result, fn, FUNCTION_CONTROL_NONE, fn_type)
-        args = []
-        for p in params:
-            a = m.new_id()
-            m.put(w, OpFunctionParameter, p, a)
-            args.append(a)
-        m.put(w, OpLabel, m.new_id())
-        r = HELPER_BODIES[name](self, width, *args)
-        m.put(w, OpReturnValue, r)
-        m.put(w, OpFunctionEnd)
-        self.words = saved
+        symbols = {"T": t, "B": self.vec(BOOL, width), "Z": self.splat(0.0, width), "F": self.float}
+        plan, count = helper_plan(name, width)
+        base = m.bound  # fn, params, label, then one id per value of the plan
+        m.bound = base + count
+        ids = [base + k for k in range(count)]
+        w = self.helper_words
+        w += ((5 << 16) | OpFunction, result, base, FUNCTION_CONTROL_NONE, fn_type)
+        for k, p in enumerate(params):
+            w += ((3 << 16) | OpFunctionParameter, p, base + 1 + k)
+        w += ((2 << 16) | OpLabel, base + 1 + len(params))
+        for opcode, type_sym, result_slot, operands in plan:
+            words = [symbols[o] if o.__class__ is str else ids[o[0]] if o.__class__ is tuple else o
+                     for o in operands]
+            w += (((3 + len(words)) << 16) | opcode, symbols[type_sym], ids[result_slot], *words)
+        w += ((2 << 16) | OpReturnValue, ids[count - 1], (1 << 16) | OpFunctionEnd)
         if self.debug:
-            m.name(fn, "xl_" + name)
-        return fn
+            m.name(base, "xl_" + name)
+        return base
 
     def saturate_body(self, width: int, x: int) -> int:
         """xl_saturate: ``x > 0 ? min(x, 1) : 0`` (NaN -> 0)."""
@@ -112,7 +120,7 @@ class HelperFunctions:
 
     def mul_legacy(self, op: Op) -> None:
         width = op.type.width
-        if self.legacy.get((FMUL_LEGACY, width), 0) >= HELPER_AFTER[FMUL_LEGACY]:
+        if self.legacy.get(FMUL_LEGACY, 0) >= HELPER_AFTER[FMUL_LEGACY]:
             self.call_helper(op, "mul_legacy", width)
         else:
             a, b = op.args
@@ -120,12 +128,42 @@ class HelperFunctions:
 
     def dot_legacy(self, op: Op) -> None:
         width = op.args[0].type.width
-        if self.legacy.get((FDOT_LEGACY, width), 0) >= HELPER_AFTER[FDOT_LEGACY]:
+        if self.legacy.get(FDOT_LEGACY, 0) >= HELPER_AFTER[FDOT_LEGACY]:
             self.call_helper(op, "dot_legacy", width)
         else:
             a, b = op.args
             self.ids[op] = self.dot_legacy_body(width, self.ids[a], self.ids[b])
 
 
-HELPER_BODIES = {"saturate": HelperFunctions.saturate_body, "mul_legacy": HelperFunctions.mul_legacy_body,
-                 "dot_legacy": HelperFunctions.dot_legacy_body}
+def _plan_mul_legacy(width: int, first: int) -> list:
+    """xl_mul_legacy's instructions: ``(a == 0 || b == 0) ? 0 : a * b``;
+    values are numbered from ``first`` (0 = the function, 1, 2 = a, b,
+    3 = the label)."""
+    a, b, r = (1,), (2,), first
+    return [(OpFOrdEqual, "B", r, (a, "Z")), (OpFOrdEqual, "B", r + 1, (b, "Z")),
+            (OpLogicalOr, "B", r + 2, ((r,), (r + 1,))), (OpFMul, "T", r + 3, (a, b)),
+            (OpSelect, "T", r + 4, ((r + 2,), "Z", (r + 3,)))]
+
+
+@functools.lru_cache(maxsize=None)
+def helper_plan(name: str, width: int) -> tuple[tuple, int]:
+    """(instructions, number of ids) of a helper function: each instruction
+    is (opcode, result type symbol, result slot, operands), an operand a
+    symbol ("T" float vector, "B" bool vector, "Z" zero splat, "F" float),
+    a (slot,) or a literal; the last slot is the value returned."""
+    if name == "mul_legacy":
+        plan = _plan_mul_legacy(width, 4)
+    elif name == "dot_legacy":
+        plan = _plan_mul_legacy(width, 4)
+        if width > 1:
+            product, slot = (8,), 9
+            plan.append((OpCompositeExtract, "F", slot, (product, 0)))
+            total = slot
+            for i in range(1, width):
+                plan.append((OpCompositeExtract, "F", slot + 1, (product, i)))
+                plan.append((OpFAdd, "F", slot + 2, ((total,), (slot + 1,))))
+                total, slot = slot + 2, slot + 2
+    else:
+        raise ValueError(f"no helper plan for {name}")
+    count = 1 + max(p[2] for p in plan)
+    return tuple(plan), count

@@ -21,7 +21,6 @@ has its own ``SpecId`` (room for the draw-state issue's switches).
 from __future__ import annotations
 
 import struct
-import sys
 from array import array
 
 from .grammar import grammar
@@ -35,7 +34,7 @@ VERSIONS = {"1.0": 0x00010000, "1.3": 0x00010300}
 # Generator magic: 0 ("no registered tool"), which the specification allows.
 GENERATOR = 0
 
-_BASES: dict = {}  # version -> the module Module.start copies
+_BASES: dict = {}  # version -> the snapshot of the module Module.start copies
 _F32 = struct.Struct("<f")
 _U32 = struct.Struct("<I")
 
@@ -86,10 +85,27 @@ def f32_bits(value: float) -> int:
         return 0xFF800000 if value < 0 else 0x7F800000
 
 
+# The sections of a module, in the order the specification lays them out
+# (the debug ones are left out when names are stripped).
+SECTIONS = ("capabilities", "ext_imports", "memory_model", "entry_points", "execution_modes", "debug_strings",
+            "names", "annotations", "globals", "functions")
+DEBUG_SECTIONS = frozenset({"debug_strings", "names"})
+
+
+def pack_words(words) -> bytes:
+    """Words as little-endian bytes (struct packs a list of ints faster
+    than array() converts one)."""
+    return struct.pack(f"<{len(words)}I", *words)
+
+
 class Module:
     """One module under construction.  Sections are lists of words, filled
-    in any order; ``to_bytes`` lays them out as the specification orders
-    them."""
+    in any order (appended to: a section's words never change once written,
+    but for the functions' forward branch targets); ``to_bytes`` lays them
+    out as the specification orders them.  A slotted class: the emitter
+    reads ``bound`` and the sections for nearly every instruction."""
+
+    __slots__ = ("version", "bound", *SECTIONS, "types", "constants", "spec_ids", "glsl", "packed")
 
     def __init__(self, version: str = "1.0"):
         if version not in VERSIONS:
@@ -109,6 +125,10 @@ class Module:
         self.types: dict = {}  # key -> id
         self.constants: dict = {}  # (type id, bits or component ids) -> id
         self.spec_ids: set[int] = set()
+        self.glsl: int | None = None  # the GLSL.std.450 import (``start``)
+        # per section, (words, their bytes) of a prefix packed already (a
+        # snapshot's): to_bytes packs only what came after
+        self.packed: tuple | None = None
 
     # -- ids and raw instructions -------------------------------------------
 
@@ -282,9 +302,9 @@ class Module:
         and its function type, float, vec4, int, bool, bvec4, 0.0, 1.0 and vec4(0.0)
         and the vec4 pointers of the interface and the registers): a copy
         of one built once per version, cheaper than building them anew."""
-        base = _BASES.get(version)
-        if base is None:
-            base = _BASES[version] = cls(version)
+        state = _BASES.get(version)
+        if state is None:
+            base = cls(version)
             base.capability("Shader")
             base.glsl = base.import_glsl()
             base.set_memory_model()
@@ -298,43 +318,55 @@ class Module:
             base.composite_constant(v4, (zero,) * 4)
             for storage in ("Input", "Output", "Private"):
                 base.pointer(storage, v4)
-        return cls.restore(base.__dict__)
+            state = _BASES[version] = base.snapshot()
+        return cls.restore(state)
 
     def snapshot(self) -> dict:
-        """The module's state, for ``restore`` (containers copied)."""
-        return {name: value.copy() if isinstance(value, (list, dict, set)) else value
-                for name, value in self.__dict__.items()}
+        """The module's state, for ``restore`` (containers copied; each
+        section's words packed once, for every module restored from it)."""
+        state = {name: getattr(self, name) for name in self.__slots__ if name != "packed"}
+        state = {name: value.copy() if isinstance(value, (list, dict, set)) else value
+                 for name, value in state.items()}
+        state["packed"] = tuple([(len(state[name]), pack_words(state[name])) for name in SECTIONS])
+        return state
 
     @classmethod
     def restore(cls, state: dict) -> "Module":
         """A module in the state ``snapshot`` took (containers copied again)."""
         m = cls.__new__(cls)
-        d = m.__dict__
         for name, value in state.items():
-            d[name] = value.copy() if isinstance(value, (list, dict, set)) else value
+            setattr(m, name, value.copy() if isinstance(value, (list, dict, set)) else value)
         return m
 
     # -- the binary -----------------------------------------------------------
 
-    def words(self, *, debug: bool = True) -> array:
+    def word_list(self, *, debug: bool = True) -> list[int]:
         words = [G.magic, self.version, GENERATOR, self.bound, 0]
-        words += self.capabilities
-        words += self.ext_imports
-        words += self.memory_model
-        words += self.entry_points
-        words += self.execution_modes
-        if debug:
-            words += self.debug_strings
-            words += self.names
-        words += self.annotations
-        words += self.globals
-        words += self.functions
-        return array("I", words)
+        for name in SECTIONS:
+            if debug or name not in DEBUG_SECTIONS:
+                words += getattr(self, name)
+        return words
+
+    def words(self, *, debug: bool = True) -> array:
+        return array("I", self.word_list(debug=debug))
 
     def to_bytes(self, *, debug: bool = True) -> bytes:
-        """The module, little-endian (SPIR-V words in the host's order are
-        what Vulkan reads; this writes little-endian on every host)."""
-        out = self.words(debug=debug)
-        if sys.byteorder != "little":
-            out.byteswap()
-        return out.tobytes()
+        """The module, little-endian on every host.  The words of a
+        snapshot's sections were packed when it was taken: only the words
+        added since are packed here."""
+        parts = [pack_words((G.magic, self.version, GENERATOR, self.bound, 0))]
+        packed = self.packed
+        for k, name in enumerate(SECTIONS):
+            if not debug and name in DEBUG_SECTIONS:
+                continue
+            words = getattr(self, name)
+            if packed is not None:
+                n, prefix = packed[k]
+                if n:
+                    parts.append(prefix)
+                    if len(words) > n:
+                        parts.append(pack_words(words[n:]))
+                    continue
+            if words:
+                parts.append(pack_words(words))
+        return b"".join(parts)

@@ -74,7 +74,7 @@ def builtin_place(iface, name: str, builtins: tuple):
 
 
 def sample_mode(em, op: Op) -> None:
-    """An IR SAMPLE with a SampleMode (emitter.Emitter.sample calls this)."""
+    """An IR SAMPLE with a SampleMode (values.Values.sample calls this)."""
     mode = op.imm[2]
     acc = em.lay.access.get(id(op.var))
     place = em.iface.places.get(acc.name) if acc is not None else None
