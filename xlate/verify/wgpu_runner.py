@@ -52,9 +52,12 @@ them from the reflection.  Render state: cull mode and front face (the reflectio
 ["webgpu"]``), viewport, topology (lists, strips; fans are drawn as lists
 of the same triangles), flat shading (``@interpolate(flat)`` on the colour
 varyings of both stages, the first vertex's colour as D3D9's), MRT with
-write masks for the outputs the PS writes.  WebGPU has no alpha test, user
-clip planes, point size or point sprites: a draw asking for them raises
-``NotImplementedError``.
+write masks for the outputs the PS writes.  WebGPU has no alpha test or
+user clip planes: the translations must do what the draw's RenderState asks
+(``Options.draw_state``, baked or as override constants: ``wgpu_state``,
+whose ``shader_draw_state`` gives the options), else ``NotImplementedError``.
+WebGPU has no point size or point sprites (1-pixel points): a draw asking
+for them raises ``NotImplementedError``.
 
 Textures are ``xlate.verify.textures.Texture`` with their ``SamplerState``:
 point/linear MAG, MIN and MIP (MIP none: lodMaxClamp 0.25),
@@ -76,6 +79,7 @@ from .gl import Draw, DrawResult, RenderState, VertexResult, _primitive, capture
 from .reference import ReferenceConstants
 from .reference_sm1 import TextureStage
 from .textures import SamplerState, Texture
+from .wgpu_state import check_in_shader
 
 F32 = np.float32
 FORMAT = "rgba32float"
@@ -280,10 +284,8 @@ class WGPURunner:
         state = state or RenderState()
         vs_code, vs_refl = _shader(vs)
         ps_code, ps_refl = _shader(ps)
-        if state.alpha_func not in (None, "always"):
-            raise NotImplementedError("WebGPU has no alpha test (it needs code around the shader)")
-        if state.clip_planes:
-            raise NotImplementedError("user clip planes are not run on WebGPU")
+        # alpha test, clip planes: WebGPU has neither, the translations must do them (wgpu_state)
+        check_in_shader(state, vs_refl, ps_refl, state_values)
         mode = _primitive(primitive)
         if mode == "POINTS" and (state.point_sprite or state.point_size != 1.0):
             raise NotImplementedError("WebGPU draws 1-pixel points: no point size or point sprites")
