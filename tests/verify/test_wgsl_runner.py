@@ -126,7 +126,14 @@ def _wine_pairs():
 
 def test_every_pair_builds_a_pipeline(wgr, record_property):
     """Each distinct VS+PS pair of the vkd3d cases and of Wine's in-scope
-    visual cases (both shaders) links into a WebGPU render pipeline."""
+    visual cases (both shaders) links into a WebGPU render pipeline on a
+    device with WebGPU's DEFAULT limits (16 inter-stage variables: the WGSL
+    varying locations keep every pair within them, and each shader's
+    reflected ``limits.maxInterStageShaderVariables`` says so)."""
+    from xlate.verify.wgpu_runner import WGPURunner
+
+    default = WGPURunner(default_limits=True)
+    assert default.device.limits["max-inter-stage-shader-variables"] == 16
     pairs = set()
     if CASES.exists():
         for case in load_cases(CASES):
@@ -146,10 +153,14 @@ def test_every_pair_builds_a_pipeline(wgr, record_property):
             else:
                 vs, ps = wc._translate(vs_name, target="wgsl"), wc._translate(ps_name, target="wgsl")
                 ps = link_unwritten(ps.code, ps.reflection, vs.reflection["outputs"])
-            wgr.pipeline(vs, ps)
+            for t in (vs, ps):
+                refl = t[1] if isinstance(t, tuple) else t.reflection
+                assert refl["limits"]["maxInterStageShaderVariables"] <= 16, refl["limits"]
+            default.pipeline(vs, ps)
         except Exception as e:  # noqa: BLE001 - any failure is a finding
             failures.append(f"{source} {vs_name} + {ps_name}: {type(e).__name__}: {str(e)[-400:]}")
-    summary = (f"wgsl pipelines: {len(pairs) - len(failures)} of {len(pairs)} VS+PS pairs (vkd3d, wine) built; "
+    summary = (f"wgsl pipelines: {len(pairs) - len(failures)} of {len(pairs)} VS+PS pairs (vkd3d, wine) built "
+               f"on a device with WebGPU's default limits; "
                f"{time.perf_counter() - start:.1f}s")
     print(summary)
     record_property("corpus_summary", summary)

@@ -6,9 +6,12 @@ Needs the Debian package ``mesa-vulkan-drivers`` (lavapipe) and the pip
 package ``wgpu``.  One adapter and device per process, made on first use
 (``runner()``); ``WGPUUnavailable`` (with the reason) when the package or
 an adapter is missing, so tests can skip.  The device asks for the
-adapter's limits (lavapipe: 31 inter-stage variables, so varyings at the
-layout's locations 0-30 link) and ``float32-filterable`` (float textures
-with linear filtering, as D3D9 filters them).
+adapter's limits (lavapipe: 31 inter-stage variables; the WGSL locations
+of the common varyings are within the default 16 anyway,
+backends/wgsl/locations.py), ``float32-filterable`` (float textures with
+linear filtering, as D3D9 filters them) and ``clip-distances``.
+``WGPURunner(default_limits=True)`` builds pipelines on a device with
+WebGPU's default limits.
 
 Everything is bound ONLY through the translations' reflection
 (docs/reflection.md, "WGSL"): group 0 = vertex stage, group 1 = fragment
@@ -46,7 +49,7 @@ API (mirrors ``vk.py``)
 
 A PS writing the depth gets a depth32float attachment (test "always",
 writes on), which WebGPU requires.  Varyings past the device's ``max-inter-stage-shader-variables`` (the
-layout's DEPTH0 at 31, semantics outside its table at 32 + 16*usage +
+WGSL table's rare semantics, semantics outside it at 32 + 16*usage +
 index) are moved to free locations in both stages, as a layer would remap
 them from the reflection.  Render state: cull mode and front face (the reflection's ``front_face
 ["webgpu"]``), viewport, topology (lists, strips; fans are drawn as lists
@@ -98,8 +101,24 @@ class WGPUUnavailable(RuntimeError):
     """No WebGPU here: the ``wgpu`` package, or a (lavapipe) adapter, is missing."""
 
 
-@functools.lru_cache(maxsize=1)
-def _device():
+# WebGPU's default limits (the W3C specification's "Limits" table) that a
+# render pipeline of the runner meets; wgpu-py fills a limit not asked for
+# with the adapter's, so a device with the defaults names them.
+DEFAULT_LIMITS = {
+    "max-inter-stage-shader-variables": 16, "max-vertex-attributes": 16, "max-vertex-buffers": 8,
+    "max-bind-groups": 4, "max-sampled-textures-per-shader-stage": 16, "max-samplers-per-shader-stage": 16,
+    "max-uniform-buffers-per-shader-stage": 12, "max-color-attachments": 8,
+    "max-color-attachment-bytes-per-sample": 32,
+}
+
+
+def _device(default_limits: bool = False):
+    """(wgpu, adapter, device): one device per process and kind of limits."""
+    return _make_device(bool(default_limits))
+
+
+@functools.lru_cache(maxsize=2)
+def _make_device(default_limits: bool):
     try:
         import wgpu
     except ImportError as e:
@@ -115,7 +134,9 @@ def _device():
                                              "max-sampled-textures-per-shader-stage",
                                              "max-samplers-per-shader-stage", "max-color-attachment-bytes-per-sample")
               if k in adapter.limits}
-    device = adapter.request_device_sync(required_features=features, required_limits=limits)
+    # default_limits: WebGPU's defaults (16 inter-stage variables), what every device has
+    device = adapter.request_device_sync(required_features=features,
+                                         required_limits=DEFAULT_LIMITS if default_limits else limits)
     return wgpu, adapter, device
 
 
@@ -228,8 +249,12 @@ class WGPURunner:
     # (``draw(None, ...)`` and ``probe_shader``), not only vertex shaders
     runs_pixel_checks = True
 
-    def __init__(self):
-        self.wgpu, self.adapter, self.device = _device()
+    def __init__(self, default_limits: bool = False):
+        """``default_limits``: a device of its own with WebGPU's default
+        limits (for pipelines only: RenderTargets use the process's device),
+        whose varyings link at the translations' own locations (no remap)."""
+        self.wgpu, self.adapter, self.device = _device(default_limits)
+        self.remap_varyings = not default_limits
         self.modules: dict[str, Any] = {}
         self.filterable = "float32-filterable" in self.device.features
 
@@ -289,7 +314,9 @@ class WGPURunner:
         mode = _primitive(primitive)
         if mode == "POINTS" and (state.point_sprite or state.point_size != 1.0):
             raise NotImplementedError("WebGPU draws 1-pixel points: no point size or point sprites")
-        vs_code, ps_code = _remap_varyings(vs_code, ps_code, self.device.limits["max-inter-stage-shader-variables"])
+        if self.remap_varyings:
+            vs_code, ps_code = _remap_varyings(vs_code, ps_code,
+                                               self.device.limits["max-inter-stage-shader-variables"])
         if state.shade_mode == "flat":
             vs_code = _flat_colours(vs_code, vs_refl, "outputs")
             ps_code = _flat_colours(ps_code, ps_refl, "inputs")

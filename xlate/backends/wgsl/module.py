@@ -17,6 +17,7 @@ from ...ir.program import Program, Storage
 from .. import layout as layout_mod
 from ..layout import Layout
 from ..literals import float_literal, int_literal
+from .locations import relocate
 
 SAMPLER_BINDING_BASE = 32  # s# -> its WGSL sampler at binding 32 + s (its texture: the layout's 4 + s)
 ENTRY_POINT = "main"
@@ -60,7 +61,8 @@ class Module:
         for name in FIXED_NAMES:
             if name not in self.namer.used:
                 self.namer.used.add(name)
-        self.diagnostics: list[str] = []
+        # WGSL's own varying locations, within WebGPU's 16 for the common ones
+        self.diagnostics: list[str] = relocate(lay)
         self.member_of: dict[str, str] = {}  # block member -> the block's variable
         self.structs: dict[str, str] = {}  # block name -> its struct type name
         for b in lay.blocks:
@@ -306,8 +308,8 @@ class Module:
         if refl.get("viewport") and "set" in refl["viewport"]:
             refl["viewport"]["group"] = refl["viewport"]["set"]
         refl["entry_point"] = ENTRY_POINT
-        # the WebGPU device limits the module needs beyond the defaults' reach
-        # (16 inter-stage variables: the layout's COLOR0 is at 16)
+        # the WebGPU device limits the module needs (the defaults: 16
+        # inter-stage variables, locations.py keeps the common ones within)
         varyings = [d.location for d in self.lay.decls if d.kind in ("vs_output", "fs_input") and d.location is not None]
         attributes = [d.location for d in self.lay.decls if d.kind == "vs_input" and d.location is not None]
         refl["limits"] = {"maxInterStageShaderVariables": max(varyings) + 1 if varyings else 0,
