@@ -64,6 +64,7 @@ class Module:
         # WGSL's own varying locations, within WebGPU's 16 for the common ones
         self.diagnostics: list[str] = relocate(lay)
         self.member_of: dict[str, str] = {}  # block member -> the block's variable
+        self.qualified: dict[str, str] = {}  # qualify's answers (a register is read many times)
         self.structs: dict[str, str] = {}  # block name -> its struct type name
         for b in lay.blocks:
             self.structs[b.name] = self.namer.name(b.name + "_t")
@@ -104,6 +105,13 @@ class Module:
         """A layout text (``vs_c[3]``, ``gl_Position``, ``v_fog0.x``) as
         WGSL reaches it: block members through their block, built-ins
         through their private variables."""
+        done = self.qualified.get(text)
+        if done is not None:
+            return done
+        done = self.qualified[text] = self._qualify(text)
+        return done
+
+    def _qualify(self, text: str) -> str:
         end = len(text)
         for sep in "[.":
             k = text.find(sep)
