@@ -155,3 +155,46 @@ def test_random_programs_with_random_states(wgr, version):
             ran += 1
             assert v.ok, v.report() + "\n" + program.asm
     assert ran >= total // 3
+
+
+def test_render_state_alpha_test_and_clip_planes_in_the_shader(wgr):
+    """A draw whose RenderState asks for the alpha test or user clip planes
+    (which WebGPU lacks) runs only with translations that do them
+    (``wgpu_state.shader_draw_state``, baked; or dynamic with the values in
+    ``state_values``); a translation without them, or with other values, is
+    refused rather than drawn without the state.  oC0.a = 1.5 against ALPHAREF
+    255: EQUAL discards, GREATER keeps (unsaturated, as vkd3d's D3D9 test)."""
+    from xlate.verify.gl import RenderState
+    from xlate.verify.wgpu_state import shader_draw_state
+
+    ps_src = "ps_2_0\ndef c0, 0, 1, 0, 1.5\nmov oC0, c0\n"
+    verts = {("position", 0): BIG_TRIANGLE}
+    plain = translate(assemble_bytes(ps_src), "wgsl")
+    for func, kept in (("equal", False), ("greater", True)):
+        state = RenderState(alpha_func=func, alpha_ref=255)
+        with pytest.raises(NotImplementedError, match="no alpha test"):
+            wgr.draw(None, plain, Draw(vertices=verts, size=(W, H), state=state))
+        ps = translate(assemble_bytes(ps_src), "wgsl", draw_state=shader_draw_state(state, "pixel"))
+        img = wgr.draw(None, ps, Draw(vertices=verts, size=(W, H), state=state, clear=(1, 0, 0, 1))).colors[0]
+        assert tuple(img[0, 0]) == ((0.0, 1.0, 0.0, 1.5) if kept else (1.0, 0.0, 0.0, 1.0)), func
+    # the same through override constants: the state values must agree with the draw's
+    dyn = translate(assemble_bytes(ps_src), "wgsl", draw_state_mode="dynamic")
+    state = RenderState(alpha_func="equal", alpha_ref=255)
+    with pytest.raises(NotImplementedError, match="no alpha test"):
+        wgr.draw(None, dyn, Draw(vertices=verts, size=(W, H), state=state))
+    values = {"alphatestenable": True, "alphafunc": "equal", "alpharef": 255}
+    img = wgr.draw(None, dyn, Draw(vertices=verts, size=(W, H), state=state, state_values=values,
+                                   clear=(1, 0, 0, 1))).colors[0]
+    assert tuple(img[0, 0]) == (1.0, 0.0, 0.0, 1.0)
+    if "clip-distances" not in wgr.device.features:
+        return
+    # a clip plane x >= 0 (D3D clip space): the left half is clipped
+    clip = RenderState(clip_planes=((1.0, 0.0, 0.0, 0.0),))
+    vs_plain = translate(assemble_bytes(VS_QUAD), "wgsl")
+    quad = {("position", 0): QUAD, ("texcoord", 0): np.zeros((4, 4), np.float32)}
+    with pytest.raises(NotImplementedError, match="no user clip planes"):
+        wgr.draw(vs_plain, plain, Draw(vertices=quad, primitive="triangle_strip", size=(W, H), state=clip))
+    vs = translate(assemble_bytes(VS_QUAD), "wgsl", draw_state=shader_draw_state(clip, "vertex"))
+    img = wgr.draw(vs, plain, Draw(vertices=quad, primitive="triangle_strip", size=(W, H), state=clip,
+                                   clear=(1, 0, 0, 1))).colors[0]
+    assert tuple(img[H // 2, 0]) == (1.0, 0.0, 0.0, 1.0) and tuple(img[H // 2, W - 1]) == (0.0, 1.0, 0.0, 1.5)
