@@ -6,8 +6,8 @@ wgpu-native + naga on lavapipe), as the GLSL and Vulkan targets are:
   "exact_ieee" configuration, the one every non-todo case must pass;
   XLATE_CORPUS_FULL=1 adds "default".  The alpha test and user clip planes,
   which WebGPU lacks, are in the translations (``Options.draw_state`` baked,
-  ``wgpu_state.shader_draw_state``); point size and point sprites (WebGPU
-  draws 1-pixel points) are known failures with that reason.
+  ``wgpu_state.shader_draw_state``); points with a size or sprites are drawn
+  as quads (``wgpu_state.point_quads``), as a layer on WebGPU would.
 * Wine's in-scope visual cases (fixed-function stages through the runner's
   pass-through VS and a WGSL fixed-function PS, texdepth_test's depth
   pre-pass on targets with a depth texture; fog and alpha test baked in, and
@@ -45,19 +45,9 @@ CONFIGS = {
     "exact_ieee": {"flip_y": True, "half_pixel_exact": True, "infinities": "ieee"},
 }
 
-# Every probe of these cases checks a point's extent (pixels 10-20 from its
-# centre in, one or two past its edge out): WebGPU draws 1-pixel points.
-_RENDER_STATE = {
-    **{f"ffp-point-size__d{k}": "WebGPU draws 1-pixel points: no point-size state" for k in (1, 2, 3)},
-    **{f"point-sprite__d{k}": "WebGPU draws 1-pixel points: no point sprites (the probes are 10 pixels out)"
-       for k in (1, 2)},
-    **{f"shader-point-size__d{k}": "WebGPU draws 1-pixel points: the shader's oPts is dropped (with a diagnostic)"
-       for k in (1, 2)},
-}
 KNOWN_FAILURES: dict[str, dict[str, str]] = {
-    "exact_ieee": dict(_RENDER_STATE),
+    "exact_ieee": {},
     "default": {
-        **_RENDER_STATE,
         "rcp__d8": "rcp(±0): the default clamps to ±FLT_MAX, the test expects IEEE ±inf (as on GL)",
         **{f"shade-mode__d{k}": "the 63/128-pixel shift interpolates 1/128 pixel off D3D's centre (as on GL)"
            for k in (1, 2)},

@@ -59,8 +59,9 @@ write masks for the outputs the PS writes.  WebGPU has no alpha test or
 user clip planes: the translations must do what the draw's RenderState asks
 (``Options.draw_state``, baked or as override constants: ``wgpu_state``,
 whose ``shader_draw_state`` gives the options), else ``NotImplementedError``.
-WebGPU has no point size or point sprites (1-pixel points): a draw asking
-for them raises ``NotImplementedError``.
+WebGPU draws 1-pixel points: a point draw with a size (POINTSIZE, or a VS
+writing oPts) or point sprites is drawn as instanced quads
+(``wgpu_state.point_quads``), as a layer on WebGPU would.
 
 Textures are ``xlate.verify.textures.Texture`` with their ``SamplerState``:
 point/linear MAG, MIN and MIP (MIP none: lodMaxClamp 0.25),
@@ -82,7 +83,7 @@ from .gl import Draw, DrawResult, RenderState, VertexResult, _primitive, capture
 from .reference import ReferenceConstants
 from .reference_sm1 import TextureStage
 from .textures import SamplerState, Texture
-from .wgpu_state import check_in_shader
+from .wgpu_state import QUAD_ENTRY, QUAD_VERTICES, check_in_shader, needs_quads, point_quads
 
 F32 = np.float32
 FORMAT = "rgba32float"
@@ -300,7 +301,8 @@ class WGPURunner:
         return out
 
     def pipeline(self, vs, ps, primitive: str = "triangle_list", state: RenderState | None = None,
-                 targets: int = 1, depth: tuple[str, bool] | None = None, state_values=None):
+                 targets: int = 1, depth: tuple[str, bool] | None = None, state_values=None,
+                 viewport_size: tuple[float, float] = (1.0, 1.0)):
         """(render pipeline, bind group layouts, vs reflection, ps reflection)
         for a VS+PS pair; ``depth``: (compare, writes) against a depth
         attachment (None: none, unless the PS writes the depth: then
@@ -312,15 +314,19 @@ class WGPURunner:
         # alpha test, clip planes: WebGPU has neither, the translations must do them (wgpu_state)
         check_in_shader(state, vs_refl, ps_refl, state_values)
         mode = _primitive(primitive)
-        if mode == "POINTS" and (state.point_sprite or state.point_size != 1.0):
-            raise NotImplementedError("WebGPU draws 1-pixel points: no point size or point sprites")
+        flip_y = bool(ps_refl.get("options", {}).get("flip_y", True))
+        # points with a size or sprites: quads, six vertices an instance (wgpu_state.point_quads)
+        quads = needs_quads(mode, state, vs_refl)
+        vs_entry, vs_constants = vs_refl.get("entry_point", "main"), overrides(vs_refl, state_values)
+        if quads:
+            vs_code, extra = point_quads(vs_code, vs_refl, state, flip_y, viewport_size)
+            vs_entry, vs_constants = QUAD_ENTRY, {**vs_constants, **extra}
         if self.remap_varyings:
             vs_code, ps_code = _remap_varyings(vs_code, ps_code,
                                                self.device.limits["max-inter-stage-shader-variables"])
         if state.shade_mode == "flat":
             vs_code = _flat_colours(vs_code, vs_refl, "outputs")
             ps_code = _flat_colours(ps_code, ps_refl, "inputs")
-        flip_y = bool(ps_refl.get("options", {}).get("flip_y", True))
         front = (ps_refl.get("front_face") or {}).get("webgpu") or ("cw" if flip_y else "ccw")
         cull = "none" if state.cull == "none" else ("front" if state.cull == "cw" else "back")
         layouts = [self.device.create_bind_group_layout(entries=self._entries(vs_refl, wgpu.ShaderStage.VERTEX)),
@@ -329,7 +335,7 @@ class WGPURunner:
         for inp in vs_refl["inputs"]:
             if inp.get("location") is None or inp.get("builtin"):
                 continue
-            buffers.append({"array_stride": 16, "step_mode": "vertex",
+            buffers.append({"array_stride": 16, "step_mode": "instance" if quads else "vertex",
                             "attributes": [{"format": "float32x4", "offset": 0, "shader_location": inp["location"]}]})
         written = {o["usage_index"] for o in ps_refl["outputs"] if o["usage"] == "color"} or {0}
         colour_targets = [{"format": FORMAT, "write_mask": wgpu.ColorWrite.ALL if i in written else 0}
@@ -341,9 +347,10 @@ class WGPURunner:
                                    "depth_compare": depth[0].replace("_", "-")}} if depth else {}
         pipe = self.device.create_render_pipeline(**depth,
             layout=self.device.create_pipeline_layout(bind_group_layouts=layouts),
-            vertex={"module": self.module(vs_code), "entry_point": vs_refl.get("entry_point", "main"),
-                    "buffers": buffers, "constants": overrides(vs_refl, state_values)},
-            primitive={"topology": _TOPOLOGY[mode], "front_face": front, "cull_mode": cull},
+            vertex={"module": self.module(vs_code), "entry_point": vs_entry,
+                    "buffers": buffers, "constants": vs_constants},
+            primitive={"topology": "triangle-list" if quads else _TOPOLOGY[mode], "front_face": front,
+                       "cull_mode": "none" if quads else cull},
             fragment={"module": self.module(ps_code), "entry_point": ps_refl.get("entry_point", "main"),
                       "targets": colour_targets, "constants": overrides(ps_refl, state_values)})
         return pipe, layouts, vs_refl, ps_refl
@@ -536,13 +543,13 @@ class WGPURunner:
             targets = RenderTargets(draw.size[0], draw.size[1], draw.targets)
         if depth is None and targets.depth is not None:
             depth = ("always", False)  # the attachment is there: the pipeline must say how it uses it
+        width, height = targets.width, targets.height
+        vx, vy, vw, vh = draw.viewport or (0, 0, width, height)
         pipe, layouts, vs_refl, ps_refl = self.pipeline(vs, ps, draw.primitive, draw.state, targets.count, depth,
-                                                        getattr(draw, "state_values", None))
+                                                        getattr(draw, "state_values", None), (vw, vh))
         if draw.clear is not None or fresh:
             targets.clear(draw.clear)
-        width, height = targets.width, targets.height
         flip_y = bool(ps_refl.get("options", {}).get("flip_y", True))
-        vx, vy, vw, vh = draw.viewport or (0, 0, width, height)
         vp_value = (1.0 / vw, 1.0 / vh, float(height), 0.0)
         vs_consts = draw.vs_constants if draw.vs_constants is not None else draw.constants
         groups = [self._bind_group(layouts[0], vs_refl, self._uniform_blocks(vs_refl, vs_consts, {}, vp_value),
@@ -571,7 +578,9 @@ class WGPURunner:
             rp.set_bind_group(k, g)
         for k, b in enumerate(buffers):
             rp.set_vertex_buffer(k, b)
-        if n:
+        if n and needs_quads(mode, draw.state or RenderState(), vs_refl):
+            rp.draw(QUAD_VERTICES, n)  # a quad an instance
+        elif n:
             rp.draw(n)
         rp.end()
         self.device.queue.submit([enc.finish()])
