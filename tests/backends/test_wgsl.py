@@ -236,6 +236,13 @@ def test_varying_locations_within_webgpu_defaults(device):
     assert "@location(17) v_texcoord9: vec4<f32>" in rare.code
     assert rare.reflection["limits"]["maxInterStageShaderVariables"] == 18
     assert any("maxInterStageShaderVariables >= 18" in d for d in rare.diagnostics), rare.diagnostics
+    # semantics that share a location in the Vulkan scheme (TEXCOORD8 and BLENDWEIGHT1's fallback) have
+    # their own WGSL ones, and no Vulkan diagnostic
+    both = translate(_asm("vs_3_0\ndcl_position v0\ndcl_position o0\ndcl_texcoord8 o1\ndcl_blendweight1 o2\n"
+                          "mov o0, v0\nmov o1, v0\nmov o2, v0\n"), "wgsl")
+    locations = {(o["usage"], o["usage_index"]): o["location"] for o in both.reflection["outputs"]}
+    assert locations[("texcoord", 8)] == 16 and locations[("blendweight", 1)] == 32 + 16 * 1 + 1
+    assert not [d for d in both.diagnostics if "Vulkan" in d], both.diagnostics
     device.create_shader_module(code=mapped.code)
 
 
