@@ -271,7 +271,6 @@ class WGPURunner:
     # -- layouts ------------------------------------------------------------
 
     def _entries(self, refl: dict, visibility) -> list[dict]:
-        wgpu = self.wgpu
         entries = []
         for binding in sorted(self._blocks_of(refl)):
             entries.append({"binding": binding, "visibility": visibility, "buffer": {"type": "uniform"}})
@@ -287,7 +286,6 @@ class WGPURunner:
                                         "view_dimension": _VIEW[s["type"]]}})
             entries.append({"binding": s["sampler_binding"], "visibility": visibility,
                             "sampler": {"type": "filtering" if self.filterable else "non-filtering"}})
-        del wgpu
         return entries
 
     @staticmethod
