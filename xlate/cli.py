@@ -131,7 +131,9 @@ def _translate_effect_files(path: str, target: str, output: str | None, reflect_
         for shader in fx.shaders:  # names are sanitised stems ([A-Za-z0-9_.-])
             code = shader.translation.code
             ext = {"vertex": "vert", "fragment": "frag"}[shader.stage]
-            if isinstance(code, bytes):
+            if target == "wgsl":  # one extension whatever the stage (the name, ...vs0 / ...ps1, says which)
+                (folder / f"{shader.name}.wgsl").write_text(code, encoding="utf-8")
+            elif isinstance(code, bytes):
                 (folder / f"{shader.name}.{ext}.spv").write_bytes(code)
             else:
                 (folder / f"{shader.name}.{ext}").write_text(code, encoding="utf-8")
@@ -548,8 +550,8 @@ Files are recognised by content, not name: a blob whose first DWORD is a
 vs/ps version token, an effect (first DWORD 0xFEFF0901), or text whose
 first statement is a version (vs_3_0, ps.1.4 ...), which is assembled.
 OUT mirrors SRC's layout: for a.bin and target glsl330, OUT/a.bin.glsl330.vert
-(.frag for pixel shaders, .spv for spirv) and its reflection
-OUT/a.bin.glsl330.json; an effect gives one pair per pass shader
+(.frag for pixel shaders, .spv for spirv; OUT/a.bin.wgsl for wgsl) and its
+reflection OUT/a.bin.glsl330.json; an effect gives one pair per pass shader
 (a.fxb.<technique>.<pass>.<vs|ps>.glsl330.vert ...) and a.fxb.glsl330.json.
 With several SRCs, each goes under OUT/<its name>.
 

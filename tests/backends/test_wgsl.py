@@ -209,17 +209,41 @@ def test_annotate_puts_each_instruction_above_its_code(device):
     assert naga_errors(device, t.code) is None
 
 
-def test_varying_locations_map_applies(device):
-    """WebGPU guarantees 16 inter-stage variables: a layer fits COLOR0 under
-    them with the same varying_locations map for both shaders of a pair."""
-    vs = translate(_asm("vs_2_0\ndcl_position v0\nmov oPos, v0\nmov oD0, v0\n"), "wgsl",
-                   varying_locations=(("color", 0, 8),))
-    ps = translate(_asm("ps_2_0\ndcl v0\nmov oC0, v0\n"), "wgsl", varying_locations=(("color", 0, 8),))
+def test_varying_locations_within_webgpu_defaults(device):
+    """WebGPU guarantees 16 inter-stage variables: WGSL's own locations
+    (backends/wgsl/locations.py) put vs_1_x/2_x's fixed outputs at 0-10,
+    COLOR0 at 8 in both stages; a varying_locations map still wins (a clash
+    with a default location is refused), and a rare semantic past 15 gets a
+    diagnostic and the limit it needs in the reflection."""
+    from xlate.errors import XlateError
+
+    vs_src = "vs_2_0\ndcl_position v0\nmov oPos, v0\nmov oD0, v0\nmov oFog, v0.x\n"
+    vs = translate(_asm(vs_src), "wgsl")
+    ps = translate(_asm("ps_2_0\ndcl v0\nmov oC0, v0\n"), "wgsl")
     assert "@location(8) v_color0: vec4<f32>" in vs.code and "@location(8) v_color0: vec4<f32>" in ps.code
-    assert next(o for o in vs.reflection["outputs"] if o["usage"] == "color" and o["usage_index"] == 0)["location"] == 8
-    # (the other fixed outputs keep the table's locations: COLOR1 at 17)
-    assert vs.reflection["limits"] == {"maxInterStageShaderVariables": 18, "maxVertexAttributes": 1}
+    locations = {(o["usage"], o["usage_index"]): o["location"] for o in vs.reflection["outputs"]}
+    assert locations[("texcoord", 7)] == 7 and locations[("color", 1)] == 9 and locations[("fog", 0)] == 10
+    assert vs.reflection["limits"]["maxInterStageShaderVariables"] == 11
     assert ps.reflection["limits"]["maxInterStageShaderVariables"] == 9
+    assert not [d for d in vs.diagnostics + ps.diagnostics if "inter-stage" in d]
+    mapped = translate(_asm(vs_src), "wgsl", varying_locations=(("color", 0, 12),))
+    assert "@location(12) v_color0: vec4<f32>" in mapped.code
+    assert mapped.reflection["limits"]["maxInterStageShaderVariables"] == 13
+    with pytest.raises(XlateError, match="both at location 0"):
+        translate(_asm(vs_src), "wgsl", varying_locations=(("color", 0, 0),))
+    rare = translate(_asm("vs_3_0\ndcl_position v0\ndcl_position o0\ndcl_texcoord9 o1\nmov o0, v0\nmov o1, v0\n"),
+                     "wgsl")
+    assert "@location(17) v_texcoord9: vec4<f32>" in rare.code
+    assert rare.reflection["limits"]["maxInterStageShaderVariables"] == 18
+    assert any("maxInterStageShaderVariables >= 18" in d for d in rare.diagnostics), rare.diagnostics
+    # semantics that share a location in the Vulkan scheme (TEXCOORD8 and BLENDWEIGHT1's fallback) have
+    # their own WGSL ones, and no Vulkan diagnostic
+    both = translate(_asm("vs_3_0\ndcl_position v0\ndcl_position o0\ndcl_texcoord8 o1\ndcl_blendweight1 o2\n"
+                          "mov o0, v0\nmov o1, v0\nmov o2, v0\n"), "wgsl")
+    locations = {(o["usage"], o["usage_index"]): o["location"] for o in both.reflection["outputs"]}
+    assert locations[("texcoord", 8)] == 16 and locations[("blendweight", 1)] == 32 + 16 * 1 + 1
+    assert not [d for d in both.diagnostics if "Vulkan" in d], both.diagnostics
+    device.create_shader_module(code=mapped.code)
 
 
 HOSTILE_SEEDS = {

@@ -232,3 +232,32 @@ def test_cli_spellings_of_the_spirv_and_location_options(vs_blob, tmp_path):
         assert result.exit_code == 2
         assert all(w in result.stderr for w in words), result.stderr
         assert "Traceback" not in result.output
+
+
+def test_convert_wgsl_has_one_extension(tmp_path, vs_blob):
+    """-t wgsl: a WGSL module is ``.wgsl`` whatever its stage (``a.vso.wgsl``,
+    not ``.wgsl.vert``), beside ``a.vso.wgsl.json``; an effect's pass shaders
+    are ``fx.fxb.<technique>.<pass>.<vs|ps><n>.wgsl``; the manifest lists them."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.vso").write_bytes(vs_blob.read_bytes())
+    effect = corpus.corpus_root() / "fxc" / "fna" / "BasicEffect.fxb"
+    if effect.exists():
+        (src / "fx.fxb").symlink_to(effect)
+    result = run("convert", src, "-o", tmp_path / "out", "-t", "wgsl", "--no-cache", "-j", "1", "-q")
+    assert result.exit_code == 0, result.output
+    out = tmp_path / "out"
+    assert (out / "a.vso.wgsl").read_text() == translate(vs_blob.read_bytes(), "wgsl").code
+    assert json.loads((out / "a.vso.wgsl.json").read_text())["target"] == "wgsl"
+    written = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
+    assert not [p for p in written if p.endswith((".vert", ".frag"))], written
+    doc = json.loads((out / "manifest.json").read_text())
+    listed = {f["path"] for e in doc["entries"] for o in e["outputs"].values() for f in o["files"]}
+    assert {"a.vso.wgsl", "a.vso.wgsl.json"} <= listed
+    assert listed <= set(written)
+    if effect.exists():
+        fx = [p for p in written if p.startswith("fx.fxb.") and p.endswith(".wgsl")]
+        assert fx and all(p.rsplit(".", 2)[1].startswith(("vs", "ps")) for p in fx), fx
+        assert set(fx) <= listed
+        assert all(p + ".json" in written for p in fx)
+        assert "fx.fxb.wgsl.json" in written

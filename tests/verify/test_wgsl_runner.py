@@ -4,9 +4,10 @@ wgpu-native + naga on lavapipe), as the GLSL and Vulkan targets are:
 * vkd3d's D3D9 draws with their probes (the same case loaders and probe
   comparison as tests/verify/test_vkd3d_llvmpipe.py): CI runs the
   "exact_ieee" configuration, the one every non-todo case must pass;
-  XLATE_CORPUS_FULL=1 adds "default".  What WebGPU cannot draw without code
-  around the shader (alpha test, user clip planes, point size and point
-  sprites) is a known failure with its reason.
+  XLATE_CORPUS_FULL=1 adds "default".  The alpha test and user clip planes,
+  which WebGPU lacks, are in the translations (``Options.draw_state`` baked,
+  ``wgpu_state.shader_draw_state``); points with a size or sprites are drawn
+  as quads (``wgpu_state.point_quads``), as a layer on WebGPU would.
 * Wine's in-scope visual cases (fixed-function stages through the runner's
   pass-through VS and a WGSL fixed-function PS, texdepth_test's depth
   pre-pass on targets with a depth texture; fog and alpha test baked in, and
@@ -44,19 +45,9 @@ CONFIGS = {
     "exact_ieee": {"flip_y": True, "half_pixel_exact": True, "infinities": "ieee"},
 }
 
-_RENDER_STATE = {
-    **{f"alpha-test__d{k}": "WebGPU has no alpha test (the runner raises NotImplementedError)" for k in range(2, 9)},
-    **{f"clip-planes__d{k}": "WebGPU has no user clip planes (the runner raises NotImplementedError)"
-       for k in (1, 2)},
-    **{f"ffp-point-size__d{k}": "WebGPU draws 1-pixel points: no point-size state" for k in (1, 2, 3)},
-    **{f"point-sprite__d{k}": "WebGPU has no point sprites" for k in (1, 2)},
-    **{f"shader-point-size__d{k}": "WebGPU draws 1-pixel points: the shader's oPts is dropped (with a diagnostic)"
-       for k in (1, 2)},
-}
 KNOWN_FAILURES: dict[str, dict[str, str]] = {
-    "exact_ieee": dict(_RENDER_STATE),
+    "exact_ieee": {},
     "default": {
-        **_RENDER_STATE,
         "rcp__d8": "rcp(±0): the default clamps to ±FLT_MAX, the test expects IEEE ±inf (as on GL)",
         **{f"shade-mode__d{k}": "the 63/128-pixel shift interpolates 1/128 pixel off D3D's centre (as on GL)"
            for k in (1, 2)},
@@ -75,8 +66,9 @@ def wgr():
 
 
 @lru_cache(maxsize=None)
-def translated(name: str, config: str):
-    return translate((CORPUS / name).read_bytes(), "wgsl", **CONFIGS[config])
+def translated(name: str, config: str, draw_state=None):
+    extra = {"draw_state": draw_state} if draw_state is not None else {}
+    return translate((CORPUS / name).read_bytes(), "wgsl", **CONFIGS[config], **extra)
 
 
 @pytest.mark.skipif(not CASES.exists(), reason=f"peer corpus not found at {CORPUS}")
@@ -85,14 +77,18 @@ def test_vkd3d_wgpu(wgr, config, record_property):
     if config != "exact_ieee" and not FULL:
         pytest.skip("the default configuration runs with XLATE_CORPUS_FULL=1 (CI runs exact_ieee)")
     from xlate.verify.wgpu_runner import RenderTargets
+    from xlate.verify.wgpu_state import shader_draw_state
 
     start = time.perf_counter()
     cases = load_cases(CASES)
     by_id = {c["id"]: c for c in cases}
 
     def draw(case, targets):
-        vs, ps = translated(case["vs_file_used"], config), translated(case["ps"], config)
-        wgr.draw(vs, ps, make_draw(case), targets=targets, read=False)
+        # alpha test and clip planes in the translations, as a layer on WebGPU does (wgpu_state)
+        d = make_draw(case)
+        vs = translated(case["vs_file_used"], config, shader_draw_state(d.state, "vertex"))
+        ps = translated(case["ps"], config, shader_draw_state(d.state, "pixel"))
+        wgr.draw(vs, ps, d, targets=targets, read=False)
 
     session = TargetSession(by_id, RenderTargets, draw)
     tally = ProbeTally(KNOWN_FAILURES[config])
@@ -120,7 +116,14 @@ def _wine_pairs():
 
 def test_every_pair_builds_a_pipeline(wgr, record_property):
     """Each distinct VS+PS pair of the vkd3d cases and of Wine's in-scope
-    visual cases (both shaders) links into a WebGPU render pipeline."""
+    visual cases (both shaders) links into a WebGPU render pipeline on a
+    device with WebGPU's DEFAULT limits (16 inter-stage variables: the WGSL
+    varying locations keep every pair within them, and each shader's
+    reflected ``limits.maxInterStageShaderVariables`` says so)."""
+    from xlate.verify.wgpu_runner import WGPURunner
+
+    default = WGPURunner(default_limits=True)
+    assert default.device.limits["max-inter-stage-shader-variables"] == 16
     pairs = set()
     if CASES.exists():
         for case in load_cases(CASES):
@@ -140,10 +143,14 @@ def test_every_pair_builds_a_pipeline(wgr, record_property):
             else:
                 vs, ps = wc._translate(vs_name, target="wgsl"), wc._translate(ps_name, target="wgsl")
                 ps = link_unwritten(ps.code, ps.reflection, vs.reflection["outputs"])
-            wgr.pipeline(vs, ps)
+            for t in (vs, ps):
+                refl = t[1] if isinstance(t, tuple) else t.reflection
+                assert refl["limits"]["maxInterStageShaderVariables"] <= 16, refl["limits"]
+            default.pipeline(vs, ps)
         except Exception as e:  # noqa: BLE001 - any failure is a finding
             failures.append(f"{source} {vs_name} + {ps_name}: {type(e).__name__}: {str(e)[-400:]}")
-    summary = (f"wgsl pipelines: {len(pairs) - len(failures)} of {len(pairs)} VS+PS pairs (vkd3d, wine) built; "
+    summary = (f"wgsl pipelines: {len(pairs) - len(failures)} of {len(pairs)} VS+PS pairs (vkd3d, wine) built "
+               f"on a device with WebGPU's default limits; "
                f"{time.perf_counter() - start:.1f}s")
     print(summary)
     record_property("corpus_summary", summary)

@@ -3,7 +3,7 @@ turns an effect into one translation per pass shader, and this module
 names the files they become.
 
 For ``fx.fxb`` and target glsl330 that is ``fx.fxb.<shader>.glsl330.vert``
-(or ``.frag``; ``.spv`` for spirv) with ``fx.fxb.<shader>.glsl330.json``
+(or ``.frag``; ``.spv`` for spirv; ``fx.fxb.<shader>.wgsl`` for wgsl) with ``fx.fxb.<shader>.glsl330.json``
 beside it, ``<shader>`` being the effect's stable stem for the pass shader
 (``Render.P0.vs``), and ``fx.fxb.glsl330.json`` for the effect's own
 reflection (techniques, passes, states, parameters).

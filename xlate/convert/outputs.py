@@ -1,7 +1,8 @@
 """How a translation becomes files: names and bytes, shared by shaders and effects.
 
 A shader ``a/b.bin`` converted for glsl330 gives ``a/b.bin.glsl330.vert``
-(``.frag`` for a pixel shader, ``.spv`` for SPIR-V) and its reflection
+(``.frag`` for a pixel shader, ``.spv`` for SPIR-V; for WGSL, one extension
+whatever the stage, ``a/b.bin.wgsl``) and its reflection
 ``a/b.bin.glsl330.json``: the source's full name is kept, so ``x.vsh`` and
 ``x.psh`` side by side never collide.  JSON is written compactly with sorted
 keys (the same document ``translate --reflect`` writes, minus indentation),
@@ -19,7 +20,16 @@ def json_bytes(value) -> bytes:
     return (json.dumps(value, sort_keys=True, separators=(",", ":")) + "\n").encode()
 
 
+# Targets whose module has one extension whatever the stage, that extension
+# being the target's name: the code file is ``<stem>.<target>`` itself
+# (``a/b.bin.wgsl``; an effect's ``fx.fxb.<technique>.<pass>.vs.wgsl``).
+SINGLE_EXTENSION_TARGETS = frozenset({"wgsl"})
+
+
 def code_file(stem_suffix: str, code: str | bytes, vertex: bool, target: str) -> CachedFile:
+    """The code file of a translation; ``stem_suffix`` ends with ``.<target>``."""
+    if target in SINGLE_EXTENSION_TARGETS and stem_suffix.endswith(f".{target}"):
+        return CachedFile(stem_suffix, code.encode() if isinstance(code, str) else code)
     if isinstance(code, bytes):
         return CachedFile(f"{stem_suffix}.spv", code)
     return CachedFile(f"{stem_suffix}.{'vert' if vertex else 'frag'}", code.encode())

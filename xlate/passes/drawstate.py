@@ -206,7 +206,11 @@ class _PixelWork(StateReader):
             return
         c = op(out, Code.LOAD, F4, var=self.colour)
         a = op(out, Code.SWIZZLE, F1, (c,), (3,))
-        scaled = op(out, Code.FMUL, F1, (op(out, Code.FSATURATE, F1, (a,)), const(out, 255.0)))
+        # round(a * 255) as DXVK does, NOT saturated first: on a float target
+        # D3D9 compares the written value (vkd3d's alpha-test: 1.5 fails
+        # EQUAL 255 and passes GREATER 255); NaN compares as 0
+        a = op(out, Code.SELECT, F1, (op(out, Code.FNE, B1, (a, a)), const(out, 0.0), a))
+        scaled = op(out, Code.FMUL, F1, (a, const(out, 255.0)))
         a8 = op(out, Code.FFLOOR, F1, (op(out, Code.FADD, F1, (scaled, const(out, 0.5))),))
         ref = self.param(out, "alpharef")
         ref = op(out, Code.I2F, F1, (ref,)) if ref.type == I1 else ref

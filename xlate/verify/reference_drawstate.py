@@ -43,9 +43,11 @@ _COMPARE = {
 
 
 def alpha_unorm8(alpha: np.ndarray) -> np.ndarray:
-    """oC0.a as the 8-bit integer the alpha test compares (int64 array)."""
-    a = np.nan_to_num(np.asarray(alpha, np.float64), nan=0.0)
-    return np.floor(np.clip(a, 0.0, 1.0) * 255.0 + 0.5).astype(np.int64)
+    """oC0.a as the integer the alpha test compares with the 8-bit reference
+    (float64 array): round(a * 255), not saturated (a float target keeps 1.5,
+    which fails EQUAL 255 on D3D9: vkd3d's alpha-test), NaN as 0."""
+    a = np.nan_to_num(np.asarray(alpha, np.float64), nan=0.0, posinf=np.inf, neginf=-np.inf)
+    return np.floor(a * 255.0 + 0.5)
 
 
 def alpha_passes(state: DrawState, alpha: np.ndarray) -> np.ndarray:

@@ -6,9 +6,12 @@ Needs the Debian package ``mesa-vulkan-drivers`` (lavapipe) and the pip
 package ``wgpu``.  One adapter and device per process, made on first use
 (``runner()``); ``WGPUUnavailable`` (with the reason) when the package or
 an adapter is missing, so tests can skip.  The device asks for the
-adapter's limits (lavapipe: 31 inter-stage variables, so varyings at the
-layout's locations 0-30 link) and ``float32-filterable`` (float textures
-with linear filtering, as D3D9 filters them).
+adapter's limits (lavapipe: 31 inter-stage variables; the WGSL locations
+of the common varyings are within the default 16 anyway,
+backends/wgsl/locations.py), ``float32-filterable`` (float textures with
+linear filtering, as D3D9 filters them) and ``clip-distances``.
+``WGPURunner(default_limits=True)`` builds pipelines on a device with
+WebGPU's default limits.
 
 Everything is bound ONLY through the translations' reflection
 (docs/reflection.md, "WGSL"): group 0 = vertex stage, group 1 = fragment
@@ -46,15 +49,19 @@ API (mirrors ``vk.py``)
 
 A PS writing the depth gets a depth32float attachment (test "always",
 writes on), which WebGPU requires.  Varyings past the device's ``max-inter-stage-shader-variables`` (the
-layout's DEPTH0 at 31, semantics outside its table at 32 + 16*usage +
+WGSL table's rare semantics, semantics outside it at 32 + 16*usage +
 index) are moved to free locations in both stages, as a layer would remap
 them from the reflection.  Render state: cull mode and front face (the reflection's ``front_face
 ["webgpu"]``), viewport, topology (lists, strips; fans are drawn as lists
 of the same triangles), flat shading (``@interpolate(flat)`` on the colour
 varyings of both stages, the first vertex's colour as D3D9's), MRT with
-write masks for the outputs the PS writes.  WebGPU has no alpha test, user
-clip planes, point size or point sprites: a draw asking for them raises
-``NotImplementedError``.
+write masks for the outputs the PS writes.  WebGPU has no alpha test or
+user clip planes: the translations must do what the draw's RenderState asks
+(``Options.draw_state``, baked or as override constants: ``wgpu_state``,
+whose ``shader_draw_state`` gives the options), else ``NotImplementedError``.
+WebGPU draws 1-pixel points: a point draw with a size (POINTSIZE, or a VS
+writing oPts) or point sprites is drawn as instanced quads
+(``wgpu_state.point_quads``), as a layer on WebGPU would.
 
 Textures are ``xlate.verify.textures.Texture`` with their ``SamplerState``:
 point/linear MAG, MIN and MIP (MIP none: lodMaxClamp 0.25),
@@ -76,6 +83,7 @@ from .gl import Draw, DrawResult, RenderState, VertexResult, _primitive, capture
 from .reference import ReferenceConstants
 from .reference_sm1 import TextureStage
 from .textures import SamplerState, Texture
+from .wgpu_state import QUAD_ENTRY, QUAD_VERTICES, check_in_shader, needs_quads, point_quads
 
 F32 = np.float32
 FORMAT = "rgba32float"
@@ -94,8 +102,24 @@ class WGPUUnavailable(RuntimeError):
     """No WebGPU here: the ``wgpu`` package, or a (lavapipe) adapter, is missing."""
 
 
-@functools.lru_cache(maxsize=1)
-def _device():
+# WebGPU's default limits (the W3C specification's "Limits" table) that a
+# render pipeline of the runner meets; wgpu-py fills a limit not asked for
+# with the adapter's, so a device with the defaults names them.
+DEFAULT_LIMITS = {
+    "max-inter-stage-shader-variables": 16, "max-vertex-attributes": 16, "max-vertex-buffers": 8,
+    "max-bind-groups": 4, "max-sampled-textures-per-shader-stage": 16, "max-samplers-per-shader-stage": 16,
+    "max-uniform-buffers-per-shader-stage": 12, "max-color-attachments": 8,
+    "max-color-attachment-bytes-per-sample": 32,
+}
+
+
+def _device(default_limits: bool = False):
+    """(wgpu, adapter, device): one device per process and kind of limits."""
+    return _make_device(bool(default_limits))
+
+
+@functools.lru_cache(maxsize=2)
+def _make_device(default_limits: bool):
     try:
         import wgpu
     except ImportError as e:
@@ -111,7 +135,9 @@ def _device():
                                              "max-sampled-textures-per-shader-stage",
                                              "max-samplers-per-shader-stage", "max-color-attachment-bytes-per-sample")
               if k in adapter.limits}
-    device = adapter.request_device_sync(required_features=features, required_limits=limits)
+    # default_limits: WebGPU's defaults (16 inter-stage variables), what every device has
+    device = adapter.request_device_sync(required_features=features,
+                                         required_limits=DEFAULT_LIMITS if default_limits else limits)
     return wgpu, adapter, device
 
 
@@ -224,8 +250,12 @@ class WGPURunner:
     # (``draw(None, ...)`` and ``probe_shader``), not only vertex shaders
     runs_pixel_checks = True
 
-    def __init__(self):
-        self.wgpu, self.adapter, self.device = _device()
+    def __init__(self, default_limits: bool = False):
+        """``default_limits``: a device of its own with WebGPU's default
+        limits (for pipelines only: RenderTargets use the process's device),
+        whose varyings link at the translations' own locations (no remap)."""
+        self.wgpu, self.adapter, self.device = _device(default_limits)
+        self.remap_varyings = not default_limits
         self.modules: dict[str, Any] = {}
         self.filterable = "float32-filterable" in self.device.features
 
@@ -241,7 +271,6 @@ class WGPURunner:
     # -- layouts ------------------------------------------------------------
 
     def _entries(self, refl: dict, visibility) -> list[dict]:
-        wgpu = self.wgpu
         entries = []
         for binding in sorted(self._blocks_of(refl)):
             entries.append({"binding": binding, "visibility": visibility, "buffer": {"type": "uniform"}})
@@ -257,7 +286,6 @@ class WGPURunner:
                                         "view_dimension": _VIEW[s["type"]]}})
             entries.append({"binding": s["sampler_binding"], "visibility": visibility,
                             "sampler": {"type": "filtering" if self.filterable else "non-filtering"}})
-        del wgpu
         return entries
 
     @staticmethod
@@ -271,7 +299,8 @@ class WGPURunner:
         return out
 
     def pipeline(self, vs, ps, primitive: str = "triangle_list", state: RenderState | None = None,
-                 targets: int = 1, depth: tuple[str, bool] | None = None, state_values=None):
+                 targets: int = 1, depth: tuple[str, bool] | None = None, state_values=None,
+                 viewport_size: tuple[float, float] = (1.0, 1.0)):
         """(render pipeline, bind group layouts, vs reflection, ps reflection)
         for a VS+PS pair; ``depth``: (compare, writes) against a depth
         attachment (None: none, unless the PS writes the depth: then
@@ -280,18 +309,22 @@ class WGPURunner:
         state = state or RenderState()
         vs_code, vs_refl = _shader(vs)
         ps_code, ps_refl = _shader(ps)
-        if state.alpha_func not in (None, "always"):
-            raise NotImplementedError("WebGPU has no alpha test (it needs code around the shader)")
-        if state.clip_planes:
-            raise NotImplementedError("user clip planes are not run on WebGPU")
+        # alpha test, clip planes: WebGPU has neither, the translations must do them (wgpu_state)
+        check_in_shader(state, vs_refl, ps_refl, state_values)
         mode = _primitive(primitive)
-        if mode == "POINTS" and (state.point_sprite or state.point_size != 1.0):
-            raise NotImplementedError("WebGPU draws 1-pixel points: no point size or point sprites")
-        vs_code, ps_code = _remap_varyings(vs_code, ps_code, self.device.limits["max-inter-stage-shader-variables"])
+        flip_y = bool(ps_refl.get("options", {}).get("flip_y", True))
+        # points with a size or sprites: quads, six vertices an instance (wgpu_state.point_quads)
+        quads = needs_quads(mode, state, vs_refl)
+        vs_entry, vs_constants = vs_refl.get("entry_point", "main"), overrides(vs_refl, state_values)
+        if quads:
+            vs_code, extra = point_quads(vs_code, vs_refl, state, flip_y, viewport_size)
+            vs_entry, vs_constants = QUAD_ENTRY, {**vs_constants, **extra}
+        if self.remap_varyings:
+            vs_code, ps_code = _remap_varyings(vs_code, ps_code,
+                                               self.device.limits["max-inter-stage-shader-variables"])
         if state.shade_mode == "flat":
             vs_code = _flat_colours(vs_code, vs_refl, "outputs")
             ps_code = _flat_colours(ps_code, ps_refl, "inputs")
-        flip_y = bool(ps_refl.get("options", {}).get("flip_y", True))
         front = (ps_refl.get("front_face") or {}).get("webgpu") or ("cw" if flip_y else "ccw")
         cull = "none" if state.cull == "none" else ("front" if state.cull == "cw" else "back")
         layouts = [self.device.create_bind_group_layout(entries=self._entries(vs_refl, wgpu.ShaderStage.VERTEX)),
@@ -300,7 +333,7 @@ class WGPURunner:
         for inp in vs_refl["inputs"]:
             if inp.get("location") is None or inp.get("builtin"):
                 continue
-            buffers.append({"array_stride": 16, "step_mode": "vertex",
+            buffers.append({"array_stride": 16, "step_mode": "instance" if quads else "vertex",
                             "attributes": [{"format": "float32x4", "offset": 0, "shader_location": inp["location"]}]})
         written = {o["usage_index"] for o in ps_refl["outputs"] if o["usage"] == "color"} or {0}
         colour_targets = [{"format": FORMAT, "write_mask": wgpu.ColorWrite.ALL if i in written else 0}
@@ -312,9 +345,10 @@ class WGPURunner:
                                    "depth_compare": depth[0].replace("_", "-")}} if depth else {}
         pipe = self.device.create_render_pipeline(**depth,
             layout=self.device.create_pipeline_layout(bind_group_layouts=layouts),
-            vertex={"module": self.module(vs_code), "entry_point": vs_refl.get("entry_point", "main"),
-                    "buffers": buffers, "constants": overrides(vs_refl, state_values)},
-            primitive={"topology": _TOPOLOGY[mode], "front_face": front, "cull_mode": cull},
+            vertex={"module": self.module(vs_code), "entry_point": vs_entry,
+                    "buffers": buffers, "constants": vs_constants},
+            primitive={"topology": "triangle-list" if quads else _TOPOLOGY[mode], "front_face": front,
+                       "cull_mode": "none" if quads else cull},
             fragment={"module": self.module(ps_code), "entry_point": ps_refl.get("entry_point", "main"),
                       "targets": colour_targets, "constants": overrides(ps_refl, state_values)})
         return pipe, layouts, vs_refl, ps_refl
@@ -507,13 +541,13 @@ class WGPURunner:
             targets = RenderTargets(draw.size[0], draw.size[1], draw.targets)
         if depth is None and targets.depth is not None:
             depth = ("always", False)  # the attachment is there: the pipeline must say how it uses it
+        width, height = targets.width, targets.height
+        vx, vy, vw, vh = draw.viewport or (0, 0, width, height)
         pipe, layouts, vs_refl, ps_refl = self.pipeline(vs, ps, draw.primitive, draw.state, targets.count, depth,
-                                                        getattr(draw, "state_values", None))
+                                                        getattr(draw, "state_values", None), (vw, vh))
         if draw.clear is not None or fresh:
             targets.clear(draw.clear)
-        width, height = targets.width, targets.height
         flip_y = bool(ps_refl.get("options", {}).get("flip_y", True))
-        vx, vy, vw, vh = draw.viewport or (0, 0, width, height)
         vp_value = (1.0 / vw, 1.0 / vh, float(height), 0.0)
         vs_consts = draw.vs_constants if draw.vs_constants is not None else draw.constants
         groups = [self._bind_group(layouts[0], vs_refl, self._uniform_blocks(vs_refl, vs_consts, {}, vp_value),
@@ -542,7 +576,9 @@ class WGPURunner:
             rp.set_bind_group(k, g)
         for k, b in enumerate(buffers):
             rp.set_vertex_buffer(k, b)
-        if n:
+        if n and needs_quads(mode, draw.state or RenderState(), vs_refl):
+            rp.draw(QUAD_VERTICES, n)  # a quad an instance
+        elif n:
             rp.draw(n)
         rp.end()
         self.device.queue.submit([enc.finish()])

@@ -6,7 +6,8 @@
 The layout is the ``vulkan`` target's (``layout.py``, read through the
 same ``Layout``): constant files are uniform buffers whose register k sits
 at byte 16k (``@group`` = the Vulkan set, ``@binding`` the same numbers),
-varyings have the Vulkan locations, s# is a texture at binding 4+s and a
+varyings have WGSL's own locations (``locations.py``: TEXCOORD0-7, COLOR0-1,
+FOG at 0-10, within the 16 WebGPU guarantees), s# is a texture at binding 4+s and a
 separate ``sampler`` at binding ``SAMPLER_BINDING_BASE`` + s.  WGSL's own
 rules, and what the module does about each:
 

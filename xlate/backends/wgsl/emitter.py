@@ -11,6 +11,7 @@ parentheses.  Declarations and the entry point are ``module.py``'s.
 from __future__ import annotations
 
 import math
+from itertools import filterfalse
 
 from ...errors import UnsupportedError
 from ...ir import cfg
@@ -48,6 +49,11 @@ DERIVATIVES = {Code.FDDX: "dpdx", Code.FDDY: "dpdy"}
 FOLD_SAFE = frozenset({Code.CONST, Code.SWIZZLE, Code.CONSTRUCT, Code.LOAD, Code.SAMPLE})
 TEXTURE_DIMS = {"sampler2D": 2, "samplerCube": 3, "sampler3D": 3, "sampler2DShadow": 3}
 FILES = layout_mod.FILE_BINDING
+CONST, LOAD, SWIZZLE, CONSTRUCT = Code.CONST, Code.LOAD, Code.SWIZZLE, Code.CONSTRUCT
+# width -> write mask -> the components it writes; swizzle suffixes by components
+STORE_COMPONENTS = tuple(tuple(tuple(i for i in range(w) if m >> i & 1) for m in range(16)) for w in range(5))
+IDENTITY = tuple(tuple(range(w)) for w in range(5))
+SUFFIXES: dict[tuple[int, ...], str] = {}
 
 
 def wgsl_type(t: Type) -> str:
@@ -70,6 +76,8 @@ class Emitter:
         self.fragment = program.is_pixel
         self.helpers: set[tuple[str, int]] = set()
         self.floats: dict = {}
+        self.texts: dict = {}  # var or (var, element) -> its WGSL text (var_text)
+        self.loads: dict = {}  # the same -> its value's text (a b# register read as a bool)
         self.annotate = bool(getattr(options, "annotate", False))
 
     def unsupported(self, op: Op | None, reason: str) -> UnsupportedError:
@@ -129,9 +137,7 @@ class Emitter:
         self.annotated: set[int] = set()
         lines: list[str] = []
         depth = 1
-        for op in fn.body:
-            if op in self.inline:
-                continue
+        for op in filterfalse(self.inline.__contains__, fn.body):  # every op but the inlined values
             code = op.code
             if op.type is not None:
                 if op not in uses:
@@ -196,15 +202,18 @@ class Emitter:
 
     def store(self, op: Op) -> str:
         var = op.var
-        value = self.operand(op.args[0])[0]
-        element = op.imm[1] if len(op.imm) > 1 else None
+        imm = op.imm
+        value = op.args[0]
+        # the inlined value first: the common case, without operand()'s name lookup
+        value = (self.expr(value) if value in self.inline else self.operand(value))[0]
+        element = imm[1] if len(imm) > 1 else None
         if len(op.args) > 1:
             target = self.indexed(op, var, element, self.operand(op.args[1]))
         else:
-            target = self.mod.text_of(var, element)
+            target = self.var_text(var, element)
         width = var.type.width
-        mask = (op.imm[0] if op.imm else 0xF) & ((1 << width) - 1)
-        comps = [i for i in range(width) if mask >> i & 1]
+        mask = (imm[0] if imm else 0xF) & ((1 << width) - 1)
+        comps = STORE_COMPONENTS[width][mask]
         if width == 1 or len(comps) == width:
             return f"{target} = {value};"
         if len(comps) == 1:
@@ -228,6 +237,15 @@ class Emitter:
         i = index[0] if offset == 0 else f"{_wrap(index)} {'+' if offset > 0 else '-'} {abs(offset)}"
         return self.mod.qualify(f"{acc.name}[{i}]" + acc.component)
 
+    def var_text(self, var, element) -> str:
+        """A variable (or one element of it) without a dynamic index, as WGSL
+        reaches it: looked up once per shader."""
+        key = var if element is None else (var, element)
+        text = self.texts.get(key)
+        if text is None:
+            text = self.texts[key] = self.mod.text_of(var, element)
+        return text
+
     # -- expressions --------------------------------------------------------
 
     def operand(self, v: Op) -> tuple[str, int]:
@@ -245,9 +263,16 @@ class Emitter:
         if code is Code.SWIZZLE:
             return self.swizzle(op)
         if code is Code.LOAD:
-            index = self.operand(op.args[0]) if op.args else None
-            return self.load(op, op.imm[0] if op.imm else None, index), PRIMARY
-        a = [self.operand(x) for x in op.args]
+            if op.args:
+                return self.load(op, op.imm[0] if op.imm else None, self.operand(op.args[0])), PRIMARY
+            # the common read, a register without a dynamic index: printed once per shader
+            key = (op.var, op.imm[0]) if op.imm else op.var
+            text = self.loads.get(key)
+            if text is None:
+                text = self.loads[key] = self.load(op, op.imm[0] if op.imm else None, None)
+            return text, PRIMARY
+        inline = self.inline  # inlined args first: nearly all are, and operand() looks up names
+        a = [self.expr(x) if x in inline else self.operand(x) for x in op.args]
         sym = INFIX.get(code)
         if sym is not None:
             return f"{_wrap(a[0])} {sym} {_wrap(a[1])}", BINARY
@@ -305,7 +330,7 @@ class Emitter:
     def load(self, op: Op, element, index) -> str:
         var = op.var
         if index is None:
-            text = self.mod.text_of(var, element)
+            text = self.var_text(var, element)
         else:
             text = self.indexed(op, var, element, index)
         if var.storage is Storage.BOOL_CONST:
@@ -318,18 +343,28 @@ class Emitter:
         while src.code is Code.SWIZZLE and src not in self.names:
             comps = tuple(src.imm[c] for c in comps)
             src = src.args[0]
-        if src.code is Code.CONST and src not in self.names:
+        name = self.names.get(src)
+        if name is not None:
+            base = name, PRIMARY
+        elif src.code is Code.CONST:
             vals = list(src.imm) + [src.imm[-1]] * (src.type.width - len(src.imm))
             return self.literal(op.type, [vals[c] for c in comps])
-        base = self.operand(src)
+        elif src in self.inline:
+            base = self.expr(src)
+        else:
+            base = self.operand(src)  # (raises: used before it is defined)
         width = src.type.width
         if width == 1:
             if len(comps) == 1:
                 return base
             return _call(wgsl_type(op.type), [base])
-        if tuple(comps) == tuple(range(width)):
+        comps = tuple(comps)
+        if comps == IDENTITY[width]:
             return base
-        return f"{_wrap(base)}.{''.join(COMPONENTS[c] for c in comps)}", PRIMARY
+        suffix = SUFFIXES.get(comps)
+        if suffix is None:
+            suffix = SUFFIXES[comps] = "".join(COMPONENTS[c] for c in comps)
+        return f"{base[0] if base[1] >= PRIMARY else f'({base[0]})'}.{suffix}", PRIMARY
 
     def literal(self, t: Type, values) -> tuple[str, int]:
         scalar = t.scalar
@@ -496,7 +531,12 @@ def _break_folding(body: list[Op], analysis) -> None:
     for op in body:
         if op.type is None or op.code in FOLD_SAFE or not op.args:
             continue
-        if all(_constish(a, inline) for a in op.args):
+        for a in op.args:  # (most operands are no literal: the cheap test first)
+            code = a.code
+            if (code is not CONST and code is not LOAD and code is not SWIZZLE and code is not CONSTRUCT) \
+                    or not _constish(a, inline):
+                break
+        else:
             base = op.args[0]
             while base.code is not Code.CONST and base.code is not Code.LOAD:
                 base = base.args[0]

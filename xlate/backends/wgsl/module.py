@@ -17,6 +17,7 @@ from ...ir.program import Program, Storage
 from .. import layout as layout_mod
 from ..layout import Layout
 from ..literals import float_literal, int_literal
+from .locations import relocate
 
 SAMPLER_BINDING_BASE = 32  # s# -> its WGSL sampler at binding 32 + s (its texture: the layout's 4 + s)
 ENTRY_POINT = "main"
@@ -60,8 +61,10 @@ class Module:
         for name in FIXED_NAMES:
             if name not in self.namer.used:
                 self.namer.used.add(name)
-        self.diagnostics: list[str] = []
+        # WGSL's own varying locations, within WebGPU's 16 for the common ones
+        self.diagnostics: list[str] = relocate(lay)
         self.member_of: dict[str, str] = {}  # block member -> the block's variable
+        self.qualified: dict[str, str] = {}  # qualify's answers (a register is read many times)
         self.structs: dict[str, str] = {}  # block name -> its struct type name
         for b in lay.blocks:
             self.structs[b.name] = self.namer.name(b.name + "_t")
@@ -102,6 +105,13 @@ class Module:
         """A layout text (``vs_c[3]``, ``gl_Position``, ``v_fog0.x``) as
         WGSL reaches it: block members through their block, built-ins
         through their private variables."""
+        done = self.qualified.get(text)
+        if done is not None:
+            return done
+        done = self.qualified[text] = self._qualify(text)
+        return done
+
+    def _qualify(self, text: str) -> str:
         end = len(text)
         for sep in "[.":
             k = text.find(sep)
@@ -306,8 +316,8 @@ class Module:
         if refl.get("viewport") and "set" in refl["viewport"]:
             refl["viewport"]["group"] = refl["viewport"]["set"]
         refl["entry_point"] = ENTRY_POINT
-        # the WebGPU device limits the module needs beyond the defaults' reach
-        # (16 inter-stage variables: the layout's COLOR0 is at 16)
+        # the WebGPU device limits the module needs (the defaults: 16
+        # inter-stage variables, locations.py keeps the common ones within)
         varyings = [d.location for d in self.lay.decls if d.kind in ("vs_output", "fs_input") and d.location is not None]
         attributes = [d.location for d in self.lay.decls if d.kind == "vs_input" and d.location is not None]
         refl["limits"] = {"maxInterStageShaderVariables": max(varyings) + 1 if varyings else 0,
