@@ -39,7 +39,7 @@ from ..ir.program import Program, Semantic, Storage, Variable
 from ..ir.types import Scalar, Type
 from ..options import varying_location_map
 from .names import Namer
-from .targets import Target
+from .targets import Api, Target
 
 U = DeclUsage
 
@@ -379,7 +379,7 @@ def plan(program: Program, target: Target, options, used_constants: dict | None 
         _interface(lay, interface, program, target, vertex)
         if lay.varying_map is not None:
             _check_varying_locations(lay)
-        elif target.vulkan:
+        elif target.api is Api.VULKAN:  # (wgsl has its own table: wgsl/locations.py)
             _spread_varyings(lay, program)
     # 2. Constants, in file order.
     if by_storage:
