@@ -483,3 +483,19 @@ def test_corpus_differential_wgpu(wgr, record_property):
     record_property("corpus_summary", summary)
     assert not failures, "\n\n".join(failures[:5])
     assert not fixed, f"known mismatches pass on WGSL: {fixed}"
+
+
+def test_gl_context_survives_the_webgpu_device(wgr):
+    """The WebGPU device is made with wgpu's Vulkan backend only: its GLES
+    backend made its own EGL context current while enumerating adapters, and
+    every later GL program in the process failed ("cannot create program"),
+    as in a CI worker that ran a WGSL test between two GL ones."""
+    from xlate.verify import gl, wgpu_runner
+
+    try:
+        ctx = gl.context()
+    except gl.GLUnavailable as exc:
+        pytest.skip(str(exc))
+    wgpu_runner._device(True)  # a second device (the default-limits kind), after the GL context exists
+    program = ctx.program(vertex_shader="#version 330\nvoid main() { gl_Position = vec4(0.0); }")
+    program.release()

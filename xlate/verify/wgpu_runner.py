@@ -125,6 +125,16 @@ def _make_device(default_limits: bool):
     except ImportError as e:
         raise WGPUUnavailable(f"the wgpu package is not installed ({e})") from None
     try:
+        # Vulkan only (lavapipe): wgpu's GLES backend would make its own EGL
+        # context current on this thread while it enumerates adapters, and
+        # the GL runner's moderngl context in the same process then fails
+        # ("cannot create program") for the rest of the process.
+        from wgpu.backends.wgpu_native.extras import set_instance_extras
+
+        set_instance_extras(backends=["Vulkan"])
+    except Exception:  # noqa: BLE001 - an instance already exists (someone else asked first) or an older wgpu
+        pass
+    try:
         adapter = wgpu.gpu.request_adapter_sync(power_preference="low-power")
     except Exception as e:  # noqa: BLE001 - any failure means no adapter
         raise WGPUUnavailable(f"no WebGPU adapter (install mesa-vulkan-drivers for lavapipe): {e}") from None
