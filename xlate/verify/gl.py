@@ -100,6 +100,11 @@ def context():
     """The process's moderngl context (EGL standalone, GL 4.5 core)."""
     global _CTX, _CTX_ERROR
     if _CTX is not None:
+        # Current again on this thread, each time: another EGL user in the
+        # process (wgpu's GLES backend did, while enumerating adapters) can
+        # make its own context current, and every GL call after that fails
+        # ("cannot create program") until ours is current again.
+        _CTX.__enter__()
         return _CTX
     if _CTX_ERROR is not None:
         raise GLUnavailable(_CTX_ERROR)
@@ -561,6 +566,7 @@ class GLRunner:
         key = (vs_code, fs_code, varyings)
         prog = self.programs.get(key)
         if prog is None:
+            context()  # ours current (see context())
             if fs_code is None:
                 prog = self.ctx.program(vertex_shader=vs_code, varyings=list(varyings))
             else:
@@ -764,7 +770,7 @@ class GLRunner:
     # -- draws --------------------------------------------------------------
 
     def draw(self, vs, ps, draw: Draw, targets: RenderTargets | None = None, read: bool = True) -> DrawResult:
-        ctx, gl = self.ctx, self.gl
+        ctx, gl = context(), self.gl
         state = draw.state
         _drain_errors()
         prog, vs_refl, ps_refl = self.pipeline(vs, ps, state, draw.primitive)
@@ -849,7 +855,7 @@ class GLRunner:
         captured too, as ``outputs["gl_ClipDistance[i]"]`` (in x);
         ``state_values``: the draw state of a dynamic translation (a
         DrawState or dict; None: D3D's defaults)."""
-        ctx = self.ctx
+        ctx = context()  # ours current (see context())
         vs = _Shader(vs)
         refl = vs.reflection
         clips = tuple(f"gl_ClipDistance[{p['index']}]"
