@@ -499,3 +499,90 @@ def test_gl_context_survives_the_webgpu_device(wgr):
     wgpu_runner._device(True)  # a second device (the default-limits kind), after the GL context exists
     program = ctx.program(vertex_shader="#version 330\nvoid main() { gl_Position = vec4(0.0); }")
     program.release()
+
+
+# -- D3D9 address modes WebGPU's core lacks (wgpu_address): border colours, mirror once -----------
+
+_ADDRESS_CASES = [
+    # (u, v, w, border colour): an emulated colour, a native one, mirror once with wrap/clamp
+    ("border", "mirroronce", "clamp", (0.25, 0.5, 0.75, 0.0625)),
+    ("mirroronce", "border", "border", (0.0, 0.0, 0.0, 1.0)),
+    ("mirroronce", "mirroronce", "mirroronce", (1.0, 0.5, 0.0, 1.0)),
+    ("wrap", "border", "mirroronce", (1.0, 1.0, 1.0, 1.0)),
+]
+
+
+def _address_texture(kind: str, state, levels: int = 1):
+    from xlate.verify.textures import Texture
+
+    rng = np.random.default_rng(7)
+    shape = (4, 4, 4, 4) if kind == "volume" else (4, 4, 4)
+    out = []
+    for k in range(levels):
+        size = tuple(max(s >> k, 1) for s in shape[:-1]) + (4,)
+        out.append((rng.integers(0, 17, size=size) / 16.0).astype(np.float32))
+    return Texture(kind, out, state)
+
+
+@pytest.mark.parametrize("kind", ["2d", "volume"])
+@pytest.mark.parametrize("filt", ["point", "linear"])
+def test_border_and_mirror_once_vertex_lookups(wgr, kind, filt):
+    """texldl in a vs_3_0 through ``run_vertex`` at coordinates from -2.5 to
+    2.5 in 3/16 steps, 1/64 off a texel edge (at an edge a point sample is
+    the implementation's choice: lavapipe mirrors the float coordinate there,
+    the reference the texel index), of a 4x4(x4) texture, with the address
+    modes WebGPU's core lacks: every component equal to the reference
+    sampler's (``textures.sample``), point and linear filtering."""
+    from xlate.bytecode.asm import assemble_bytes
+    from xlate.verify.textures import SamplerState, sample
+
+    dcl = "dcl_volume" if kind == "volume" else "dcl_2d"
+    vs = translate(assemble_bytes(f"vs_3_0\ndcl_position v0\ndcl_texcoord v1\n{dcl} s0\n"
+                                  "dcl_position o0\ndcl_texcoord o1\nmov o0, v0\ntexldl o1, v1, s0\n"), "wgsl")
+    steps = (np.arange(-40, 41, 3, dtype=np.float32) + 0.25) / 16.0
+    grid = np.stack(np.meshgrid(steps, steps[::-1], indexing="ij"), -1).reshape(-1, 2)
+    w = np.resize(steps[::2], len(grid)) if kind == "volume" else np.zeros(len(grid), np.float32)
+    coords = np.column_stack([grid, w, np.zeros(len(grid), np.float32)]).astype(np.float32)
+    for u, v, w_mode, colour in _ADDRESS_CASES:
+        state = SamplerState(u, v, w_mode, mag_filter=filt, min_filter=filt, mip_filter="none", border_color=colour)
+        tex = _address_texture(kind, state)
+        res = wgr.run_vertex(vs, {("position", 0): np.tile([0, 0, 0, 1], (len(coords), 1)),
+                                  ("texcoord", 0): coords}, textures={0: tex})
+        got = res.output(("texcoord", 0))
+        want = sample(tex, coords, lod=np.zeros(len(coords), np.float32))
+        bad = np.flatnonzero(np.abs(got - want).max(axis=1) > (0 if filt == "point" else 1e-5))
+        assert not len(bad), (u, v, w_mode, colour, coords[bad[:5]].tolist(), got[bad[:5]].tolist(), want[bad[:5]].tolist())
+
+
+def test_mirror_once_keeps_implicit_level_of_detail(wgr):
+    """A ps_3_0 texld (implicit LOD, point mips) of a 16x16 texture with
+    three levels, mirror once on u and an emulated border colour on v, u
+    3/16 a pixel across (LOD log2(3): level 2; D3D9's pixel i at
+    -1.5 + 1/32 + 3i/16, never on a texel edge), v 3/32 a pixel down: the
+    clamped coordinate must not change the level, so every pixel equals the
+    reference's lookup with the same derivatives (with the derivatives of
+    the clamped u, the pixels past +-1 would read level 1)."""
+    from xlate.bytecode.asm import assemble_bytes
+    from xlate.verify.gl import Draw
+    from xlate.verify.textures import SamplerState, Texture, sample
+
+    ps = translate(assemble_bytes("ps_3_0\ndcl_texcoord v0.xy\ndcl_2d s0\ntexld r0, v0, s0\nmov oC0, r0\n"), "wgsl")
+    rng = np.random.default_rng(3)
+    levels = [(rng.integers(0, 17, size=(16 >> k, 16 >> k, 4)) / 16.0).astype(np.float32) for k in range(3)]
+    state = SamplerState("mirroronce", "border", mag_filter="point", min_filter="point", mip_filter="point",
+                         border_color=(0.5, 0.25, 1.0, 0.75), max_mip_level=0)
+    tex = Texture("2d", levels, state)
+    quad = np.array([(-1, 1, 0.5, 1), (1, 1, 0.5, 1), (-1, -1, 0.5, 1), (1, -1, 0.5, 1)], np.float32)
+    uv = np.array([(-1.5, -0.2, 0, 0), (1.5, -0.2, 0, 0), (-1.5, 1.3, 0, 0), (1.5, 1.3, 0, 0)], np.float32) + 1 / 32
+    res = wgr.draw(None, ps, Draw(vertices={("position", 0): quad, ("texcoord", 0): uv}, primitive="triangle_strip",
+                                  textures={0: tex}, size=(16, 16)))
+    img = res.colors[0]
+    res.targets.release()
+    i = np.arange(16, dtype=np.float32)
+    yy, xx = np.meshgrid(-0.2 + 1 / 32 + 1.5 * i / 16.0, -1.5 + 1 / 32 + 3.0 * i / 16.0, indexing="ij")
+    coords = np.column_stack([xx.ravel(), yy.ravel(), np.zeros((256, 2), np.float32)]).astype(np.float32)
+    d = np.float32(3.0 / 16.0)
+    want = sample(tex, coords, ddx=np.tile([d, 0, 0], (256, 1)), ddy=np.tile([0, d / 2, 0], (256, 1)))
+    got = img.reshape(-1, 4)
+    bad = np.flatnonzero(np.abs(got - want).max(axis=1) > 0)
+    assert not len(bad), (len(bad), coords[bad[:4]].tolist(), got[bad[:4]].tolist(), want[bad[:4]].tolist())
