@@ -75,6 +75,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import Counter
 from typing import Any, Mapping
 
 import numpy as np
@@ -269,6 +270,9 @@ class WGPURunner:
         self.modules: dict[str, Any] = {}
         self.filterable = "float32-filterable" in self.device.features
         self.border = BORDER_FEATURE in self.device.features
+        # declared samplers bound with a border ("border": a native colour,
+        # "border emulated") or mirror once, per draw: tests report them
+        self.address_counts: Counter[str] = Counter()
 
     def module(self, code: str):
         """The shader module (naga validates the WGSL here: ``GPUValidationError``)."""
@@ -431,7 +435,11 @@ class WGPURunner:
         for s in refl.get("samplers", ()):
             tex = (textures or {}).get(s["register"])
             if tex is not None and getattr(tex, "format", "rgba") == "rgba" and tex.sampler is not None:
-                plans[s["register"]] = plan(tex.sampler, s["type"], self.border)
+                p = plans[s["register"]] = plan(tex.sampler, s["type"], self.border)
+                if "clamp-to-border" in p.modes:
+                    self.address_counts["border emulated" if p.emulated_border else "border"] += 1
+                if any(p.mirror_once):
+                    self.address_counts["mirror once"] += 1
         if not any(p.edits_shader for p in plans.values()):
             return code, refl
         return emulate(code, refl, plans)
