@@ -123,25 +123,55 @@ def _split_args(code: str, start: int) -> tuple[list[str], int]:
         k += 1
 
 
-def _coordinate(coord: str, mask: tuple[bool, ...]) -> str:
-    n = len(mask)
+_TEXTURE_TYPES = {"1d": "texture_2d<f32>", "2d": "texture_2d<f32>", "volume": "texture_3d<f32>"}
+
+
+def _helper(name: str, lookup: str, kind: str, p: AddressPlan) -> str:
+    """A WGSL function doing ``lookup`` through sampler ``s`` as ``p`` says
+    (its arguments evaluated once): ``fn name(t, s, [white,] coordinate, ...)``."""
+    n = len(p.mirror_once)
     vec = f"vec{n}<f32>"
-    flags = ", ".join("true" if m else "false" for m in mask)
-    return f"select({coord}, clamp({coord}, {vec}(-1.0), {vec}(1.0)), vec{n}<bool>({flags}))"
+    extra = {"textureSampleLevel": ["l: f32"], "textureSampleBias": ["b: f32"],
+             "textureSampleGrad": [f"gx: {vec}", f"gy: {vec}"]}.get(lookup, [])
+    params = [f"t: {_TEXTURE_TYPES[kind]}", "s: sampler"]
+    params += ["w: sampler"] if p.emulated_border is not None else []
+    params += [f"c: {vec}", *extra]
+    if any(p.mirror_once):
+        flags = ", ".join("true" if m else "false" for m in p.mirror_once)
+        body = [f"    let cc = select(c, clamp(c, {vec}(-1.0), {vec}(1.0)), vec{n}<bool>({flags}));"]
+    else:
+        body = ["    let cc = c;"]
+    if lookup == "textureSample" and any(p.mirror_once):
+        # the level of detail from the unclamped coordinate, as D3D's
+        call, tail = "textureSampleGrad", ["dpdx(c)", "dpdy(c)"]
+    elif lookup == "textureSampleBias" and any(p.mirror_once):
+        call, tail = "textureSampleGrad", ["dpdx(c) * exp2(b)", "dpdy(c) * exp2(b)"]
+    else:
+        call, tail = lookup, [x.split(":")[0] for x in extra]
+    one = f"{call}(t, s, cc{''.join(', ' + x for x in tail)})"
+    if p.emulated_border is not None:
+        other = f"{call}(t, w, cc{''.join(', ' + x for x in tail)})"
+        border = ", ".join(repr(float(x)) for x in p.emulated_border)
+        one = f"xl_border_mix({one}, {other}, vec4<f32>({border}))"
+    return (f"fn {name}({', '.join(params)}) -> vec4<f32> {{\n" + "\n".join(body)
+            + f"\n    return {one};\n}}\n")
 
 
-def _lookup(name: str, args: list[str], p: AddressPlan) -> str:
-    """A lookup with the coordinate clamped for mirror once."""
-    if not any(p.mirror_once):
-        return f"{name}({', '.join(args)})"
-    t, s, c, *rest = args
-    cc = _coordinate(c, p.mirror_once)
-    if name == "textureSample":
-        return f"textureSampleGrad({t}, {s}, {cc}, dpdx({c}), dpdy({c}))"
-    if name == "textureSampleBias":
-        scale = f"exp2({rest[0]})"
-        return f"textureSampleGrad({t}, {s}, {cc}, dpdx({c}) * {scale}, dpdy({c}) * {scale})"
-    return f"{name}({', '.join([t, s, cc, *rest])})"
+def _rewrite(code: str, pattern: re.Pattern, white: str | None, prefix: str, used: set[str]) -> str:
+    """Every lookup ``pattern`` finds in ``code`` made a call of its helper
+    (``prefix`` + the lookup's name), those nested in another's arguments
+    included; ``used`` collects the lookups met."""
+    out, pos = [], 0
+    for m in pattern.finditer(code):
+        if m.start() < pos:
+            continue
+        args, end = _split_args(code, m.end(1))
+        args = [_rewrite(a, pattern, white, prefix, used) for a in args]
+        used.add(m.group(1))
+        args = args[:2] + ([white] if white else []) + args[2:]
+        out.append(code[pos:m.start()] + f"{prefix}{m.group(1)}({', '.join(args)})")
+        pos = end
+    return "".join(out) + code[pos:]
 
 
 def emulate(code: str, refl: dict, plans: dict[int, AddressPlan]) -> tuple[str, dict]:
@@ -159,28 +189,20 @@ def emulate(code: str, refl: dict, plans: dict[int, AddressPlan]) -> tuple[str, 
         if re.search(rf"\b(?:{'|'.join(_OTHER_LOOKUPS)})\({tex},", code):
             raise NotImplementedError(f"s{s['register']}: a depth compare or gather with "
                                       "an emulated border colour or mirror once")
-        white = f"{s['texture']}_xl_white"
+        white = None
         if p.emulated_border is not None:
+            white = f"{s['texture']}_xl_white"
             group = s.get("group", s.get("set", 0))
             decls.append(f"@group({group}) @binding({white_binding(s['register'])}) var {white}: sampler;")
             samplers.append(dict(s, white_sampler_binding=white_binding(s["register"])))
         else:
             samplers.append(s)
-        pattern = re.compile(rf"\b({'|'.join(_LOOKUPS)})\(({tex}), ")
-        out, pos = [], 0
-        for m in pattern.finditer(code):
-            if m.start() < pos:
-                continue
-            args, end = _split_args(code, m.end(1))
-            one = _lookup(m.group(1), args, p)
-            if p.emulated_border is not None:
-                other = _lookup(m.group(1), [args[0], white, *args[2:]], p)
-                b = ", ".join(repr(float(x)) for x in p.emulated_border)
-                one = f"xl_border_mix({one}, {other}, vec4<f32>({b}))"
-            out.append(code[pos:m.start()] + one)
-            pos = end
-        code = "".join(out) + code[pos:]
+        prefix, used = f"xl_address{s['register']}_", set()
+        code = _rewrite(code, re.compile(rf"\b({'|'.join(_LOOKUPS)})\({tex}, "), white, prefix, used)
+        decls += [_helper(prefix + lookup, lookup, s["type"], p) for lookup in sorted(used)]
+    if any(p.emulated_border is not None for p in plans.values()):
+        decls.append("fn xl_border_mix(black: vec4<f32>, white: vec4<f32>, border: vec4<f32>) -> vec4<f32> {\n"
+                     "    return black + border * (white - black);\n}\n")
     if decls:
-        code += ("\n" + "\n".join(decls) + "\nfn xl_border_mix(black: vec4<f32>, white: vec4<f32>, "
-                 "border: vec4<f32>) -> vec4<f32> {\n    return black + border * (white - black);\n}\n")
+        code += "\n" + "\n".join(decls)
     return code, dict(refl, samplers=samplers)

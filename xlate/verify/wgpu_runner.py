@@ -9,7 +9,8 @@ an adapter is missing, so tests can skip.  The device asks for the
 adapter's limits (lavapipe: 31 inter-stage variables; the WGSL locations
 of the common varyings are within the default 16 anyway,
 backends/wgsl/locations.py), ``float32-filterable`` (float textures with
-linear filtering, as D3D9 filters them) and ``clip-distances``.
+linear filtering, as D3D9 filters them), ``clip-distances`` and
+``address-mode-clamp-to-border``.
 ``WGPURunner(default_limits=True)`` builds pipelines on a device with
 WebGPU's default limits.
 
@@ -64,9 +65,12 @@ writing oPts) or point sprites is drawn as instanced quads
 (``wgpu_state.point_quads``), as a layer on WebGPU would.
 
 Textures are ``xlate.verify.textures.Texture`` with their ``SamplerState``:
-point/linear MAG, MIN and MIP (MIP none: lodMaxClamp 0.25),
-wrap/mirror/clamp; WebGPU has no border or mirror-once address mode
-(``NotImplementedError``), and no LOD bias or base level in a sampler:
+point/linear MAG, MIN and MIP (MIP none: lodMaxClamp 0.25), every
+D3D9 address mode: border through wgpu's ``address-mode-clamp-to-border``
+(requested where the adapter has it, as lavapipe does) with a border colour
+WebGPU has, any other colour and mirror once emulated exactly by rewriting
+the translation's lookups through that sampler, as a layer would
+(``wgpu_address``; ``address_counts`` tallies them); WebGPU has no LOD bias or base level in a sampler:
 MIPMAPLODBIAS must be 0, MAXMIPLEVEL becomes the view's base level.  An
 unbound sampler reads a 1x1 (0, 0, 0, 1) texture, as D3D9.
 """
