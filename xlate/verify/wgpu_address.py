@@ -26,7 +26,9 @@ that needs the shader emulation raises ``NotImplementedError``.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
+from typing import Mapping
 
 from .textures import SamplerState
 
@@ -206,3 +208,24 @@ def emulate(code: str, refl: dict, plans: dict[int, AddressPlan]) -> tuple[str, 
     if decls:
         code += "\n" + "\n".join(decls)
     return code, dict(refl, samplers=samplers)
+
+
+def for_textures(code: str, refl: dict, textures: Mapping[int, object], border_supported: bool,
+                 counts: Counter | None = None) -> tuple[str, dict]:
+    """(code, reflection) of a translation whose samplers get ``textures``
+    ({s#: ``textures.Texture``}): unchanged unless some state needs the
+    shader emulation.  ``counts`` tallies the declared samplers bound with a
+    border ("border": a native colour, "border emulated") or mirror once."""
+    plans = {}
+    for s in refl.get("samplers", ()):
+        tex = textures.get(s["register"])
+        if tex is None or getattr(tex, "format", "rgba") != "rgba" or tex.sampler is None:
+            continue
+        p = plans[s["register"]] = plan(tex.sampler, s["type"], border_supported)
+        if counts is not None and "clamp-to-border" in p.modes:
+            counts["border emulated" if p.emulated_border else "border"] += 1
+        if counts is not None and any(p.mirror_once):
+            counts["mirror once"] += 1
+    if not any(p.edits_shader for p in plans.values()):
+        return code, refl
+    return emulate(code, refl, plans)

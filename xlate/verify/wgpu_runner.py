@@ -88,7 +88,7 @@ from .gl import Draw, DrawResult, RenderState, VertexResult, _primitive, capture
 from .reference import ReferenceConstants
 from .reference_sm1 import TextureStage
 from .textures import SamplerState, Texture
-from .wgpu_address import BORDER_FEATURE, OPAQUE_WHITE, create_sampler, emulate, plan
+from .wgpu_address import BORDER_FEATURE, OPAQUE_WHITE, create_sampler, for_textures, plan
 from .wgpu_state import QUAD_ENTRY, QUAD_VERTICES, check_in_shader, needs_quads, point_quads
 
 F32 = np.float32
@@ -432,21 +432,8 @@ class WGPURunner:
             **({"compare": "less-equal"} if compare else {}))
 
     def _emulated(self, t, textures: Mapping[int, Texture] | None):
-        """(code, reflection) of a translation with the lookups of the
-        samplers WebGPU cannot bind as they are rewritten (wgpu_address)."""
-        code, refl = _shader(t)
-        plans = {}
-        for s in refl.get("samplers", ()):
-            tex = (textures or {}).get(s["register"])
-            if tex is not None and getattr(tex, "format", "rgba") == "rgba" and tex.sampler is not None:
-                p = plans[s["register"]] = plan(tex.sampler, s["type"], self.border)
-                if "clamp-to-border" in p.modes:
-                    self.address_counts["border emulated" if p.emulated_border else "border"] += 1
-                if any(p.mirror_once):
-                    self.address_counts["mirror once"] += 1
-        if not any(p.edits_shader for p in plans.values()):
-            return code, refl
-        return emulate(code, refl, plans)
+        """(code, reflection), the lookups through samplers WebGPU cannot bind as they are rewritten."""
+        return for_textures(*_shader(t), textures or {}, self.border, self.address_counts)
 
     def _texture(self, tex: Texture, kind: str):
         """(view, sampler) of a texture for a sampler of ``kind``."""
