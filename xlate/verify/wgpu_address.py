@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from enum import IntEnum
 from typing import Mapping
 
 from .textures import SamplerState
@@ -36,10 +37,21 @@ from .textures import SamplerState
 WEBGPU_ADDRESS = {"wrap": "repeat", "mirror": "mirror-repeat", "clamp": "clamp-to-edge",
                   "border": "clamp-to-border", "mirroronce": "mirror-repeat"}
 BORDER_FEATURE = "address-mode-clamp-to-border"
-# wgpu-native's WGPUSamplerBorderColor for the colours it has
-NATIVE_BORDER = {(0.0, 0.0, 0.0, 0.0): 1, (0.0, 0.0, 0.0, 1.0): 2, (1.0, 1.0, 1.0, 1.0): 3}
-TRANSPARENT_BLACK, OPAQUE_WHITE = 1, 3
-_NATIVE_CLAMP_TO_BORDER = 4  # WGPUNativeAddressMode_ClampToBorder
+
+
+class BorderColour(IntEnum):
+    """wgpu-native's ``WGPUSamplerBorderColor`` (wgpu.h)."""
+
+    NONE = 0
+    TRANSPARENT_BLACK = 1
+    OPAQUE_BLACK = 2
+    OPAQUE_WHITE = 3
+
+
+NATIVE_BORDER = {(0.0, 0.0, 0.0, 0.0): BorderColour.TRANSPARENT_BLACK,
+                 (0.0, 0.0, 0.0, 1.0): BorderColour.OPAQUE_BLACK, (1.0, 1.0, 1.0, 1.0): BorderColour.OPAQUE_WHITE}
+TRANSPARENT_BLACK, OPAQUE_WHITE = BorderColour.TRANSPARENT_BLACK, BorderColour.OPAQUE_WHITE
+_NATIVE_CLAMP_TO_BORDER = 4  # WGPUNativeAddressMode_ClampToBorder (wgpu.h)
 # the second (opaque white) sampler of an emulated border colour: after the 32 + s# samplers
 WHITE_SAMPLER_BINDING_BASE = 48
 _AXES = {"1d": 2, "2d": 2, "volume": 3, "cube": 0}
@@ -52,7 +64,7 @@ class AddressPlan:
     """How one D3D9 sampler state is bound on WebGPU."""
 
     modes: tuple[str, str, str]          # WebGPU address modes u, v, w
-    border: int = 0                      # wgpu-native border colour (0: none)
+    border: BorderColour = BorderColour.NONE
     emulated_border: tuple[float, float, float, float] | None = None  # B mixed in the shader
     mirror_once: tuple[bool, ...] = ()   # per coordinate axis: clamped to [-1, 1]
 
@@ -78,7 +90,7 @@ def plan(state: SamplerState, kind: str, border_supported: bool = True) -> Addre
     return AddressPlan(modes, TRANSPARENT_BLACK, colour, mirror_once)
 
 
-def create_sampler(device, plan_: AddressPlan, border: int | None = None, **kwargs):
+def create_sampler(device, plan_: AddressPlan, border: BorderColour | None = None, **kwargs):
     """``device.create_sampler(**kwargs)`` with the plan's address modes;
     ``border`` overrides its border colour (the emulation's white sampler).
     wgpu-py has no border colour: the descriptor is chained here with
@@ -89,7 +101,7 @@ def create_sampler(device, plan_: AddressPlan, border: int | None = None, **kwar
     from wgpu.backends.wgpu_native import _api
     from wgpu.backends.wgpu_native._ffi import ffi, lib
 
-    extras = _api.new_struct_p("WGPUSamplerDescriptorExtras *", samplerBorderColor=border or plan_.border)
+    extras = _api.new_struct_p("WGPUSamplerDescriptorExtras *", samplerBorderColor=int(border or plan_.border))
     extras.chain.sType = lib.WGPUSType_SamplerDescriptorExtras
     modes = [_NATIVE_CLAMP_TO_BORDER if m == "clamp-to-border" else m for m in plan_.modes]
     compare = kwargs.get("compare")
