@@ -9,7 +9,8 @@ an adapter is missing, so tests can skip.  The device asks for the
 adapter's limits (lavapipe: 31 inter-stage variables; the WGSL locations
 of the common varyings are within the default 16 anyway,
 backends/wgsl/locations.py), ``float32-filterable`` (float textures with
-linear filtering, as D3D9 filters them) and ``clip-distances``.
+linear filtering, as D3D9 filters them), ``clip-distances`` and
+``address-mode-clamp-to-border``.
 ``WGPURunner(default_limits=True)`` builds pipelines on a device with
 WebGPU's default limits.
 
@@ -64,9 +65,12 @@ writing oPts) or point sprites is drawn as instanced quads
 (``wgpu_state.point_quads``), as a layer on WebGPU would.
 
 Textures are ``xlate.verify.textures.Texture`` with their ``SamplerState``:
-point/linear MAG, MIN and MIP (MIP none: lodMaxClamp 0.25),
-wrap/mirror/clamp; WebGPU has no border or mirror-once address mode
-(``NotImplementedError``), and no LOD bias or base level in a sampler:
+point/linear MAG, MIN and MIP (MIP none: lodMaxClamp 0.25), every
+D3D9 address mode: border through wgpu's ``address-mode-clamp-to-border``
+(requested where the adapter has it, as lavapipe does) with a border colour
+WebGPU has, any other colour and mirror once emulated exactly by rewriting
+the translation's lookups through that sampler, as a layer would
+(``wgpu_address``; ``address_counts`` tallies them); WebGPU has no LOD bias or base level in a sampler:
 MIPMAPLODBIAS must be 0, MAXMIPLEVEL becomes the view's base level.  An
 unbound sampler reads a 1x1 (0, 0, 0, 1) texture, as D3D9.
 """
@@ -75,6 +79,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import Counter
 from typing import Any, Mapping
 
 import numpy as np
@@ -83,6 +88,7 @@ from .gl import Draw, DrawResult, RenderState, VertexResult, _primitive, capture
 from .reference import ReferenceConstants
 from .reference_sm1 import TextureStage
 from .textures import SamplerState, Texture
+from .wgpu_address import BORDER_FEATURE, OPAQUE_WHITE, create_sampler, for_textures, plan
 from .wgpu_state import QUAD_ENTRY, QUAD_VERTICES, check_in_shader, needs_quads, point_quads
 
 F32 = np.float32
@@ -93,7 +99,6 @@ SAMPLER_BINDING_BASE = 32
 _UNBOUND = (0.0, 0.0, 0.0, 1.0)  # what D3D9 reads from an unbound sampler
 _TOPOLOGY = {"TRIANGLES": "triangle-list", "TRIANGLE_STRIP": "triangle-strip", "TRIANGLE_FAN": "triangle-list",
              "POINTS": "point-list", "LINES": "line-list", "LINE_STRIP": "line-strip"}
-_ADDRESS = {"wrap": "repeat", "mirror": "mirror-repeat", "clamp": "clamp-to-edge"}
 _VIEW = {"2d": "2d", "1d": "2d", "cube": "cube", "volume": "3d"}
 _VERTEX_FORMATS = {1: "float32", 2: "float32x2", 3: "float32x3", 4: "float32x4"}
 
@@ -140,7 +145,7 @@ def _make_device(default_limits: bool):
         raise WGPUUnavailable(f"no WebGPU adapter (install mesa-vulkan-drivers for lavapipe): {e}") from None
     if adapter is None:
         raise WGPUUnavailable("no WebGPU adapter (install mesa-vulkan-drivers for lavapipe)")
-    features = [f for f in ("float32-filterable", "clip-distances") if f in adapter.features]
+    features = [f for f in ("float32-filterable", "clip-distances", BORDER_FEATURE) if f in adapter.features]
     limits = {k: adapter.limits[k] for k in ("max-inter-stage-shader-variables", "max-vertex-attributes",
                                              "max-sampled-textures-per-shader-stage",
                                              "max-samplers-per-shader-stage", "max-color-attachment-bytes-per-sample")
@@ -268,6 +273,10 @@ class WGPURunner:
         self.remap_varyings = not default_limits
         self.modules: dict[str, Any] = {}
         self.filterable = "float32-filterable" in self.device.features
+        self.border = BORDER_FEATURE in self.device.features
+        # declared samplers bound with a border ("border": a native colour,
+        # "border emulated") or mirror once, per draw: tests report them
+        self.address_counts: Counter[str] = Counter()
 
     def module(self, code: str):
         """The shader module (naga validates the WGSL here: ``GPUValidationError``)."""
@@ -296,6 +305,9 @@ class WGPURunner:
                                         "view_dimension": _VIEW[s["type"]]}})
             entries.append({"binding": s["sampler_binding"], "visibility": visibility,
                             "sampler": {"type": "filtering" if self.filterable else "non-filtering"}})
+            if "white_sampler_binding" in s:
+                entries.append({"binding": s["white_sampler_binding"], "visibility": visibility,
+                                "sampler": {"type": "filtering" if self.filterable else "non-filtering"}})
         return entries
 
     @staticmethod
@@ -401,21 +413,27 @@ class WGPURunner:
             out[ds[0].get("binding", BINDING_DRAW_STATE)] = block.tobytes()
         return out
 
-    def _sampler(self, s: SamplerState, levels: int, compare: bool = False):
-        for mode in (s.address_u, s.address_v, s.address_w):
-            if mode not in _ADDRESS:
-                raise NotImplementedError(f"WebGPU has no {mode!r} address mode")
+    def _sampler(self, s: SamplerState, levels: int, compare: bool = False, kind: str = "2d", white: bool = False):
+        """The sampler of a D3D9 sampler state (wgpu_address: border colours,
+        mirror once); ``white``: the opaque-white border twin of an emulated
+        border colour."""
         if s.mip_lod_bias:
             raise NotImplementedError("WebGPU samplers have no LOD bias (D3DSAMP_MIPMAPLODBIAS)")
         lin = lambda f: "linear" if f in ("linear", "anisotropic") else "nearest"  # noqa: E731
         no_mip = s.mip_filter == "none"
-        return self.device.create_sampler(
-            address_mode_u=_ADDRESS[s.address_u], address_mode_v=_ADDRESS[s.address_v],
-            address_mode_w=_ADDRESS[s.address_w], mag_filter=lin(s.mag_filter), min_filter=lin(s.min_filter),
-            mipmap_filter=lin(s.mip_filter),
+        how = plan(s, kind, self.border)
+        if compare and how.edits_shader:
+            raise NotImplementedError("a depth compare with an emulated border colour or mirror once")
+        return create_sampler(
+            self.device, how, OPAQUE_WHITE if white else None,
+            mag_filter=lin(s.mag_filter), min_filter=lin(s.min_filter), mipmap_filter=lin(s.mip_filter),
             # MIP none: the base level only (0.25 keeps the min/mag decision, as Vulkan's spec advises)
             lod_min_clamp=0.0, lod_max_clamp=0.25 if no_mip else float(levels),
             **({"compare": "less-equal"} if compare else {}))
+
+    def _emulated(self, t, textures: Mapping[int, Texture] | None):
+        """(code, reflection), the lookups through samplers WebGPU cannot bind as they are rewritten."""
+        return for_textures(*_shader(t), textures or {}, self.border, self.address_counts)
 
     def _texture(self, tex: Texture, kind: str):
         """(view, sampler) of a texture for a sampler of ``kind``."""
@@ -448,7 +466,7 @@ class WGPURunner:
         base = min(int(tex.sampler.max_mip_level), len(levels) - 1)
         view = texture.create_view(dimension=_VIEW[tex.kind], base_mip_level=base,
                                    mip_level_count=len(levels) - base)
-        return view, self._sampler(tex.sampler, len(levels) - base)
+        return view, self._sampler(tex.sampler, len(levels) - base, kind=tex.kind)
 
     def _depth_texture(self, tex: Texture):
         """A depth32float view holding the texture's red channel quantised to
@@ -502,6 +520,10 @@ class WGPURunner:
             view, sampler = self._texture(tex, s["type"])
             entries.append({"binding": s["binding"], "resource": view})
             entries.append({"binding": s["sampler_binding"], "resource": sampler})
+            if "white_sampler_binding" in s:  # an emulated border colour's twin (wgpu_address)
+                levels = len(tex.levels) - min(int(tex.sampler.max_mip_level), len(tex.levels) - 1)
+                entries.append({"binding": s["white_sampler_binding"],
+                                "resource": self._sampler(tex.sampler, levels, kind=tex.kind, white=True)})
         return self.device.create_bind_group(layout=layout, entries=entries)
 
     def _vertex_buffers(self, vs_refl: dict, vertices: Mapping[Any, Any], mode: str, count: int | None):
@@ -545,6 +567,7 @@ class WGPURunner:
             raise ValueError("a depth test needs RenderTargets(..., depth=True)")
         if vs is None:
             vs = passthrough_vs(_shader(ps)[1])
+        vs, ps = self._emulated(vs, draw.vs_textures), self._emulated(ps, draw.textures)
         mode = _primitive(draw.primitive)
         fresh = targets is None
         if fresh:
@@ -736,7 +759,7 @@ def _capture_fragment(columns: range) -> str:
 def _run_vertex(self: "WGPURunner", vs, vertices: Mapping[Any, Any], constants: ReferenceConstants | None = None,
                 textures: Mapping[int, Texture] | None = None, count: int | None = None) -> VertexResult:
     wgpu = self.wgpu
-    code, refl = _shader(vs)
+    code, refl = self._emulated(vs, textures)
     if refl.get("stage", "vertex") != "vertex":
         raise ValueError(f"run_vertex needs a vertex shader, not a {refl.get('stage')} shader")
     data = {usage_key(k): np.asarray(v, F32) for k, v in vertices.items()}
