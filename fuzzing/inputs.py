@@ -127,7 +127,7 @@ VOCABULARY = (
 # tenth of a second each, by design bounded by the preprocessor's limits:
 # one mutation in this many is one, so that they stay a few percent of the
 # inputs and do not set the rate of the whole entry point.
-BOMB_ODDS = 12
+BOMB_ODDS = 30
 
 
 def text_case(rng: random.Random) -> str:
