@@ -58,7 +58,8 @@ def _printable(text: str, what: str, extra: str = "\n") -> None:
 
 def run_entry(entry: str, data, glsl: list | None = None):
     """One input through ``entry``.  ``glsl``: GLSL produced is appended
-    there as (code, stage) for a batched glslang check."""
+    there as (code, stage) for a batched glslang check (SPIR-V modules, for
+    the ``spirv`` entry, for spirv-val)."""
     if entry == "effect":
         return run_effect(data, glsl)
     if entry == "convert":
@@ -99,7 +100,7 @@ def run_entry(entry: str, data, glsl: list | None = None):
     except XlateError as err:
         _one_line(err, len(data))
         return type(err).__name__
-    if glsl is not None and entry in GLSL_TARGETS:
+    if glsl is not None and (entry in GLSL_TARGETS or entry == "spirv"):
         glsl.append((result.code, "fragment" if shader.version.is_pixel else "vertex"))
     return "ok"
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from . import ROOT
 
 DEFAULT_LOG = ROOT / "fuzz" / "campaign.jsonl"
-FAILURE_KINDS = ("CRASH", "HANG", "MEMORY", "DISAGREE", "GLSLANG")
+FAILURE_KINDS = ("CRASH", "HANG", "MEMORY", "DISAGREE", "GLSLANG", "SPIRVVAL")
 GOAL = 1_000_000
 
 
@@ -47,8 +47,8 @@ def record(*, seed: int, entry: str, start: int, end: int, seconds: float, cpu_s
         "rate": round(inputs / seconds, 1) if seconds else None,
         "jobs": jobs,
         "failures": {k: counts.get(k, 0) for k in FAILURE_KINDS},
-        "glslang_checked": counts.get("glslang checked", 0),
-        "outcomes": dict(sorted((k, v) for k, v in counts.items() if k not in FAILURE_KINDS and k != "glslang checked")),
+        "glslang_checked": counts.get("glslang checked", 0) + counts.get("spirv-val checked", 0),
+        "outcomes": dict(sorted((k, v) for k, v in counts.items() if k not in FAILURE_KINDS and not k.endswith(" checked"))),
         "note": note,
     }
 
@@ -112,7 +112,7 @@ def totals(lines: list[dict]) -> dict[str, dict]:
 def summary_text(lines: list[dict], goal: int = GOAL) -> str:
     """The table ``scripts/fuzz --summary`` prints."""
     head = (f"{'entry':<9} {'inputs':>10} {'parts':>5} {'rate/s':>7} {'/cpu-s':>7} {'crash':>5} {'hang':>4} {'mem':>4} "
-            f"{'disagr':>6} {'glslang':>12} {'to 1M, quiet 2 cores':>21}")
+            f"{'disagr':>6} {'glslang/val':>12} {'to 1M, quiet 2 cores':>21}")
     rows = [head]
     for entry, t in sorted(totals(lines).items()):
         rate = t["runs"] / t["seconds"] if t["seconds"] else 0
@@ -122,5 +122,5 @@ def summary_text(lines: list[dict], goal: int = GOAL) -> str:
         eta = f"{left / (2 * per_cpu) / 3600:.1f} h" if per_cpu and left else ("done" if not left else "-")
         f = t["failures"]
         rows.append(f"{entry:<9} {t['inputs']:>10,} {t['parts']:>5} {rate:>7.0f} {per_cpu:>7.0f} {f['CRASH']:>5} {f['HANG']:>4} "
-                    f"{f['MEMORY']:>4} {f['DISAGREE']:>6} {str(f['GLSLANG']) + '/' + str(t['glslang_checked']):>12} {eta:>21}")
+                    f"{f['MEMORY']:>4} {f['DISAGREE']:>6} {str(f['GLSLANG'] + f['SPIRVVAL']) + '/' + str(t['glslang_checked']):>12} {eta:>21}")
     return "\n".join(rows)

@@ -72,7 +72,7 @@ def run_range(entry: str, seed: int, start: int, end: int, limits: Limits, progr
     glsl: list = []
     sampled: list = []
     unit = unit_of(entry)
-    checks_glsl = entry in GLSL_TARGETS or entry == "effect"
+    checks_glsl = entry in GLSL_TARGETS or entry in ("effect", "spirv")
     for index in range(start, end, unit):
         if progress is not None:
             progress.value = index
@@ -97,7 +97,15 @@ def run_range(entry: str, seed: int, start: int, end: int, limits: Limits, progr
             failures.append(Failure(kind, index, small, data, report))
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
-    if glsl:
+    if glsl and entry == "spirv":  # one spirv-val run over the chunk's share
+        from xlate.backends.spirv import validate_many
+
+        counts["spirv-val checked"] += len(glsl)
+        for (index, data), message in zip(sampled, validate_many([code for code, _ in glsl])):
+            if message:
+                counts["SPIRVVAL"] += 1
+                failures.append(Failure("SPIRVVAL", index, data, data, message))
+    elif glsl:  # one glslang run over the chunk's share
         from xlate.backends.check import validate_glsl
 
         counts["glslang checked"] += len(glsl)
