@@ -63,7 +63,7 @@ from pathlib import Path
 from . import ROOT
 from . import log as campaign_log
 from .entries import failure_of, install_alarm
-from .inputs import ALL_ENTRIES, TEXT_ENTRIES
+from .inputs import ALL_ENTRIES, TEXT_ENTRIES, TREE_FILES
 from .pool import Limits, run_pool, warm_up
 
 DEFAULT_ENTRIES = ALL_ENTRIES
@@ -159,8 +159,9 @@ def campaign(args, entries) -> int:
         else:
             start = args.start
             stop = None if share else start + args.cases
-        if entry == "convert":  # trees are aligned to their size
-            start -= start % 8
+        if entry == "convert":  # a tree's files are inputs 8k..8k+7
+            start -= start % TREE_FILES
+            stop = None if stop is None else stop + -stop % TREE_FILES
         _, _, elapsed = run_entry_part(args, entry, start, stop, share)
         status |= elapsed < 0
     if args.log is not None:
