@@ -124,7 +124,7 @@ def run_entry_part(args, entry: str, start: int, stop: int | None, seconds: floa
     elapsed, cpu = time.perf_counter() - t0, _cpu_children() - cpu0
     if args.log is not None and end > start:
         line = campaign_log.record(seed=args.seed, entry=entry, start=start, end=end, seconds=elapsed, cpu_seconds=cpu,
-                                   jobs=args.jobs, counts=outcome.counts, note=args.note)
+                                   jobs=args.jobs, counts=outcome.counts, note=args.note, sha=args.sha)
         campaign_log.append(args.log, line)
     print(figure(entry, start, end, elapsed, outcome.counts), flush=True)
     return end - start, outcome.counts, elapsed if not failed[0] else -elapsed
@@ -143,6 +143,7 @@ def figure(entry: str, start: int, end: int, elapsed: float, totals: Counter) ->
 
 def campaign(args, entries) -> int:
     t0 = time.perf_counter()
+    args.sha = campaign_log.commit()  # the code this run loads (HEAD may move while it runs)
     warm_up("effect" if {"effect", "convert"} & set(entries) else entries[0])
     print(f"seed {args.seed}; entries {', '.join(entries)}; {args.jobs} worker(s); limits {args.time_limit:g} s and "
           f"{args.memory_limit} MiB per input; warm-up {time.perf_counter() - t0:.1f} s", flush=True)

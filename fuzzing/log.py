@@ -23,7 +23,8 @@ def commit() -> str:
     try:
         sha = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short=10", "HEAD"], capture_output=True,
                              text=True, timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no", "--", "xlate"],
+        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no", "--",
+                                "xlate", "fuzzing", "tests/corpus.py", "tests/hostile.py"],
                                capture_output=True, text=True, timeout=10).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return "unknown"
@@ -31,12 +32,13 @@ def commit() -> str:
 
 
 def record(*, seed: int, entry: str, start: int, end: int, seconds: float, cpu_seconds: float, jobs: int,
-           counts: Counter, note: str = "") -> dict:
-    """One log line (a dict) for a finished run of one entry point."""
+           counts: Counter, note: str = "", sha: str | None = None) -> dict:
+    """One log line (a dict) for a finished run of one entry point;
+    ``sha``: the commit the run started from (``commit()`` at its start)."""
     inputs = end - start
     return {
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "commit": commit(),
+        "commit": sha or commit(),
         "seed": seed,
         "entry": entry,
         "start": start,
