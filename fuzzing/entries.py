@@ -135,12 +135,14 @@ def memoised_translate():
             try:
                 hit = (True, real(blob, target))
             except XlateError as err:
-                hit = (False, err)
+                hit = (False, err.with_traceback(None))
             if len(_MEMO) >= MEMO_SIZE:
                 _MEMO.clear()
             _MEMO[key] = hit
         if not hit[0]:
-            raise hit[1]
+            # (without its old traceback: raising one exception again and
+            # again would chain every raise's frames, and the effects they hold)
+            raise hit[1].with_traceback(None)
         return hit[1]
 
     api.translate = translate
