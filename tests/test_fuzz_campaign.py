@@ -140,3 +140,19 @@ def test_effect_and_convert_entry_points_run(tmp_path):
     path = save(tmp_path, "convert", "CRASH x", tree, tree, "seed 0 input 8", "report")
     assert main(["--entry", "convert", "--replay", str(path)]) == 0
     assert json.loads(json.dumps([n for n, _ in tree]))  # names survive JSON (the manifest's)
+
+
+def test_memoised_refusals_do_not_pile_up_tracebacks():
+    import traceback
+
+    import xlate.api as api
+    from xlate.errors import XlateError
+
+    depths = []
+    with entries.memoised_translate():
+        for _ in range(3):
+            with pytest.raises(XlateError) as info:
+                api.translate(b"\x00\x02\xff\xff\x00\x00", "glsl330")
+            depths.append(len(traceback.extract_tb(info.value.__traceback__)))
+    assert depths[0] == depths[1] == depths[2]
+    assert api.translate.__module__ == "xlate.api"  # put back
