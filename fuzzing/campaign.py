@@ -15,7 +15,8 @@ Entry points (``--entry``, comma-separated; default all):
              translate: code or an XlateError (one line); a sampled share
              of the GLSL (--glslang-share) goes to glslang, in one run per
              chunk, which must accept it; for spirv the same share of the
-             modules goes to spirv-val (SPIRVVAL when it refuses one)
+             modules goes to spirv-val (SPIRVVAL when it refuses one); for
+             vulkan a fifth of it to glslang -V and spirv-val (per shader)
   effect     mutated corpus effects (counts, offsets, sizes, names, state
              records, embedded shader tokens): parse or EffectError; the
              listing and summary hold no control character; translate_effect
@@ -136,7 +137,7 @@ def figure(entry: str, start: int, end: int, elapsed: float, totals: Counter) ->
                       and not k.endswith(" checked")), key=lambda kv: -kv[1])
     top = ", ".join(f"{k} {v:,}" for k, v in refused[:4])
     bad = ", ".join(f"{k} {totals[k]}" for k in campaign_log.FAILURE_KINDS if totals[k])
-    checked = "".join(f"; {k} {totals[k]:,}" for k in ("glslang checked", "spirv-val checked") if totals[k])
+    checked = "".join(f"; {k} {v:,}" for k, v in totals.items() if k.endswith(" checked"))
     return (f"{entry}: inputs {start:,}-{end - 1:,} ({done:,}) in {elapsed:.0f} s ({done / elapsed if elapsed else 0:,.1f}/s): "
             f"ok {totals['ok']:,}; other outcomes {top or '-'}{checked}; failures {bad or 'none'}")
 

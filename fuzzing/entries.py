@@ -100,7 +100,7 @@ def run_entry(entry: str, data, glsl: list | None = None):
     except XlateError as err:
         _one_line(err, len(data))
         return type(err).__name__
-    if glsl is not None and (entry in GLSL_TARGETS or entry == "spirv"):
+    if glsl is not None and (entry in GLSL_TARGETS or entry in ("spirv", "vulkan")):
         glsl.append((result.code, "fragment" if shader.version.is_pixel else "vertex"))
     return "ok"
 

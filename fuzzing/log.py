@@ -49,7 +49,7 @@ def record(*, seed: int, entry: str, start: int, end: int, seconds: float, cpu_s
         "rate": round(inputs / seconds, 1) if seconds else None,
         "jobs": jobs,
         "failures": {k: counts.get(k, 0) for k in FAILURE_KINDS},
-        "glslang_checked": counts.get("glslang checked", 0) + counts.get("spirv-val checked", 0),
+        "glslang_checked": sum(v for k, v in counts.items() if k.endswith(" checked")),
         "outcomes": dict(sorted((k, v) for k, v in counts.items() if k not in FAILURE_KINDS and not k.endswith(" checked"))),
         "note": note,
     }

@@ -72,12 +72,15 @@ def run_range(entry: str, seed: int, start: int, end: int, limits: Limits, progr
     glsl: list = []
     sampled: list = []
     unit = unit_of(entry)
-    checks_glsl = entry in GLSL_TARGETS or entry in ("effect", "spirv")
+    checks_glsl = entry in GLSL_TARGETS or entry in ("effect", "spirv", "vulkan")
+    # Vulkan GLSL compiles only with glslang -V, one process per shader
+    # (plus spirv-val): a fifth of the share keeps that cost below the translation's.
+    share = limits.glslang_share / 5 if entry == "vulkan" else limits.glslang_share
     for index in range(start, end, unit):
         if progress is not None:
             progress.value = index
         data = unit_input(entry, seed, index)
-        out = glsl if checks_glsl and glslang_pick(seed, entry, index, limits.glslang_share) else None
+        out = glsl if checks_glsl and glslang_pick(seed, entry, index, share) else None
         before = len(glsl)
         signal.setitimer(signal.ITIMER_REAL, limits.seconds)
         try:
@@ -105,6 +108,16 @@ def run_range(entry: str, seed: int, start: int, end: int, limits: Limits, progr
             if message:
                 counts["SPIRVVAL"] += 1
                 failures.append(Failure("SPIRVVAL", index, data, data, message))
+    elif glsl and entry == "vulkan":  # glslang -V and spirv-val, per shader
+        from xlate.backends.spirv import SpirvError, compile_glsl
+
+        counts["glslang -V checked"] += len(glsl)
+        for (index, data), (code, stage) in zip(sampled, glsl):
+            try:
+                compile_glsl(code, stage)
+            except SpirvError as err:
+                counts["GLSLANG"] += 1
+                failures.append(Failure("GLSLANG", index, data, data, f"{err}\n\n{code}"))
     elif glsl:  # one glslang run over the chunk's share
         from xlate.backends.check import validate_glsl
 
