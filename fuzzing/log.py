@@ -111,6 +111,10 @@ def totals(lines: list[dict]) -> dict[str, dict]:
     return out
 
 
+def _duration(seconds: float) -> str:
+    return f"{seconds / 3600:.1f} h" if seconds >= 3600 else f"{seconds / 60:.0f} min"
+
+
 def summary_text(lines: list[dict], goal: int = GOAL) -> str:
     """The table ``scripts/fuzz --summary`` prints."""
     head = (f"{'entry':<9} {'inputs':>10} {'parts':>5} {'rate/s':>7} {'/cpu-s':>7} {'crash':>5} {'hang':>4} {'mem':>4} "
@@ -121,7 +125,7 @@ def summary_text(lines: list[dict], goal: int = GOAL) -> str:
         per_cpu = t["runs"] / t["cpu_seconds"] if t["cpu_seconds"] else 0
         left = max(0, goal - t["inputs"])
         # A quiet 2-core machine runs -j 2 at about twice the rate per CPU second.
-        eta = f"{left / (2 * per_cpu) / 3600:.1f} h" if per_cpu and left else ("done" if not left else "-")
+        eta = _duration(left / (2 * per_cpu)) if per_cpu and left else ("done" if not left else "-")
         f = t["failures"]
         rows.append(f"{entry:<9} {t['inputs']:>10,} {t['parts']:>5} {rate:>7.0f} {per_cpu:>7.0f} {f['CRASH']:>5} {f['HANG']:>4} "
                     f"{f['MEMORY']:>4} {f['DISAGREE']:>6} {str(f['GLSLANG'] + f['SPIRVVAL']) + '/' + str(t['glslang_checked']):>12} {eta:>21}")
