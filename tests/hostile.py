@@ -7,6 +7,7 @@ reproducible from its seed; no pytest import.
 
 from __future__ import annotations
 
+import functools
 import random
 import struct
 
@@ -117,7 +118,8 @@ STRUCTURED_MUTATIONS = ("register_type", "src_modifier", "dst_modifier", "nestin
                         "swap_operands")
 
 
-def _instruction_spans(data: bytes) -> list[tuple[int, int]]:
+@functools.lru_cache(maxsize=8192)  # the fuzz campaign mutates the same seeds again and again
+def _instruction_spans(data: bytes) -> tuple[tuple[int, int], ...]:
     """(first token, token count) of each instruction of a decodable blob."""
     shader = decode(data)
     offsets = [item.offset // 4 for item in shader.items]
@@ -127,7 +129,7 @@ def _instruction_spans(data: bytes) -> list[tuple[int, int]]:
         end = offsets[k + 1] if k + 1 < len(offsets) else n - 1
         if not isinstance(item, Comment):
             spans.append((offsets[k], end - offsets[k]))
-    return spans
+    return tuple(spans)
 
 
 def structured_mutation(data: bytes, rnd: random.Random, kind: str | None = None) -> bytes:

@@ -284,3 +284,37 @@ def test_packed_semantics_still_decode():
     # two semantics in one register over disjoint components: legal, fxc writes it
     translate(assemble_bytes("vs_3_0\ndcl_position v0\ndcl_position o0\ndcl_texcoord0 o1.xy\ndcl_texcoord1 o1.zw\n"
                              "mov o0, v0\nmov o1, v0\n"), "glsl330")
+
+
+# --------------------------------------------------------------------------
+# Found by the campaign (scripts/fuzz, docs/fuzz.md)
+# --------------------------------------------------------------------------
+
+# glsl120, seed 0 input 73,213: "sge_sat p0.xyz, v1.yxyy, b4.wwwx" in ps_2_sw
+# gave "p0.xyz = xl_saturate(vec4(...)).xyz", which glslang refuses (a float
+# result stored in the bool predicate).  Only setp writes p0
+# (validity.WRITTEN_ONLY_BY): the decoder refuses the rest.
+CAMPAIGN_P0_WRITE = bytes.fromhex(
+    "ff02ffff0f00000203086080010075800d000003001017b00100519004083fe05a0000040308228001001490001059b000005490ffff0000")
+
+
+@pytest.mark.parametrize("text", [
+    "ps_2_x\nadd p0, v1, c0\n(p0) mov oC0, c0\n",
+    "ps_2_x\nmov_sat p0.x, v1\n(p0.x) mov oC0, c0\n",
+    "vs_2_x\nmov p0, v0\nmov oPos, v0\n",
+])
+def test_only_setp_writes_the_predicate(text):
+    blob = assemble_bytes(text)  # Microsoft's assembler is not known to refuse it; the runtime's rule is the decoder's
+    with pytest.raises(OperandError, match="only setp writes") as info:
+        decode(blob)
+    one_line_error(info.value, len(blob))
+    with pytest.raises(OperandError):
+        translate(blob, "glsl330")
+
+
+def test_campaign_finding_predicate_written_by_sge():
+    with pytest.raises(OperandError, match="'sge' cannot write p0") as info:
+        decode(CAMPAIGN_P0_WRITE)
+    assert info.value.offset == 20  # the sge's destination token
+    setp = translate(assemble_bytes("ps_2_x\nsetp_gt p0, v1, c0\n(p0) mov oC0, c0\n"), "glsl120")
+    assert validate_glsl([(setp.code, "fragment")]) == [None]

@@ -44,6 +44,7 @@ from .validity import (
     NEST_OF,
     SAMPLING_OPCODES,
     SLOT_ONLY_FILES,
+    WRITTEN_ONLY_BY,
     Nest,
     OPERAND_REGISTERS,
     checks_operands,
@@ -54,6 +55,7 @@ from .validity import (
     semantic_linked,
     operand_problem,
     src_modifier_problem,
+    written_problem,
 )
 from .model import (
     _SourceOperandSlots,
@@ -379,7 +381,7 @@ class _Profile:
                 key = _dest_key(param | modifiers << BITS.DSTMOD_SHIFT)
                 common = shared.destinations(rf.type, rf.count) if not modifiers else {}
                 self.plain_dsts[key] = (rf.type, rf.count, modifiers, common)
-                if rf.writable:
+                if rf.writable and rf.type not in WRITTEN_ONLY_BY:  # (p0: setp only, checked in _dst)
                     self.plain_written_dsts[key] = (rf.type, rf.count, modifiers, common)
         self.opcodes: dict[int, _OpcodeEntry] = {
             int(op): _OpcodeEntry(info, self)
@@ -975,6 +977,10 @@ class _Decoder:
         version = self.version
         if self.entry.check_writable and not self.profile.registers[rtype].writable:
             raise RegisterError(offset, f"{_type_name(rtype, version)} registers cannot be written in {version}")
+        if self.entry.check_writable and rtype in WRITTEN_ONLY_BY:
+            problem = written_problem(self.entry.opcode, rtype, register_name(version, rtype, index), self.entry.info.mnemonic)
+            if problem:
+                raise OperandError(offset, problem)
         if rtype in SLOT_ONLY_FILES and self.entry.layout is _OPERANDS:  # texkill s0, texkill l0
             raise OperandError(offset, operand_problem(self.entry.opcode, 0, rtype, register_name(version, rtype, index),
                                                        self.entry.info.mnemonic) or f"{register_name(version, rtype, index)} cannot be named here")

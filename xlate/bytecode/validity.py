@@ -98,6 +98,23 @@ del _r
 SLOT_ONLY_FILES = frozenset({R.SAMPLER, R.LABEL})
 
 
+# Files only some instructions may write: p0 is set by setp alone (an
+# arithmetic result has no bool meaning D3D9 gives it; the backends cannot
+# honour "add p0, r0, c0", scripts/fuzz found GLSL glslang refuses).
+# Microsoft's assembler is not known to check it: the decoder does.
+WRITTEN_ONLY_BY: dict[RegisterType, frozenset[Opcode]] = {R.PREDICATE: frozenset({Opcode.SETP})}
+
+
+def written_problem(opcode: Opcode, rtype: RegisterType, name: str, mnemonic: str) -> str | None:
+    """Why ``opcode``'s destination may not be ``rtype``, or None."""
+    writers = WRITTEN_ONLY_BY.get(rtype)
+    if writers is None or opcode in writers:
+        return None
+    only = ", ".join(sorted(w.name.lower() for w in writers))
+    return f"'{mnemonic}' cannot write {name}: only {only} writes that register"
+
+
+
 def operand_problem(opcode: Opcode, slot: int, rtype: RegisterType, name: str, mnemonic: str,
                     *, assembler: bool = False) -> str | None:
     """Why operand ``slot`` of ``opcode`` may not name ``rtype`` (``name`` is
