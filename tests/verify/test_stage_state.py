@@ -22,16 +22,6 @@ W = H = 8
 BIG_TRIANGLE = np.array([[-2, -2], [-2, 4], [4, -2]], F32)
 
 
-@pytest.fixture(scope="module")
-def gl():
-    from xlate.verify import gl as glmod
-
-    try:
-        return glmod.runner()
-    except glmod.GLUnavailable as e:
-        pytest.skip(str(e))
-
-
 def _deps(t) -> dict:
     """The states a translation depends on, from its reflection's render_state
     (without the mode, the baked values and the parameters)."""

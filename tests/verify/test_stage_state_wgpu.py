@@ -25,16 +25,6 @@ from .test_stage_state import (BIG_TRIANGLE, H, QUAD, TEXCOORD_ROWS, VS_QUAD, W,
                                _depth_texture, _pixel_ndc, _with_states)
 
 
-@pytest.fixture(scope="module")
-def wgr():
-    from xlate.verify import wgpu_runner
-
-    try:
-        return wgpu_runner.runner()
-    except wgpu_runner.WGPUUnavailable as e:
-        pytest.skip(str(e))
-
-
 def _draw_ps(wgr, ps_asm: str, textures: dict, state: dict, values=None, mode="baked"):
     blob = assemble_bytes(ps_asm)
     ps = translate(blob, "wgsl", draw_state=state, draw_state_mode=mode, half_pixel_exact=True)

@@ -57,16 +57,6 @@ KNOWN_FAILURES: dict[str, dict[str, str]] = {
 }
 
 
-@pytest.fixture(scope="module")
-def wgr():
-    from xlate.verify import wgpu_runner
-
-    try:
-        return wgpu_runner.runner()
-    except wgpu_runner.WGPUUnavailable as e:
-        pytest.skip(str(e))
-
-
 @lru_cache(maxsize=None)
 def translated(name: str, config: str, draw_state=None):
     extra = {"draw_state": draw_state} if draw_state is not None else {}
