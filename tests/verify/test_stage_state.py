@@ -65,6 +65,27 @@ def _draw_ps(gl, ps_asm: str, textures: dict, state: dict, target="glsl330", row
     return img, res.outputs["oC0"].reshape(H, W, 4), ps
 
 
+def draw_ps_c0(runner, ps_asm: str, textures: dict, state: dict, target: str, values=None, mode="baked"):
+    """The PS drawn by ``runner`` (Vulkan or WebGPU) in ``target`` with c0 = 0.5 and
+    texcoord0 = the affine TEXCOORD_ROWS of the position, against the reference
+    (with ``values``' states when given, else ``state``'s); null-texture slots are
+    left unbound.  Returns (image (H, W, 4), reference (H, W, 4), translation)."""
+    from xlate.verify import ReferenceConstants
+    from xlate.verify.gl import Draw
+
+    blob = assemble_bytes(ps_asm)
+    ps = translate(blob, target, draw_state=state, draw_state_mode=mode, half_pixel_exact=True)
+    verts = {("position", 0): BIG_TRIANGLE, ("texcoord", 0): _affine(BIG_TRIANGLE, TEXCOORD_ROWS)}
+    consts = ReferenceConstants(floats={0: (0.5, 0.5, 0.5, 0.5)})
+    ref_state = values if values is not None else state
+    bound = {s: t for s, t in textures.items() if s not in ref_state.get("nulltexture", ())}
+    img = runner.draw(None, ps, Draw(vertices=verts, size=(W, H), textures=bound, state_values=values,
+                                     constants=consts)).colors[0]
+    res = run_shader(decode(blob), {("texcoord", 0): _affine(_pixel_ndc(), TEXCOORD_ROWS)}, consts,
+                     _with_states(textures, ref_state), n=W * H, srgb_write=bool(ref_state.get("srgbwriteenable")))
+    return img, res.outputs["oC0"].reshape(H, W, 4), ps
+
+
 RNG = np.random.default_rng(14)
 DEPTHS = RNG.choice(F32([0.1, 0.3, 0.5, 0.7, 0.9]), size=(H, W))
 

@@ -15,28 +15,16 @@ import numpy as np
 import pytest
 
 from xlate import translate
-from xlate.bytecode import decode
 from xlate.bytecode.asm import assemble_bytes
 from xlate.verify import ReferenceConstants
 from xlate.verify.gl import Draw
-from xlate.verify.reference import run_shader
 
 from .test_stage_state import (BIG_TRIANGLE, H, QUAD, TEXCOORD_ROWS, VS_QUAD, W, _affine, _colour_texture,
-                               _depth_texture, _pixel_ndc, _with_states)
+                               _depth_texture, draw_ps_c0)
 
 
 def _draw_ps(wgr, ps_asm: str, textures: dict, state: dict, values=None, mode="baked"):
-    blob = assemble_bytes(ps_asm)
-    ps = translate(blob, "wgsl", draw_state=state, draw_state_mode=mode, half_pixel_exact=True)
-    verts = {("position", 0): BIG_TRIANGLE, ("texcoord", 0): _affine(BIG_TRIANGLE, TEXCOORD_ROWS)}
-    consts = ReferenceConstants(floats={0: (0.5, 0.5, 0.5, 0.5)})
-    ref_state = values if values is not None else state
-    bound = {s: t for s, t in textures.items() if s not in ref_state.get("nulltexture", ())}
-    img = wgr.draw(None, ps, Draw(vertices=verts, size=(W, H), textures=bound, state_values=values,
-                                  constants=consts)).colors[0]
-    res = run_shader(decode(blob), {("texcoord", 0): _affine(_pixel_ndc(), TEXCOORD_ROWS)}, consts,
-                     _with_states(textures, ref_state), n=W * H, srgb_write=bool(ref_state.get("srgbwriteenable")))
-    return img, res.outputs["oC0"].reshape(H, W, 4), ps
+    return draw_ps_c0(wgr, ps_asm, textures, state, "wgsl", values, mode)
 
 
 @pytest.mark.parametrize("fmt", ["d16", "d24"])
