@@ -502,3 +502,22 @@ def test_cli(tmp_path):
     assert "gl_ClipDistance[1] = dot(" in r.output
     r = CliRunner().invoke(main, ["translate", str(src), "--draw-state", "fetch4=0", "--draw-state", "depthtexture=0"])
     assert r.exit_code != 0 and "fetch4" in r.output
+
+
+def check_branch_constants_by_id(runner, target: str, id_key: str):
+    """b# and i# as pipeline constants (ids 96+n, 112+4n+c, the reflection's
+    ``id_key``) on ``runner`` (Vulkan specialization or WebGPU override
+    constants): one module, each draw's values give the reference's image."""
+    from xlate.verify.gl import Draw
+
+    blob = assemble_bytes(PS_BRANCHES)
+    t = translate(blob, target, draw_state={"specializeconstants": True}, draw_state_mode="dynamic",
+                  half_pixel_exact=True)
+    ids = {p["key"]: p[id_key] for p in t.reflection["render_state"]["parameters"]}
+    assert ids["b0"] == 96 and ids["b3"] == 99 and ids["i1_x"] == 116
+    verts = {("position", 0): BIG_TRIANGLE, ("texcoord", 0): _affine(BIG_TRIANGLE, TEXCOORD_ROWS)}
+    for bools, ints in (({0: True}, {1: (3, 0, 0, 0)}), ({3: True}, {1: (1, 0, 0, 0)})):
+        consts, ref = _branches_reference(blob, bools, ints)
+        state = {"specializeconstants": True, "boolconstants": sorted(bools), "intconstants": ints}
+        img = runner.draw(None, t, Draw(vertices=verts, size=(W, H), constants=consts, state_values=state)).colors[0]
+        assert np.abs(img - ref).max() < 1e-5, (bools, ints)

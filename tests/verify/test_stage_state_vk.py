@@ -13,8 +13,8 @@ from xlate.bytecode.asm import assemble_bytes
 from xlate.verify import ReferenceConstants
 from xlate.verify.gl import Draw
 
-from .test_stage_state import (BIG_TRIANGLE, H, QUAD, TEXCOORD_ROWS, VS_QUAD, W, _affine, _colour_texture,
-                               _depth_texture, _points)
+from .test_stage_state import (H, QUAD, VS_QUAD, W, _colour_texture, _depth_texture, _points,
+                               check_branch_constants_by_id)
 from .test_stage_state import draw_ps_c0 as _draw_ps
 
 F32 = np.float32
@@ -89,16 +89,4 @@ def test_points_size_and_sprites(vkr, target):
 def test_bool_and_int_constants_as_specialization_constants(vkr, target):
     """b# and i# as specialization constants (SpecId 96+n, 112+4n+c): one
     module, each draw's values through VkSpecializationInfo."""
-    from .test_stage_state import PS_BRANCHES, _branches_reference
-
-    blob = assemble_bytes(PS_BRANCHES)
-    t = translate(blob, target, draw_state={"specializeconstants": True}, draw_state_mode="dynamic",
-                  half_pixel_exact=True)
-    ids = {p["key"]: p["constant_id"] for p in t.reflection["render_state"]["parameters"]}
-    assert ids["b0"] == 96 and ids["b3"] == 99 and ids["i1_x"] == 116
-    verts = {("position", 0): BIG_TRIANGLE, ("texcoord", 0): _affine(BIG_TRIANGLE, TEXCOORD_ROWS)}
-    for bools, ints in (({0: True}, {1: (3, 0, 0, 0)}), ({3: True}, {1: (1, 0, 0, 0)})):
-        consts, ref = _branches_reference(blob, bools, ints)
-        state = {"specializeconstants": True, "boolconstants": sorted(bools), "intconstants": ints}
-        img = vkr.draw(None, t, Draw(vertices=verts, size=(W, H), constants=consts, state_values=state)).colors[0]
-        assert np.abs(img - ref).max() < 1e-5, (bools, ints)
+    check_branch_constants_by_id(vkr, target, "constant_id")

@@ -19,8 +19,8 @@ from xlate.bytecode.asm import assemble_bytes
 from xlate.verify import ReferenceConstants
 from xlate.verify.gl import Draw
 
-from .test_stage_state import (BIG_TRIANGLE, H, QUAD, TEXCOORD_ROWS, VS_QUAD, W, _affine, _colour_texture,
-                               _depth_texture, draw_ps_c0)
+from .test_stage_state import (BIG_TRIANGLE, H, QUAD, VS_QUAD, W, _colour_texture, _depth_texture,
+                               check_branch_constants_by_id, draw_ps_c0)
 
 
 def _draw_ps(wgr, ps_asm: str, textures: dict, state: dict, values=None, mode="baked"):
@@ -81,19 +81,7 @@ def test_clip_planes(wgr, mode):
 def test_bool_and_int_constants_as_overrides(wgr):
     """b# and i# as override constants (@id 96+n, 112+4n+c): one module,
     each pipeline's values through its constants."""
-    from .test_stage_state import PS_BRANCHES, _branches_reference
-
-    blob = assemble_bytes(PS_BRANCHES)
-    t = translate(blob, "wgsl", draw_state={"specializeconstants": True}, draw_state_mode="dynamic",
-                  half_pixel_exact=True)
-    ids = {p["key"]: p["override_id"] for p in t.reflection["render_state"]["parameters"]}
-    assert ids["b0"] == 96 and ids["b3"] == 99 and ids["i1_x"] == 116
-    verts = {("position", 0): BIG_TRIANGLE, ("texcoord", 0): _affine(BIG_TRIANGLE, TEXCOORD_ROWS)}
-    for bools, ints in (({0: True}, {1: (3, 0, 0, 0)}), ({3: True}, {1: (1, 0, 0, 0)})):
-        consts, ref = _branches_reference(blob, bools, ints)
-        state = {"specializeconstants": True, "boolconstants": sorted(bools), "intconstants": ints}
-        img = wgr.draw(None, t, Draw(vertices=verts, size=(W, H), constants=consts, state_values=state)).colors[0]
-        assert np.abs(img - ref).max() < 1e-5, (bools, ints)
+    check_branch_constants_by_id(wgr, "wgsl", "override_id")
 
 
 def test_point_sprites_are_noted_and_drawn_as_quads(wgr):
