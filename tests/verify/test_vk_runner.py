@@ -789,6 +789,12 @@ def test_corpus_vertex_shaders_match_reference(vkr, record_property, target):
     """Corpus vertex shaders with ``differential.check_shader``'s seeded
     random inputs and tolerance model, on lavapipe through run_vertex
     (GLSL through glslang, and xlate's own SPIR-V)."""
+    check_corpus_vertex_shaders(vkr, target, f"lavapipe ({target})", record_property)
+
+
+def check_corpus_vertex_shaders(runner, target: str, where: str, record_property):
+    """``corpus_vertex_shaders`` through ``differential.check_shader`` on
+    ``runner`` (its ``run_vertex``), the summary naming ``where``."""
     from xlate.verify.differential import check_shader
 
     shaders = corpus_vertex_shaders()
@@ -797,11 +803,11 @@ def test_corpus_vertex_shaders_match_reference(vkr, record_property, target):
     start = time.perf_counter()
     failures, components = [], 0
     for sid, data in shaders:
-        verdict = check_shader(data, seed=0, target=target, runner=vkr, name=sid)
+        verdict = check_shader(data, seed=0, target=target, runner=runner, name=sid)
         components += verdict.compared
         if not verdict.ok:
             failures.append(verdict.report())
-    summary = (f"corpus vertex shaders on lavapipe ({target}): {len(shaders)} shaders, {components} components compared, "
+    summary = (f"corpus vertex shaders on {where}: {len(shaders)} shaders, {components} components compared, "
                f"{len(failures)} failures; {time.perf_counter() - start:.1f}s")
     print(summary)
     record_property("corpus_summary", summary)
