@@ -90,6 +90,7 @@ from .gl import (Draw, DrawResult, RenderState, VertexResult, _alpha_test, _flat
 from .reference import ReferenceConstants
 from .reference_sm1 import TextureStage
 from .textures import SamplerState, Texture
+from .uniforms import uniform_blocks
 
 __all__ = ["VulkanUnavailable", "VKRunner", "RenderTargets", "Draw", "DrawResult", "RenderState", "VertexResult",
            "device", "runner", "passthrough_vs"]
@@ -998,41 +999,7 @@ class VKRunner:
     def _uniform_blocks(refl: dict, consts: ReferenceConstants, stages: Mapping[int, TextureStage],
                         viewport_value, render_state: bytes | None) -> dict[int, bytes]:
         """binding -> the block's bytes (raw register files, 16 bytes a register)."""
-        out: dict[int, bytes] = {}
-        ends: dict[str, int] = {}
-        for c in refl.get("constants", ()):
-            ends[c["file"]] = max(ends.get(c["file"], 0), c["first"] + c["count"])
-            if c.get("offset", 16 * c["first"]) != 16 * c["first"]:  # register k at byte 16k (reflection.md)
-                raise ValueError(f"unexpected offset in {c}")
-        files = {c["file"]: c["binding"] for c in refl.get("constants", ())}
-        for file, binding in files.items():
-            end = ends[file]
-            if file == "float":
-                out[binding] = consts.floats_table(end).astype(F32).tobytes()
-            elif file == "int":
-                out[binding] = consts.ints_table(end).astype(np.int32).tobytes()
-            else:
-                regs = np.zeros((end, 4), np.uint32)
-                regs[:, 0] = consts.bools_table(end)
-                out[binding] = regs.tobytes()
-        vp = refl.get("viewport")
-        if vp:
-            out[vp.get("binding", BINDING_VIEWPORT)] = np.asarray(viewport_value, F32).tobytes()
-        ds = (refl.get("draw_state") or {}).get("uniforms", ())
-        if ds:
-            count = max(8, 1 + max(u["stage"] for u in ds))
-            block = np.zeros((count, 8), F32)
-            for m in range(count):
-                st = stages.get(m, TextureStage())
-                block[m, :4] = st.bump_env_mat
-                block[m, 4:6] = (st.bump_env_lscale, st.bump_env_loffset)
-            for u in ds:  # the reflection's offsets are the layout above
-                first = u["state"][0]
-                want = 32 * u["stage"] + {"D3DTSS_BUMPENVMAT00": 0, "D3DTSS_BUMPENVLSCALE": 16,
-                                          "D3DTSS_BUMPENVLOFFSET": 20}[first]
-                if u.get("offset", want) != want:
-                    raise NotImplementedError(f"draw-state uniform at an unexpected offset: {u}")
-            out[ds[0].get("binding", BINDING_DRAW_STATE)] = block.tobytes()
+        out = uniform_blocks(refl, consts, stages, viewport_value, BINDING_VIEWPORT, BINDING_DRAW_STATE)
         if render_state is not None:
             out[BINDING_RENDER_STATE] = render_state
         return out

@@ -88,6 +88,7 @@ from .gl import Draw, DrawResult, RenderState, VertexResult, _primitive, capture
 from .reference import ReferenceConstants
 from .reference_sm1 import TextureStage
 from .textures import SamplerState, Texture
+from .uniforms import uniform_blocks
 from .wgpu_address import BORDER_FEATURE, OPAQUE_WHITE, create_sampler, for_textures, plan
 from .wgpu_state import QUAD_ENTRY, QUAD_VERTICES, check_in_shader, needs_quads, point_quads
 
@@ -381,37 +382,7 @@ class WGPURunner:
     def _uniform_blocks(refl: dict, consts: ReferenceConstants, stages: Mapping[int, TextureStage],
                         viewport_value) -> dict[int, bytes]:
         """binding -> the buffer's bytes (raw register files, 16 bytes a register)."""
-        out: dict[int, bytes] = {}
-        ends: dict[str, int] = {}
-        files: dict[str, int] = {}
-        for c in refl.get("constants", ()):
-            ends[c["file"]] = max(ends.get(c["file"], 0), c["first"] + c["count"])
-            files[c["file"]] = c["binding"]
-            if c.get("offset", 16 * c["first"]) != 16 * c["first"]:
-                raise ValueError(f"unexpected offset in {c}")
-        for file, binding in files.items():
-            end = ends[file]
-            if file == "float":
-                out[binding] = consts.floats_table(end).astype(F32).tobytes()
-            elif file == "int":
-                out[binding] = consts.ints_table(end).astype(np.int32).tobytes()
-            else:
-                regs = np.zeros((end, 4), np.uint32)
-                regs[:, 0] = consts.bools_table(end)
-                out[binding] = regs.tobytes()
-        vp = refl.get("viewport")
-        if vp:
-            out[vp.get("binding", BINDING_VIEWPORT)] = np.asarray(viewport_value, F32).tobytes()
-        ds = (refl.get("draw_state") or {}).get("uniforms", ())
-        if ds:
-            count = max(8, 1 + max(u["stage"] for u in ds))
-            block = np.zeros((count, 8), F32)
-            for m in range(count):
-                st = stages.get(m, TextureStage())
-                block[m, :4] = st.bump_env_mat
-                block[m, 4:6] = (st.bump_env_lscale, st.bump_env_loffset)
-            out[ds[0].get("binding", BINDING_DRAW_STATE)] = block.tobytes()
-        return out
+        return uniform_blocks(refl, consts, stages, viewport_value, BINDING_VIEWPORT, BINDING_DRAW_STATE)
 
     def _sampler(self, s: SamplerState, levels: int, compare: bool = False, kind: str = "2d", white: bool = False):
         """The sampler of a D3D9 sampler state (wgpu_address: border colours,
