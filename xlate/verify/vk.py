@@ -89,7 +89,7 @@ from .gl import (Draw, DrawResult, RenderState, VertexResult, _alpha_test, _flat
                  captured_vertices, passthrough_parts, passthrough_reflection, usage_key)
 from .reference import ReferenceConstants
 from .reference_sm1 import TextureStage
-from .textures import SamplerState, Texture
+from .textures import UNBOUND, SamplerState, Texture, unbound_texture
 from .uniforms import uniform_blocks
 
 __all__ = ["VulkanUnavailable", "VKRunner", "RenderTargets", "Draw", "DrawResult", "RenderState", "VertexResult",
@@ -779,17 +779,6 @@ _ADDRESS = {"wrap": "VK_SAMPLER_ADDRESS_MODE_REPEAT", "mirror": "VK_SAMPLER_ADDR
 _STANDARD_BORDERS = {(0.0, 0.0, 0.0, 0.0): "VK_BORDER_COLOR_FLOAT_TRANSPARENT_BLACK",
                      (0.0, 0.0, 0.0, 1.0): "VK_BORDER_COLOR_FLOAT_OPAQUE_BLACK",
                      (1.0, 1.0, 1.0, 1.0): "VK_BORDER_COLOR_FLOAT_OPAQUE_WHITE"}
-_UNBOUND = (0.0, 0.0, 0.0, 1.0)  # what D3D9 (and GL) read from an unbound sampler
-
-
-def _unbound_texture(kind: str) -> Texture:
-    if kind == "cube":
-        level = np.broadcast_to(np.asarray(_UNBOUND, F32), (6, 1, 1, 4))
-    elif kind == "volume":
-        level = np.broadcast_to(np.asarray(_UNBOUND, F32), (1, 1, 1, 4))
-    else:
-        level = np.broadcast_to(np.asarray(_UNBOUND, F32), (1, 1, 4))
-    return Texture(kind if kind != "1d" else "2d", [np.array(level)])
 
 
 class _DrawResources:
@@ -1083,7 +1072,7 @@ class VKRunner:
         for s in refl.get("samplers", ()):
             tex = textures.get(s["register"])
             if tex is None:
-                tex = _unbound_texture(s["type"])
+                tex = unbound_texture(s["type"])
             view, sampler = self._texture(tex, s["type"], res, "compare" in s)
             writes.append(vk.VkWriteDescriptorSet(
                 dstSet=dset, dstBinding=s.get("binding", BINDING_SAMPLER0 + s["register"]), dstArrayElement=0,
@@ -1132,7 +1121,7 @@ class VKRunner:
                 continue
             v = data.get((inp["usage"], inp["usage_index"]))
             if v is None:
-                v, k = np.asarray(_UNBOUND, F32), 0
+                v, k = np.asarray(UNBOUND, F32), 0
             else:
                 if v.ndim == 1:
                     v = v[:, None]

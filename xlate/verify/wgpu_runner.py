@@ -87,7 +87,7 @@ import numpy as np
 from .gl import Draw, DrawResult, RenderState, VertexResult, _primitive, captured_vertices, usage_key
 from .reference import ReferenceConstants
 from .reference_sm1 import TextureStage
-from .textures import SamplerState, Texture
+from .textures import UNBOUND, SamplerState, Texture, unbound_texture
 from .uniforms import uniform_blocks
 from .wgpu_address import BORDER_FEATURE, OPAQUE_WHITE, create_sampler, for_textures, plan
 from .wgpu_state import QUAD_ENTRY, QUAD_VERTICES, check_in_shader, needs_quads, point_quads
@@ -97,7 +97,6 @@ FORMAT = "rgba32float"
 GROUP_VERTEX, GROUP_FRAGMENT = 0, 1
 BINDING_VIEWPORT, BINDING_SAMPLER0, BINDING_DRAW_STATE = 3, 4, 20
 SAMPLER_BINDING_BASE = 32
-_UNBOUND = (0.0, 0.0, 0.0, 1.0)  # what D3D9 reads from an unbound sampler
 _TOPOLOGY = {"TRIANGLES": "triangle-list", "TRIANGLE_STRIP": "triangle-strip", "TRIANGLE_FAN": "triangle-list",
              "POINTS": "point-list", "LINES": "line-list", "LINE_STRIP": "line-strip"}
 _VIEW = {"2d": "2d", "1d": "2d", "cube": "cube", "volume": "3d"}
@@ -487,7 +486,7 @@ class WGPURunner:
             if tex is None or (getattr(tex, "format", "rgba") != "rgba" and not s.get("compare")):
                 # unbound; or a depth texture on a sampler the shader declares and never
                 # samples (WebGPU binds depth only where a depth texture is declared)
-                tex = _unbound_texture(s["type"])
+                tex = unbound_texture(s["type"])
             view, sampler = self._texture(tex, s["type"])
             entries.append({"binding": s["binding"], "resource": view})
             entries.append({"binding": s["sampler_binding"], "resource": sampler})
@@ -516,7 +515,7 @@ class WGPURunner:
             if inp.get("location") is None or inp.get("builtin"):
                 continue
             v = data.get((inp["usage"], inp["usage_index"]))
-            full = np.tile(np.asarray(_UNBOUND, F32), (max(n, 1), 1))
+            full = np.tile(np.asarray(UNBOUND, F32), (max(n, 1), 1))
             if v is not None:
                 if v.ndim == 1:
                     v = v[:, None]
@@ -786,16 +785,6 @@ def _run_vertex(self: "WGPURunner", vs, vertices: Mapping[Any, Any], constants: 
 
 
 WGPURunner.run_vertex = _run_vertex
-
-
-def _unbound_texture(kind: str) -> Texture:
-    if kind == "cube":
-        level = np.broadcast_to(np.asarray(_UNBOUND, F32), (6, 1, 1, 4))
-    elif kind == "volume":
-        level = np.broadcast_to(np.asarray(_UNBOUND, F32), (1, 1, 1, 4))
-    else:
-        level = np.broadcast_to(np.asarray(_UNBOUND, F32), (1, 1, 4))
-    return Texture(kind if kind != "1d" else "2d", [np.array(level)])
 
 
 @functools.lru_cache(maxsize=1)
