@@ -521,3 +521,26 @@ def check_branch_constants_by_id(runner, target: str, id_key: str):
         state = {"specializeconstants": True, "boolconstants": sorted(bools), "intconstants": ints}
         img = runner.draw(None, t, Draw(vertices=verts, size=(W, H), constants=consts, state_values=state)).colors[0]
         assert np.abs(img - ref).max() < 1e-5, (bools, ints)
+
+
+def check_clip_planes(runner, target: str, mode: str):
+    """Clip planes 0 and 3 (x > -0.25, y < 0.5) of a quad drawn by ``runner``
+    (Vulkan or WebGPU clip distances), baked or dynamic: the kept side drawn,
+    the other not.  Returns the VS's translation."""
+    from xlate.verify import ReferenceConstants
+    from xlate.verify.gl import Draw
+
+    planes = {0: (1, 0, 0, 0.25), 3: (0, -1, 0, 0.5)}
+    vs = translate(assemble_bytes(VS_QUAD), target, draw_state={"clipplaneenable": 0b1001, "clipplanes": planes},
+                   draw_state_mode=mode)
+    ps = translate(assemble_bytes("ps_2_0\nmov oC0, c0\n"), target)
+    draw = Draw(vertices={("position", 0): QUAD, ("texcoord", 0): QUAD}, primitive="triangle_strip", size=(W, H),
+                clear=(0, 0, 0, 0), constants=ReferenceConstants(floats={0: (1, 1, 1, 1)}),
+                state_values={"clipplaneenable": 0b1001, "clipplanes": planes})
+    img = runner.draw(vs, ps, draw).colors[0]
+    py, px = np.mgrid[0:H, 0:W]
+    xs, ys = 2 * px / W - 1, 1 - 2 * py / H
+    kept = (xs + 0.25 > 0.01) & (0.5 - ys > 0.01)
+    cut = (xs + 0.25 < -0.01) | (0.5 - ys < -0.01)
+    assert np.all(img[kept] == 1) and np.all(img[cut] == 0)
+    return vs

@@ -13,8 +13,8 @@ from xlate.bytecode.asm import assemble_bytes
 from xlate.verify import ReferenceConstants
 from xlate.verify.gl import Draw
 
-from .test_stage_state import (H, QUAD, VS_QUAD, W, _colour_texture, _depth_texture, _points,
-                               check_branch_constants_by_id)
+from .test_stage_state import (_colour_texture, _depth_texture, _points, check_branch_constants_by_id,
+                               check_clip_planes)
 from .test_stage_state import draw_ps_c0 as _draw_ps
 
 F32 = np.float32
@@ -55,18 +55,7 @@ def test_dynamic_sampler_states_as_specialization(vkr, target):
 @pytest.mark.parametrize("mode", ["baked", "dynamic"])
 def test_clip_planes(vkr, target, mode):
     """ClipDistance (shaderClipDistance): the kept side drawn, the other not."""
-    planes = {0: (1, 0, 0, 0.25), 3: (0, -1, 0, 0.5)}
-    vs = translate(assemble_bytes(VS_QUAD), target, draw_state={"clipplaneenable": 0b1001, "clipplanes": planes},
-                   draw_state_mode=mode)
-    ps = translate(assemble_bytes("ps_2_0\nmov oC0, c0\n"), target)
-    img = vkr.draw(vs, ps, Draw(vertices={("position", 0): QUAD, ("texcoord", 0): QUAD}, primitive="triangle_strip",
-                                size=(W, H), clear=(0, 0, 0, 0), constants=ReferenceConstants(floats={0: (1, 1, 1, 1)}),
-                                state_values={"clipplaneenable": 0b1001, "clipplanes": planes})).colors[0]
-    py, px = np.mgrid[0:H, 0:W]
-    xs, ys = 2 * px / W - 1, 1 - 2 * py / H
-    kept = (xs + 0.25 > 0.01) & (0.5 - ys > 0.01)
-    cut = (xs + 0.25 < -0.01) | (0.5 - ys < -0.01)
-    assert np.all(img[kept] == 1) and np.all(img[cut] == 0)
+    check_clip_planes(vkr, target, mode)
 
 
 @pytest.mark.parametrize("target", TARGETS)

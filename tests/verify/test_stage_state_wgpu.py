@@ -16,11 +16,10 @@ import pytest
 
 from xlate import translate
 from xlate.bytecode.asm import assemble_bytes
-from xlate.verify import ReferenceConstants
 from xlate.verify.gl import Draw
 
 from .test_stage_state import (BIG_TRIANGLE, H, QUAD, VS_QUAD, W, _colour_texture, _depth_texture,
-                               check_branch_constants_by_id, draw_ps_c0)
+                               check_branch_constants_by_id, check_clip_planes, draw_ps_c0)
 
 
 def _draw_ps(wgr, ps_asm: str, textures: dict, state: dict, values=None, mode="baked"):
@@ -63,19 +62,8 @@ def test_clip_planes(wgr, mode):
     """@builtin(clip_distances) (enable clip_distances): the kept side drawn, the other not."""
     if "clip-distances" not in wgr.device.features:
         pytest.skip("the WebGPU device has no clip-distances feature")
-    planes = {0: (1, 0, 0, 0.25), 3: (0, -1, 0, 0.5)}
-    vs = translate(assemble_bytes(VS_QUAD), "wgsl", draw_state={"clipplaneenable": 0b1001, "clipplanes": planes},
-                   draw_state_mode=mode)
+    vs = check_clip_planes(wgr, "wgsl", mode)
     assert vs.code.startswith("enable clip_distances;")
-    ps = translate(assemble_bytes("ps_2_0\nmov oC0, c0\n"), "wgsl")
-    img = wgr.draw(vs, ps, Draw(vertices={("position", 0): QUAD, ("texcoord", 0): QUAD}, primitive="triangle_strip",
-                                size=(W, H), clear=(0, 0, 0, 0), constants=ReferenceConstants(floats={0: (1, 1, 1, 1)}),
-                                state_values={"clipplaneenable": 0b1001, "clipplanes": planes})).colors[0]
-    py, px = np.mgrid[0:H, 0:W]
-    xs, ys = 2 * px / W - 1, 1 - 2 * py / H
-    kept = (xs + 0.25 > 0.01) & (0.5 - ys > 0.01)
-    cut = (xs + 0.25 < -0.01) | (0.5 - ys < -0.01)
-    assert np.all(img[kept] == 1) and np.all(img[cut] == 0)
 
 
 def test_bool_and_int_constants_as_overrides(wgr):
