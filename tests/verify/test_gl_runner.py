@@ -15,16 +15,6 @@ F32 = np.float32
 BIG_TRIANGLE = np.array([[-2, -2], [-2, 4], [4, -2]], F32)  # vkd3d's "draw quad"
 
 
-@pytest.fixture(scope="module")
-def gl():
-    from xlate.verify import gl as glmod
-
-    try:
-        return glmod.runner()
-    except glmod.GLUnavailable as e:
-        pytest.skip(str(e))
-
-
 def tr(asm: str, target: str = "glsl330", **options):
     return translate(assemble_bytes(asm), target, **options)
 

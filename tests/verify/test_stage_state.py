@@ -22,16 +22,6 @@ W = H = 8
 BIG_TRIANGLE = np.array([[-2, -2], [-2, 4], [4, -2]], F32)
 
 
-@pytest.fixture(scope="module")
-def gl():
-    from xlate.verify import gl as glmod
-
-    try:
-        return glmod.runner()
-    except glmod.GLUnavailable as e:
-        pytest.skip(str(e))
-
-
 def _deps(t) -> dict:
     """The states a translation depends on, from its reflection's render_state
     (without the mode, the baked values and the parameters)."""
@@ -72,6 +62,27 @@ def _draw_ps(gl, ps_asm: str, textures: dict, state: dict, target="glsl330", row
     n = W * H
     res = run_shader(decode(blob), {("texcoord", 0): _affine(_pixel_ndc(), rows)}, textures=textures, n=n,
                      srgb_write=bool(state.get("srgbwriteenable")))
+    return img, res.outputs["oC0"].reshape(H, W, 4), ps
+
+
+def draw_ps_c0(runner, ps_asm: str, textures: dict, state: dict, target: str, values=None, mode="baked"):
+    """The PS drawn by ``runner`` (Vulkan or WebGPU) in ``target`` with c0 = 0.5 and
+    texcoord0 = the affine TEXCOORD_ROWS of the position, against the reference
+    (with ``values``' states when given, else ``state``'s); null-texture slots are
+    left unbound.  Returns (image (H, W, 4), reference (H, W, 4), translation)."""
+    from xlate.verify import ReferenceConstants
+    from xlate.verify.gl import Draw
+
+    blob = assemble_bytes(ps_asm)
+    ps = translate(blob, target, draw_state=state, draw_state_mode=mode, half_pixel_exact=True)
+    verts = {("position", 0): BIG_TRIANGLE, ("texcoord", 0): _affine(BIG_TRIANGLE, TEXCOORD_ROWS)}
+    consts = ReferenceConstants(floats={0: (0.5, 0.5, 0.5, 0.5)})
+    ref_state = values if values is not None else state
+    bound = {s: t for s, t in textures.items() if s not in ref_state.get("nulltexture", ())}
+    img = runner.draw(None, ps, Draw(vertices=verts, size=(W, H), textures=bound, state_values=values,
+                                     constants=consts)).colors[0]
+    res = run_shader(decode(blob), {("texcoord", 0): _affine(_pixel_ndc(), TEXCOORD_ROWS)}, consts,
+                     _with_states(textures, ref_state), n=W * H, srgb_write=bool(ref_state.get("srgbwriteenable")))
     return img, res.outputs["oC0"].reshape(H, W, 4), ps
 
 
@@ -491,3 +502,45 @@ def test_cli(tmp_path):
     assert "gl_ClipDistance[1] = dot(" in r.output
     r = CliRunner().invoke(main, ["translate", str(src), "--draw-state", "fetch4=0", "--draw-state", "depthtexture=0"])
     assert r.exit_code != 0 and "fetch4" in r.output
+
+
+def check_branch_constants_by_id(runner, target: str, id_key: str):
+    """b# and i# as pipeline constants (ids 96+n, 112+4n+c, the reflection's
+    ``id_key``) on ``runner`` (Vulkan specialization or WebGPU override
+    constants): one module, each draw's values give the reference's image."""
+    from xlate.verify.gl import Draw
+
+    blob = assemble_bytes(PS_BRANCHES)
+    t = translate(blob, target, draw_state={"specializeconstants": True}, draw_state_mode="dynamic",
+                  half_pixel_exact=True)
+    ids = {p["key"]: p[id_key] for p in t.reflection["render_state"]["parameters"]}
+    assert ids["b0"] == 96 and ids["b3"] == 99 and ids["i1_x"] == 116
+    verts = {("position", 0): BIG_TRIANGLE, ("texcoord", 0): _affine(BIG_TRIANGLE, TEXCOORD_ROWS)}
+    for bools, ints in (({0: True}, {1: (3, 0, 0, 0)}), ({3: True}, {1: (1, 0, 0, 0)})):
+        consts, ref = _branches_reference(blob, bools, ints)
+        state = {"specializeconstants": True, "boolconstants": sorted(bools), "intconstants": ints}
+        img = runner.draw(None, t, Draw(vertices=verts, size=(W, H), constants=consts, state_values=state)).colors[0]
+        assert np.abs(img - ref).max() < 1e-5, (bools, ints)
+
+
+def check_clip_planes(runner, target: str, mode: str):
+    """Clip planes 0 and 3 (x > -0.25, y < 0.5) of a quad drawn by ``runner``
+    (Vulkan or WebGPU clip distances), baked or dynamic: the kept side drawn,
+    the other not.  Returns the VS's translation."""
+    from xlate.verify import ReferenceConstants
+    from xlate.verify.gl import Draw
+
+    planes = {0: (1, 0, 0, 0.25), 3: (0, -1, 0, 0.5)}
+    vs = translate(assemble_bytes(VS_QUAD), target, draw_state={"clipplaneenable": 0b1001, "clipplanes": planes},
+                   draw_state_mode=mode)
+    ps = translate(assemble_bytes("ps_2_0\nmov oC0, c0\n"), target)
+    draw = Draw(vertices={("position", 0): QUAD, ("texcoord", 0): QUAD}, primitive="triangle_strip", size=(W, H),
+                clear=(0, 0, 0, 0), constants=ReferenceConstants(floats={0: (1, 1, 1, 1)}),
+                state_values={"clipplaneenable": 0b1001, "clipplanes": planes})
+    img = runner.draw(vs, ps, draw).colors[0]
+    py, px = np.mgrid[0:H, 0:W]
+    xs, ys = 2 * px / W - 1, 1 - 2 * py / H
+    kept = (xs + 0.25 > 0.01) & (0.5 - ys > 0.01)
+    cut = (xs + 0.25 < -0.01) | (0.5 - ys < -0.01)
+    assert np.all(img[kept] == 1) and np.all(img[cut] == 0)
+    return vs

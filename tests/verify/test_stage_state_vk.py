@@ -9,31 +9,16 @@ import numpy as np
 import pytest
 
 from xlate import translate
-from xlate.bytecode import decode
 from xlate.bytecode.asm import assemble_bytes
 from xlate.verify import ReferenceConstants
 from xlate.verify.gl import Draw
-from xlate.verify.reference import run_shader
 
-from .test_stage_state import (BIG_TRIANGLE, H, QUAD, TEXCOORD_ROWS, VS_QUAD, W, _affine, _colour_texture,
-                               _depth_texture, _pixel_ndc, _points, _with_states)
+from .test_stage_state import (_colour_texture, _depth_texture, _points, check_branch_constants_by_id,
+                               check_clip_planes)
+from .test_stage_state import draw_ps_c0 as _draw_ps
 
 F32 = np.float32
 TARGETS = ["spirv", "vulkan"]
-
-
-def _draw_ps(vkr, ps_asm: str, textures: dict, state: dict, target: str, values=None, mode="baked"):
-    blob = assemble_bytes(ps_asm)
-    ps = translate(blob, target, draw_state=state, draw_state_mode=mode, half_pixel_exact=True)
-    verts = {("position", 0): BIG_TRIANGLE, ("texcoord", 0): _affine(BIG_TRIANGLE, TEXCOORD_ROWS)}
-    consts = ReferenceConstants(floats={0: (0.5, 0.5, 0.5, 0.5)})
-    ref_state = values if values is not None else state
-    bound = {s: t for s, t in textures.items() if s not in ref_state.get("nulltexture", ())}
-    img = vkr.draw(None, ps, Draw(vertices=verts, size=(W, H), textures=bound, state_values=values,
-                                  constants=consts)).colors[0]
-    res = run_shader(decode(blob), {("texcoord", 0): _affine(_pixel_ndc(), TEXCOORD_ROWS)}, consts,
-                     _with_states(textures, ref_state), n=W * H, srgb_write=bool(ref_state.get("srgbwriteenable")))
-    return img, res.outputs["oC0"].reshape(H, W, 4), ps
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -70,18 +55,7 @@ def test_dynamic_sampler_states_as_specialization(vkr, target):
 @pytest.mark.parametrize("mode", ["baked", "dynamic"])
 def test_clip_planes(vkr, target, mode):
     """ClipDistance (shaderClipDistance): the kept side drawn, the other not."""
-    planes = {0: (1, 0, 0, 0.25), 3: (0, -1, 0, 0.5)}
-    vs = translate(assemble_bytes(VS_QUAD), target, draw_state={"clipplaneenable": 0b1001, "clipplanes": planes},
-                   draw_state_mode=mode)
-    ps = translate(assemble_bytes("ps_2_0\nmov oC0, c0\n"), target)
-    img = vkr.draw(vs, ps, Draw(vertices={("position", 0): QUAD, ("texcoord", 0): QUAD}, primitive="triangle_strip",
-                                size=(W, H), clear=(0, 0, 0, 0), constants=ReferenceConstants(floats={0: (1, 1, 1, 1)}),
-                                state_values={"clipplaneenable": 0b1001, "clipplanes": planes})).colors[0]
-    py, px = np.mgrid[0:H, 0:W]
-    xs, ys = 2 * px / W - 1, 1 - 2 * py / H
-    kept = (xs + 0.25 > 0.01) & (0.5 - ys > 0.01)
-    cut = (xs + 0.25 < -0.01) | (0.5 - ys < -0.01)
-    assert np.all(img[kept] == 1) and np.all(img[cut] == 0)
+    check_clip_planes(vkr, target, mode)
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -104,16 +78,4 @@ def test_points_size_and_sprites(vkr, target):
 def test_bool_and_int_constants_as_specialization_constants(vkr, target):
     """b# and i# as specialization constants (SpecId 96+n, 112+4n+c): one
     module, each draw's values through VkSpecializationInfo."""
-    from .test_stage_state import PS_BRANCHES, _branches_reference
-
-    blob = assemble_bytes(PS_BRANCHES)
-    t = translate(blob, target, draw_state={"specializeconstants": True}, draw_state_mode="dynamic",
-                  half_pixel_exact=True)
-    ids = {p["key"]: p["constant_id"] for p in t.reflection["render_state"]["parameters"]}
-    assert ids["b0"] == 96 and ids["b3"] == 99 and ids["i1_x"] == 116
-    verts = {("position", 0): BIG_TRIANGLE, ("texcoord", 0): _affine(BIG_TRIANGLE, TEXCOORD_ROWS)}
-    for bools, ints in (({0: True}, {1: (3, 0, 0, 0)}), ({3: True}, {1: (1, 0, 0, 0)})):
-        consts, ref = _branches_reference(blob, bools, ints)
-        state = {"specializeconstants": True, "boolconstants": sorted(bools), "intconstants": ints}
-        img = vkr.draw(None, t, Draw(vertices=verts, size=(W, H), constants=consts, state_values=state)).colors[0]
-        assert np.abs(img - ref).max() < 1e-5, (bools, ints)
+    check_branch_constants_by_id(vkr, target, "constant_id")

@@ -15,38 +15,15 @@ import numpy as np
 import pytest
 
 from xlate import translate
-from xlate.bytecode import decode
 from xlate.bytecode.asm import assemble_bytes
-from xlate.verify import ReferenceConstants
 from xlate.verify.gl import Draw
-from xlate.verify.reference import run_shader
 
-from .test_stage_state import (BIG_TRIANGLE, H, QUAD, TEXCOORD_ROWS, VS_QUAD, W, _affine, _colour_texture,
-                               _depth_texture, _pixel_ndc, _with_states)
-
-
-@pytest.fixture(scope="module")
-def wgr():
-    from xlate.verify import wgpu_runner
-
-    try:
-        return wgpu_runner.runner()
-    except wgpu_runner.WGPUUnavailable as e:
-        pytest.skip(str(e))
+from .test_stage_state import (BIG_TRIANGLE, H, QUAD, VS_QUAD, W, _colour_texture, _depth_texture,
+                               check_branch_constants_by_id, check_clip_planes, draw_ps_c0)
 
 
 def _draw_ps(wgr, ps_asm: str, textures: dict, state: dict, values=None, mode="baked"):
-    blob = assemble_bytes(ps_asm)
-    ps = translate(blob, "wgsl", draw_state=state, draw_state_mode=mode, half_pixel_exact=True)
-    verts = {("position", 0): BIG_TRIANGLE, ("texcoord", 0): _affine(BIG_TRIANGLE, TEXCOORD_ROWS)}
-    consts = ReferenceConstants(floats={0: (0.5, 0.5, 0.5, 0.5)})
-    ref_state = values if values is not None else state
-    bound = {s: t for s, t in textures.items() if s not in ref_state.get("nulltexture", ())}
-    img = wgr.draw(None, ps, Draw(vertices=verts, size=(W, H), textures=bound, state_values=values,
-                                  constants=consts)).colors[0]
-    res = run_shader(decode(blob), {("texcoord", 0): _affine(_pixel_ndc(), TEXCOORD_ROWS)}, consts,
-                     _with_states(textures, ref_state), n=W * H, srgb_write=bool(ref_state.get("srgbwriteenable")))
-    return img, res.outputs["oC0"].reshape(H, W, 4), ps
+    return draw_ps_c0(wgr, ps_asm, textures, state, "wgsl", values, mode)
 
 
 @pytest.mark.parametrize("fmt", ["d16", "d24"])
@@ -85,37 +62,14 @@ def test_clip_planes(wgr, mode):
     """@builtin(clip_distances) (enable clip_distances): the kept side drawn, the other not."""
     if "clip-distances" not in wgr.device.features:
         pytest.skip("the WebGPU device has no clip-distances feature")
-    planes = {0: (1, 0, 0, 0.25), 3: (0, -1, 0, 0.5)}
-    vs = translate(assemble_bytes(VS_QUAD), "wgsl", draw_state={"clipplaneenable": 0b1001, "clipplanes": planes},
-                   draw_state_mode=mode)
+    vs = check_clip_planes(wgr, "wgsl", mode)
     assert vs.code.startswith("enable clip_distances;")
-    ps = translate(assemble_bytes("ps_2_0\nmov oC0, c0\n"), "wgsl")
-    img = wgr.draw(vs, ps, Draw(vertices={("position", 0): QUAD, ("texcoord", 0): QUAD}, primitive="triangle_strip",
-                                size=(W, H), clear=(0, 0, 0, 0), constants=ReferenceConstants(floats={0: (1, 1, 1, 1)}),
-                                state_values={"clipplaneenable": 0b1001, "clipplanes": planes})).colors[0]
-    py, px = np.mgrid[0:H, 0:W]
-    xs, ys = 2 * px / W - 1, 1 - 2 * py / H
-    kept = (xs + 0.25 > 0.01) & (0.5 - ys > 0.01)
-    cut = (xs + 0.25 < -0.01) | (0.5 - ys < -0.01)
-    assert np.all(img[kept] == 1) and np.all(img[cut] == 0)
 
 
 def test_bool_and_int_constants_as_overrides(wgr):
     """b# and i# as override constants (@id 96+n, 112+4n+c): one module,
     each pipeline's values through its constants."""
-    from .test_stage_state import PS_BRANCHES, _branches_reference
-
-    blob = assemble_bytes(PS_BRANCHES)
-    t = translate(blob, "wgsl", draw_state={"specializeconstants": True}, draw_state_mode="dynamic",
-                  half_pixel_exact=True)
-    ids = {p["key"]: p["override_id"] for p in t.reflection["render_state"]["parameters"]}
-    assert ids["b0"] == 96 and ids["b3"] == 99 and ids["i1_x"] == 116
-    verts = {("position", 0): BIG_TRIANGLE, ("texcoord", 0): _affine(BIG_TRIANGLE, TEXCOORD_ROWS)}
-    for bools, ints in (({0: True}, {1: (3, 0, 0, 0)}), ({3: True}, {1: (1, 0, 0, 0)})):
-        consts, ref = _branches_reference(blob, bools, ints)
-        state = {"specializeconstants": True, "boolconstants": sorted(bools), "intconstants": ints}
-        img = wgr.draw(None, t, Draw(vertices=verts, size=(W, H), constants=consts, state_values=state)).colors[0]
-        assert np.abs(img - ref).max() < 1e-5, (bools, ints)
+    check_branch_constants_by_id(wgr, "wgsl", "override_id")
 
 
 def test_point_sprites_are_noted_and_drawn_as_quads(wgr):

@@ -456,19 +456,27 @@ print(json.dumps(out))
 PAIR_SEMANTICS = ["color4", "normal2", "position4", "position5", "tangent1", "texcoord0", "color0"]
 
 
-@pytest.mark.skipif(not CASES.exists(), reason=f"peer corpus not found at {CORPUS}")
-def test_default_varying_locations_link_every_pair_validation_clean(vkr, record_property):
+def run_validation_child(child: str, arg) -> dict:
+    """``child`` run in a fresh process under the Vulkan validation layer
+    (XLATE_VK_VALIDATION=1) with the corpus folder and ``arg`` as JSON; its
+    last line of output, JSON.  Skips with the child's reason if it gives one."""
     import json
     import subprocess
     import sys
 
     env = dict(os.environ, XLATE_VK_VALIDATION="1", PYTHONPATH=str(Path(__file__).resolve().parents[2]))
-    proc = subprocess.run([sys.executable, "-c", _PAIRS_CHILD, str(CORPUS), json.dumps(PAIR_SEMANTICS)],
+    proc = subprocess.run([sys.executable, "-c", child, str(CORPUS), json.dumps(arg)],
                           capture_output=True, text=True, env=env, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     if "skip" in out:
         pytest.skip(out["skip"])
+    return out
+
+
+@pytest.mark.skipif(not CASES.exists(), reason=f"peer corpus not found at {CORPUS}")
+def test_default_varying_locations_link_every_pair_validation_clean(vkr, record_property):
+    out = run_validation_child(_PAIRS_CHILD, PAIR_SEMANTICS)
     record_property("corpus_summary", f"default varying locations: {out['pairs']} VS+PS pairs (vkd3d, Wine, "
                                       f"hand-made) linked under the validation layer, highest location "
                                       f"{out['max_location']}, {len(out['errors'])} errors")
@@ -480,17 +488,7 @@ def test_default_varying_locations_link_every_pair_validation_clean(vkr, record_
 
 @pytest.mark.skipif(not CASES.exists(), reason=f"peer corpus not found at {CORPUS}")
 def test_point_size_cases_validation_layer_clean(vkr):
-    import json
-    import subprocess
-    import sys
-
-    env = dict(os.environ, XLATE_VK_VALIDATION="1", PYTHONPATH=str(Path(__file__).resolve().parents[2]))
-    proc = subprocess.run([sys.executable, "-c", _POINT_SIZE_CHILD, str(CORPUS), json.dumps(VKD3D_OPTIONS)],
-                          capture_output=True, text=True, env=env, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    out = json.loads(proc.stdout.strip().splitlines()[-1])
-    if "skip" in out:
-        pytest.skip(out["skip"])
+    out = run_validation_child(_POINT_SIZE_CHILD, VKD3D_OPTIONS)
     assert "shader-point-size__d2" in out["cases"]
     assert not out["errors"], "\n".join(out["errors"])
     bad = [p for p in out["probes"] if not p[2]]
@@ -789,6 +787,12 @@ def test_corpus_vertex_shaders_match_reference(vkr, record_property, target):
     """Corpus vertex shaders with ``differential.check_shader``'s seeded
     random inputs and tolerance model, on lavapipe through run_vertex
     (GLSL through glslang, and xlate's own SPIR-V)."""
+    check_corpus_vertex_shaders(vkr, target, f"lavapipe ({target})", record_property)
+
+
+def check_corpus_vertex_shaders(runner, target: str, where: str, record_property):
+    """``corpus_vertex_shaders`` through ``differential.check_shader`` on
+    ``runner`` (its ``run_vertex``), the summary naming ``where``."""
     from xlate.verify.differential import check_shader
 
     shaders = corpus_vertex_shaders()
@@ -797,11 +801,11 @@ def test_corpus_vertex_shaders_match_reference(vkr, record_property, target):
     start = time.perf_counter()
     failures, components = [], 0
     for sid, data in shaders:
-        verdict = check_shader(data, seed=0, target=target, runner=vkr, name=sid)
+        verdict = check_shader(data, seed=0, target=target, runner=runner, name=sid)
         components += verdict.compared
         if not verdict.ok:
             failures.append(verdict.report())
-    summary = (f"corpus vertex shaders on lavapipe ({target}): {len(shaders)} shaders, {components} components compared, "
+    summary = (f"corpus vertex shaders on {where}: {len(shaders)} shaders, {components} components compared, "
                f"{len(failures)} failures; {time.perf_counter() - start:.1f}s")
     print(summary)
     record_property("corpus_summary", summary)

@@ -73,16 +73,6 @@ KNOWN_FAILURES: dict[str, dict[str, str]] = {
 F32 = np.float32
 
 
-@pytest.fixture(scope="module")
-def gl():
-    from xlate.verify import gl as glmod
-
-    try:
-        return glmod.runner()
-    except glmod.GLUnavailable as e:
-        pytest.skip(str(e))
-
-
 @lru_cache(maxsize=None)
 def translated(name: str, config: str = "default"):
     return translate((CORPUS / name).read_bytes(), TARGET, **CONFIGS[config])

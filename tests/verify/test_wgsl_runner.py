@@ -57,16 +57,6 @@ KNOWN_FAILURES: dict[str, dict[str, str]] = {
 }
 
 
-@pytest.fixture(scope="module")
-def wgr():
-    from xlate.verify import wgpu_runner
-
-    try:
-        return wgpu_runner.runner()
-    except wgpu_runner.WGPUUnavailable as e:
-        pytest.skip(str(e))
-
-
 @lru_cache(maxsize=None)
 def translated(name: str, config: str, draw_state=None):
     extra = {"draw_state": draw_state} if draw_state is not None else {}
@@ -414,43 +404,13 @@ def test_generated_programs_match_reference(wgr, record_property, stage):
     assert components > 0 and (not unrunnable or not wgr.border), f"{unrunnable} programs could not be bound"
 
 
-def _corpus_vertex_shaders() -> list[tuple[str, bytes]]:
-    """vkd3d's default vertex shaders and one of every 10 fxc-wine vs_3_0
-    blobs that are not flag variants (the Vulkan runner's selection)."""
-    import sys
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from corpus import corpus_available, fxc_wine_records
-
-    out = []
-    if CORPUS.exists():
-        out += [(f"vkd3d:{p.name}", p.read_bytes()) for p in sorted(CORPUS.glob("_default_vs__*.d3dbc"))]
-    if corpus_available("fxc-wine"):
-        recs = [r for r in fxc_wine_records() if r.shader_version == "vs_3_0" and r.kind != "flag_variant"]
-        out += [(f"fxc-wine:{r.id}", r.data) for r in recs[::10]]
-    return out
-
-
 def test_corpus_vertex_shaders_match_reference(wgr, record_property):
     """Corpus vertex shaders with ``differential.check_shader``'s seeded
-    random inputs and tolerance model, through wgpu's ``run_vertex``."""
-    from xlate.verify.differential import check_shader
+    random inputs and tolerance model, through wgpu's ``run_vertex`` (the
+    Vulkan runner's selection: test_vk_runner.corpus_vertex_shaders)."""
+    from .test_vk_runner import check_corpus_vertex_shaders
 
-    shaders = _corpus_vertex_shaders()
-    if not shaders:
-        pytest.skip("peer corpus not found (vkd3d, fxc-wine)")
-    start = time.perf_counter()
-    failures, components = [], 0
-    for sid, data in shaders:
-        verdict = check_shader(data, seed=0, target="wgsl", runner=wgr, name=sid)
-        components += verdict.compared
-        if not verdict.ok:
-            failures.append(verdict.report())
-    summary = (f"corpus vertex shaders on wgpu/lavapipe (wgsl): {len(shaders)} shaders, {components} components "
-               f"compared, {len(failures)} failures; {time.perf_counter() - start:.1f}s")
-    print(summary)
-    record_property("corpus_summary", summary)
-    assert not failures, "\n\n".join(failures[:5])
+    check_corpus_vertex_shaders(wgr, "wgsl", "wgpu/lavapipe (wgsl)", record_property)
 
 
 CORPUS_DIFF_STRIDE = 1 if FULL else 48  # one corpus shader in 48 in CI (about 8 s here), all with FULL

@@ -38,6 +38,7 @@ from ..ir.ops import Code, Op, SampleKind
 from ..ir.program import Program, Storage
 from ..ir.types import Scalar, Type
 from . import helpers, layout as layout_mod, templates
+from .annotations import instruction_text
 from .layout import GLSL_TYPES, Layout, glsl_type
 from .literals import bool_literal, float_literal, int_literal
 from .sampler_modes import sample_mode
@@ -262,13 +263,7 @@ class Emitter:
         return new, bool(every)
 
     def instruction_text(self, origin: int) -> str:
-        inst = self.p.instructions[origin]
-        try:
-            from ..bytecode.disasm import format_instruction
-
-            return format_instruction(inst, self.p.version)
-        except Exception:  # noqa: BLE001 - annotations must never break a translation
-            return inst.info.mnemonic
+        return instruction_text(self.p, origin)
 
     # -- statements ---------------------------------------------------------
 

@@ -137,6 +137,21 @@ class Texture:
 UNBOUND = np.array([0.0, 0.0, 0.0, 1.0], dtype=F32)
 
 
+
+UNBOUND = (0.0, 0.0, 0.0, 1.0)  # what D3D9 (and GL) read from an unbound sampler
+
+
+def unbound_texture(kind: str) -> Texture:
+    """A 1x1 texture of ``kind`` holding UNBOUND, for a runner to bind where
+    a shader's sampler has no texture (a 1D sampler is a 2D texture)."""
+    if kind == "cube":
+        level = np.broadcast_to(np.asarray(UNBOUND, F32), (6, 1, 1, 4))
+    elif kind == "volume":
+        level = np.broadcast_to(np.asarray(UNBOUND, F32), (1, 1, 1, 4))
+    else:
+        level = np.broadcast_to(np.asarray(UNBOUND, F32), (1, 1, 4))
+    return Texture(kind if kind != "1d" else "2d", [np.array(level)])
+
 def cube_face(d: np.ndarray):
     """Face index, sc, tc and |major axis| of directions d (n, 3).
 

@@ -89,7 +89,8 @@ from .gl import (Draw, DrawResult, RenderState, VertexResult, _alpha_test, _flat
                  captured_vertices, passthrough_parts, passthrough_reflection, usage_key)
 from .reference import ReferenceConstants
 from .reference_sm1 import TextureStage
-from .textures import SamplerState, Texture
+from .textures import UNBOUND, SamplerState, Texture, unbound_texture
+from .uniforms import uniform_blocks
 
 __all__ = ["VulkanUnavailable", "VKRunner", "RenderTargets", "Draw", "DrawResult", "RenderState", "VertexResult",
            "device", "runner", "passthrough_vs"]
@@ -778,17 +779,6 @@ _ADDRESS = {"wrap": "VK_SAMPLER_ADDRESS_MODE_REPEAT", "mirror": "VK_SAMPLER_ADDR
 _STANDARD_BORDERS = {(0.0, 0.0, 0.0, 0.0): "VK_BORDER_COLOR_FLOAT_TRANSPARENT_BLACK",
                      (0.0, 0.0, 0.0, 1.0): "VK_BORDER_COLOR_FLOAT_OPAQUE_BLACK",
                      (1.0, 1.0, 1.0, 1.0): "VK_BORDER_COLOR_FLOAT_OPAQUE_WHITE"}
-_UNBOUND = (0.0, 0.0, 0.0, 1.0)  # what D3D9 (and GL) read from an unbound sampler
-
-
-def _unbound_texture(kind: str) -> Texture:
-    if kind == "cube":
-        level = np.broadcast_to(np.asarray(_UNBOUND, F32), (6, 1, 1, 4))
-    elif kind == "volume":
-        level = np.broadcast_to(np.asarray(_UNBOUND, F32), (1, 1, 1, 4))
-    else:
-        level = np.broadcast_to(np.asarray(_UNBOUND, F32), (1, 1, 4))
-    return Texture(kind if kind != "1d" else "2d", [np.array(level)])
 
 
 class _DrawResources:
@@ -998,41 +988,7 @@ class VKRunner:
     def _uniform_blocks(refl: dict, consts: ReferenceConstants, stages: Mapping[int, TextureStage],
                         viewport_value, render_state: bytes | None) -> dict[int, bytes]:
         """binding -> the block's bytes (raw register files, 16 bytes a register)."""
-        out: dict[int, bytes] = {}
-        ends: dict[str, int] = {}
-        for c in refl.get("constants", ()):
-            ends[c["file"]] = max(ends.get(c["file"], 0), c["first"] + c["count"])
-            if c.get("offset", 16 * c["first"]) != 16 * c["first"]:  # register k at byte 16k (reflection.md)
-                raise ValueError(f"unexpected offset in {c}")
-        files = {c["file"]: c["binding"] for c in refl.get("constants", ())}
-        for file, binding in files.items():
-            end = ends[file]
-            if file == "float":
-                out[binding] = consts.floats_table(end).astype(F32).tobytes()
-            elif file == "int":
-                out[binding] = consts.ints_table(end).astype(np.int32).tobytes()
-            else:
-                regs = np.zeros((end, 4), np.uint32)
-                regs[:, 0] = consts.bools_table(end)
-                out[binding] = regs.tobytes()
-        vp = refl.get("viewport")
-        if vp:
-            out[vp.get("binding", BINDING_VIEWPORT)] = np.asarray(viewport_value, F32).tobytes()
-        ds = (refl.get("draw_state") or {}).get("uniforms", ())
-        if ds:
-            count = max(8, 1 + max(u["stage"] for u in ds))
-            block = np.zeros((count, 8), F32)
-            for m in range(count):
-                st = stages.get(m, TextureStage())
-                block[m, :4] = st.bump_env_mat
-                block[m, 4:6] = (st.bump_env_lscale, st.bump_env_loffset)
-            for u in ds:  # the reflection's offsets are the layout above
-                first = u["state"][0]
-                want = 32 * u["stage"] + {"D3DTSS_BUMPENVMAT00": 0, "D3DTSS_BUMPENVLSCALE": 16,
-                                          "D3DTSS_BUMPENVLOFFSET": 20}[first]
-                if u.get("offset", want) != want:
-                    raise NotImplementedError(f"draw-state uniform at an unexpected offset: {u}")
-            out[ds[0].get("binding", BINDING_DRAW_STATE)] = block.tobytes()
+        out = uniform_blocks(refl, consts, stages, viewport_value, BINDING_VIEWPORT, BINDING_DRAW_STATE)
         if render_state is not None:
             out[BINDING_RENDER_STATE] = render_state
         return out
@@ -1116,7 +1072,7 @@ class VKRunner:
         for s in refl.get("samplers", ()):
             tex = textures.get(s["register"])
             if tex is None:
-                tex = _unbound_texture(s["type"])
+                tex = unbound_texture(s["type"])
             view, sampler = self._texture(tex, s["type"], res, "compare" in s)
             writes.append(vk.VkWriteDescriptorSet(
                 dstSet=dset, dstBinding=s.get("binding", BINDING_SAMPLER0 + s["register"]), dstArrayElement=0,
@@ -1165,7 +1121,7 @@ class VKRunner:
                 continue
             v = data.get((inp["usage"], inp["usage_index"]))
             if v is None:
-                v, k = np.asarray(_UNBOUND, F32), 0
+                v, k = np.asarray(UNBOUND, F32), 0
             else:
                 if v.ndim == 1:
                     v = v[:, None]

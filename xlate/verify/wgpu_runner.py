@@ -87,7 +87,8 @@ import numpy as np
 from .gl import Draw, DrawResult, RenderState, VertexResult, _primitive, captured_vertices, usage_key
 from .reference import ReferenceConstants
 from .reference_sm1 import TextureStage
-from .textures import SamplerState, Texture
+from .textures import UNBOUND, SamplerState, Texture, unbound_texture
+from .uniforms import uniform_blocks
 from .wgpu_address import BORDER_FEATURE, OPAQUE_WHITE, create_sampler, for_textures, plan
 from .wgpu_state import QUAD_ENTRY, QUAD_VERTICES, check_in_shader, needs_quads, point_quads
 
@@ -96,7 +97,6 @@ FORMAT = "rgba32float"
 GROUP_VERTEX, GROUP_FRAGMENT = 0, 1
 BINDING_VIEWPORT, BINDING_SAMPLER0, BINDING_DRAW_STATE = 3, 4, 20
 SAMPLER_BINDING_BASE = 32
-_UNBOUND = (0.0, 0.0, 0.0, 1.0)  # what D3D9 reads from an unbound sampler
 _TOPOLOGY = {"TRIANGLES": "triangle-list", "TRIANGLE_STRIP": "triangle-strip", "TRIANGLE_FAN": "triangle-list",
              "POINTS": "point-list", "LINES": "line-list", "LINE_STRIP": "line-strip"}
 _VIEW = {"2d": "2d", "1d": "2d", "cube": "cube", "volume": "3d"}
@@ -381,37 +381,7 @@ class WGPURunner:
     def _uniform_blocks(refl: dict, consts: ReferenceConstants, stages: Mapping[int, TextureStage],
                         viewport_value) -> dict[int, bytes]:
         """binding -> the buffer's bytes (raw register files, 16 bytes a register)."""
-        out: dict[int, bytes] = {}
-        ends: dict[str, int] = {}
-        files: dict[str, int] = {}
-        for c in refl.get("constants", ()):
-            ends[c["file"]] = max(ends.get(c["file"], 0), c["first"] + c["count"])
-            files[c["file"]] = c["binding"]
-            if c.get("offset", 16 * c["first"]) != 16 * c["first"]:
-                raise ValueError(f"unexpected offset in {c}")
-        for file, binding in files.items():
-            end = ends[file]
-            if file == "float":
-                out[binding] = consts.floats_table(end).astype(F32).tobytes()
-            elif file == "int":
-                out[binding] = consts.ints_table(end).astype(np.int32).tobytes()
-            else:
-                regs = np.zeros((end, 4), np.uint32)
-                regs[:, 0] = consts.bools_table(end)
-                out[binding] = regs.tobytes()
-        vp = refl.get("viewport")
-        if vp:
-            out[vp.get("binding", BINDING_VIEWPORT)] = np.asarray(viewport_value, F32).tobytes()
-        ds = (refl.get("draw_state") or {}).get("uniforms", ())
-        if ds:
-            count = max(8, 1 + max(u["stage"] for u in ds))
-            block = np.zeros((count, 8), F32)
-            for m in range(count):
-                st = stages.get(m, TextureStage())
-                block[m, :4] = st.bump_env_mat
-                block[m, 4:6] = (st.bump_env_lscale, st.bump_env_loffset)
-            out[ds[0].get("binding", BINDING_DRAW_STATE)] = block.tobytes()
-        return out
+        return uniform_blocks(refl, consts, stages, viewport_value, BINDING_VIEWPORT, BINDING_DRAW_STATE)
 
     def _sampler(self, s: SamplerState, levels: int, compare: bool = False, kind: str = "2d", white: bool = False):
         """The sampler of a D3D9 sampler state (wgpu_address: border colours,
@@ -516,7 +486,7 @@ class WGPURunner:
             if tex is None or (getattr(tex, "format", "rgba") != "rgba" and not s.get("compare")):
                 # unbound; or a depth texture on a sampler the shader declares and never
                 # samples (WebGPU binds depth only where a depth texture is declared)
-                tex = _unbound_texture(s["type"])
+                tex = unbound_texture(s["type"])
             view, sampler = self._texture(tex, s["type"])
             entries.append({"binding": s["binding"], "resource": view})
             entries.append({"binding": s["sampler_binding"], "resource": sampler})
@@ -545,7 +515,7 @@ class WGPURunner:
             if inp.get("location") is None or inp.get("builtin"):
                 continue
             v = data.get((inp["usage"], inp["usage_index"]))
-            full = np.tile(np.asarray(_UNBOUND, F32), (max(n, 1), 1))
+            full = np.tile(np.asarray(UNBOUND, F32), (max(n, 1), 1))
             if v is not None:
                 if v.ndim == 1:
                     v = v[:, None]
@@ -815,16 +785,6 @@ def _run_vertex(self: "WGPURunner", vs, vertices: Mapping[Any, Any], constants: 
 
 
 WGPURunner.run_vertex = _run_vertex
-
-
-def _unbound_texture(kind: str) -> Texture:
-    if kind == "cube":
-        level = np.broadcast_to(np.asarray(_UNBOUND, F32), (6, 1, 1, 4))
-    elif kind == "volume":
-        level = np.broadcast_to(np.asarray(_UNBOUND, F32), (1, 1, 1, 4))
-    else:
-        level = np.broadcast_to(np.asarray(_UNBOUND, F32), (1, 1, 4))
-    return Texture(kind if kind != "1d" else "2d", [np.array(level)])
 
 
 @functools.lru_cache(maxsize=1)

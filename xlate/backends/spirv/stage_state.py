@@ -76,10 +76,7 @@ def builtin_place(iface, name: str, builtins: tuple):
 def sample_mode(em, op: Op) -> None:
     """An IR SAMPLE with a SampleMode (values.Values.sample calls this)."""
     mode = op.imm[2]
-    acc = em.lay.access.get(id(op.var))
-    place = em.iface.places.get(acc.name) if acc is not None else None
-    if place is None or place.sampler_dim is None:
-        raise em.unsupported(op, f"a texture lookup through {op.var.name}, which is not a declared sampler")
+    place = em.sampler_place(op)
     m = em.m
     f = m.float()
     f4 = m.vector(f, 4)

@@ -101,14 +101,20 @@ class Values:
 
     # -- texture sampling ------------------------------------------------------
 
-    def sample(self, op: Op) -> None:
-        if len(op.imm) > 2:  # draw-time sampler state (Options.draw_state): spirv/stage_state.py
-            return stage_state.sample_mode(self, op)
-        kind = op.imm[0]
+    def sampler_place(self, op: Op):
+        """The interface place of a SAMPLE's sampler; unsupported when its
+        variable is not a declared sampler."""
         acc = self.lay.access.get(id(op.var))
         place = self.iface.places.get(acc.name) if acc is not None else None
         if place is None or place.sampler_dim is None:
             raise self.unsupported(op, f"a texture lookup through {op.var.name}, which is not a declared sampler")
+        return place
+
+    def sample(self, op: Op) -> None:
+        if len(op.imm) > 2:  # draw-time sampler state (Options.draw_state): spirv/stage_state.py
+            return stage_state.sample_mode(self, op)
+        kind = op.imm[0]
+        place = self.sampler_place(op)
         dim = place.sampler_dim
         m = self.m
         image_type = self.images.get(dim)

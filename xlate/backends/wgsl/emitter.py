@@ -19,6 +19,7 @@ from ...ir.ops import Code, Op, SampleKind, SampleMode
 from ...ir.program import Program, Storage
 from ...ir.types import Scalar, Type
 from .. import layout as layout_mod
+from ..annotations import instruction_text
 from ..glsl import analyse
 from ..literals import f32_bits, float_literal, int_literal, to_f32
 from ..targets import Target, unsupported
@@ -190,13 +191,7 @@ class Emitter:
         return sorted(found)
 
     def instruction_text(self, origin: int) -> str:
-        inst = self.p.instructions[origin]
-        try:
-            from ...bytecode.disasm import format_instruction
-
-            return format_instruction(inst, self.p.version)
-        except Exception:  # noqa: BLE001 - annotations must never break a translation
-            return inst.info.mnemonic
+        return instruction_text(self.p, origin)
 
     # -- statements ---------------------------------------------------------
 
