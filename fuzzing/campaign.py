@@ -142,7 +142,29 @@ def figure(entry: str, start: int, end: int, elapsed: float, totals: Counter) ->
             f"ok {totals['ok']:,}; other outcomes {top or '-'}{checked}; failures {bad or 'none'}")
 
 
+# Entry points whose outputs go to glslang / spirv-val: without the tools,
+# every such check would fail and be counted as the translator's crash.
+_NO_VALIDATOR = frozenset({"decode", "disasm", "info", "asm", "convert"})
+
+
+def _validators_missing(entries) -> str | None:
+    if _NO_VALIDATOR.issuperset(entries):
+        return None
+    from xlate.toolchain import ToolchainError, find_tool
+
+    try:
+        find_tool("glslangValidator")
+        find_tool("spirv-val")
+    except ToolchainError as exc:
+        return f"scripts/fuzz: {exc} (run it with the project's venv python: .venv/bin/python scripts/fuzz ...)"
+    return None
+
+
 def campaign(args, entries) -> int:
+    missing = _validators_missing(entries)
+    if missing:
+        print(missing, file=sys.stderr)
+        return 2
     t0 = time.perf_counter()
     args.sha = campaign_log.commit()  # the code this run loads (HEAD may move while it runs)
     warm_up("effect" if {"effect", "convert"} & set(entries) else entries[0])
