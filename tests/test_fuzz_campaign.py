@@ -23,13 +23,21 @@ from fuzzing import entries, inputs, pool  # noqa: E402
 from fuzzing import log as campaign_log  # noqa: E402
 from fuzzing.campaign import main  # noqa: E402
 
+def _drivers_started() -> bool:
+    """Whether this process has started a GL, Vulkan or WebGPU driver (whose
+    threads make a fork unsafe); BLAS's own threads are fork-safe."""
+    gl, vk, wg = (sys.modules.get(f"xlate.verify.{m}") for m in ("gl", "vk", "wgpu_runner"))
+    return bool((gl is not None and gl._CTX is not None) or (vk is not None and vk._RUNNER is not None)
+                or (wg is not None and wg._make_device.cache_info().currsize))
+
+
 @pytest.fixture(autouse=True)
 def _fresh_process_if_threaded(request):
     """The campaign's pool forks its workers.  A test process that drew with
     llvmpipe or lavapipe has driver threads, and a fork of it can crash at
     random (seen once in a full run).  There the test runs again, whole, in a
     fresh interpreter, and its verdict is that run's."""
-    if os.environ.get("XLATE_FUZZ_TEST_CHILD") or len(os.listdir("/proc/self/task")) == 1:
+    if os.environ.get("XLATE_FUZZ_TEST_CHILD") or not _drivers_started():
         yield
         return
     import subprocess
