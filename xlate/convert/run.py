@@ -259,6 +259,13 @@ def _execute(work: list[WorkItem], job: Job, jobs: int | None, scheduler, cache)
         gc.unfreeze()  # back to normal for a caller that goes on
 
 
+# The warm-up's shaders, as bytes so that warming up does not import the
+# assembler (tests/test_convert_speed.py checks them against it):
+# "vs_2_0 / dcl_position v0 / mov oPos, v0" and "ps_2_0 / mov oC0, c0".
+WARM_UP_SHADERS = (
+    bytes.fromhex("0002feff1f0000020000008000000f900100000200000fc00000e490ffff0000"),
+    bytes.fromhex("0002ffff0100000200080f800000e4a0ffff0000"),
+)
 _warmed: set[str] = set()  # the targets ``_prepare_for_fork`` has warmed up in this process
 
 
@@ -269,14 +276,12 @@ def _prepare_for_fork(targets) -> None:
     what exists so that the workers' collector never walks, and copies, the
     inherited objects."""
     from ..api import translate
-    from ..bytecode.asm import assemble_bytes
 
     todo = [t for t in dict.fromkeys("vulkan" if t == "spirv" else t for t in targets)  # spirv: no glslang run here
             if t not in _warmed]
-    tiny = (assemble_bytes("vs_2_0\ndcl_position v0\nmov oPos, v0\n"), assemble_bytes("ps_2_0\nmov oC0, c0\n")) if todo else ()
     for target in todo:
         _warmed.add(target)
-        for blob in tiny:
+        for blob in WARM_UP_SHADERS:
             try:
                 translate(blob, target)
             except Exception:  # noqa: BLE001 - only a warm-up; the real run reports everything
