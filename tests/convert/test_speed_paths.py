@@ -62,3 +62,17 @@ def test_quiet_convert_does_not_import_rich(tmp_path):
     imported = [line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")]
     assert "xlate.api" in imported  # (the check sees the imports)
     assert not [m for m in imported if m == "rich" or m.startswith("rich.")]
+
+
+def test_lines_encoded_by_the_workers_are_the_manifests_own(tmp_path):
+    from xlate.convert import convert
+    from xlate.convert import manifest as mf
+
+    src = _tree(tmp_path)
+    out = tmp_path / "out"
+    run = convert([str(src)], out, ["glsl330"], jobs=2, use_cache=False, progress="off")
+    assert len(run.entries) == 41
+    text = (out / mf.NAME).read_bytes()
+    doc = json.loads(text)
+    header = {k: v for k, v in doc.items() if k not in ("entries", "unreadable", "format")}
+    assert mf.dumps(header, doc["entries"], doc["unreadable"]) == text  # every line encoded afresh: the same bytes

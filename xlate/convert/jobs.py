@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from ..errors import AsmError, UnsupportedError, XlateError
 from .cache import Cache, CachedFile, CacheEntry, cache_key
 from .detect import HEAD_BYTES, Kind, asm_version, blob_model, detect
+from .manifest import entry_line
 from .outputs import code_file, json_bytes
 from .writer import atomic_write
 
@@ -51,6 +52,7 @@ class Result:
     entry: dict | None
     pending: dict = field(default_factory=dict)  # target -> (CacheEntry, fresh) left to write
     report: list | None = None  # xlate.report entries, with --report
+    line: str | None = None  # the entry's manifest line, when it is final (``manifest.entry_line``)
 
 
 def run_chunk(items: list[WorkItem], job: Job) -> list[Result]:
@@ -88,6 +90,8 @@ def convert_file(item: WorkItem, job: Job, cache: Cache | None) -> Result:
             entry["outputs"][target] = None
         else:
             entry["outputs"][target] = write_outputs(cached, rel, job.out_root)
+    if job.out_root is not None:  # the entry is final: encode its line here, in parallel
+        result.line = entry_line(entry)
     if job.report:
         result.report = report_entries(rel, data, kind, job)
     return result

@@ -25,6 +25,12 @@ NAME = "manifest.json"
 FORMAT = 1
 
 
+def entry_line(entry: dict) -> str:
+    """One entry's line of the manifest (workers encode their entries' lines
+    while they convert, so that the parent does not, serially, at the end)."""
+    return json.dumps(entry, sort_keys=True, separators=(",", ":"))
+
+
 def dumps(header: dict, entries: list[dict], unreadable: list[dict], lines: dict | None = None) -> bytes:
     """The manifest's text; ``lines`` maps entry paths to their text already encoded."""
     lines = lines or {}
@@ -32,8 +38,7 @@ def dumps(header: dict, entries: list[dict], unreadable: list[dict], lines: dict
     def block(items: list[dict]) -> str:
         if not items:
             return "[]"
-        return "[\n" + ",\n".join(lines.get(e["path"]) or json.dumps(e, sort_keys=True, separators=(",", ":"))
-                                   for e in items) + "\n]"
+        return "[\n" + ",\n".join(lines.get(e["path"]) or entry_line(e) for e in items) + "\n]"
 
     head = json.dumps(dict(header, format=FORMAT), sort_keys=True, indent=1)
     text = head[:-2] + ',\n "entries": ' + block(entries) + ',\n "unreadable": ' + block(unreadable) + "\n}\n"

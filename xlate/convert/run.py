@@ -132,6 +132,7 @@ def _convert(sources, out, targets, options, jobs, cache_dir, use_cache, schedul
         unreadable = [unreadable_entry(p.rel, p.message) for p in problems]
         work: list[WorkItem] = []
         kept_lines: dict[str, str] = {}
+        lines: dict[str, str] = {}  # every entry's manifest line known already: kept, or encoded by its worker
         not_shaders = 0
         bar = Progress(len(files) + len(problems), progress)
         bar.advance(len(problems), 0, len(problems))
@@ -173,6 +174,8 @@ def _convert(sources, out, targets, options, jobs, cache_dir, use_cache, schedul
                     bar.advance(1, 0, 1)
                     continue
                 entries.append(result.entry)
+                if result.line is not None:
+                    lines[result.rel] = result.line
                 if result.report:
                     report_entries.extend(result.report)
                 bad = any(o["status"] != CONVERTED for o in result.entry["outputs"].values())
@@ -193,7 +196,8 @@ def _convert(sources, out, targets, options, jobs, cache_dir, use_cache, schedul
         counts = count(targets, entries, unreadable, not_shaders)
         header = {"xlate": __version__, "key": run_key, "targets": list(targets), "options": _plain(options),
                   "counts": counts.to_json()}
-        mf.write(out, header, entries, unreadable, kept_lines)
+        lines.update(kept_lines)
+        mf.write(out, header, entries, unreadable, lines)
         if busy:
             remove_stale_temps(out)
         os.unlink(marker)
