@@ -21,6 +21,8 @@ import os
 
 from .writer import atomic_write
 
+# json.dumps(entry, sort_keys=True, separators=(",", ":")), built once; entries are acyclic.
+_COMPACT = json.JSONEncoder(sort_keys=True, separators=(",", ":"), check_circular=False)
 NAME = "manifest.json"
 FORMAT = 1
 
@@ -28,7 +30,7 @@ FORMAT = 1
 def entry_line(entry: dict) -> str:
     """One entry's line of the manifest (workers encode their entries' lines
     while they convert, so that the parent does not, serially, at the end)."""
-    return json.dumps(entry, sort_keys=True, separators=(",", ":"))
+    return _COMPACT.encode(entry)
 
 
 def dumps(header: dict, entries: list[dict], unreadable: list[dict], lines: dict | None = None) -> bytes:

@@ -16,8 +16,14 @@ import json
 from .cache import CachedFile
 
 
+# json.dumps(value, sort_keys=True, separators=(",", ":")), built once (dumps
+# builds an encoder per call); without the circular-reference bookkeeping:
+# what is encoded here is plain acyclic data (a cycle would still raise).
+COMPACT_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"), check_circular=False)
+
+
 def json_bytes(value) -> bytes:
-    return (json.dumps(value, sort_keys=True, separators=(",", ":")) + "\n").encode()
+    return (COMPACT_JSON.encode(value) + "\n").encode()
 
 
 # Targets whose module has one extension whatever the stage, that extension
