@@ -32,6 +32,8 @@ from pathlib import Path
 from .. import __version__
 
 _DIGEST = 64  # hex digits of a SHA-256
+# json.dumps(header, separators=(",", ":")), built once (a header is plain acyclic data)
+_HEADER_JSON = json.JSONEncoder(separators=(",", ":"), check_circular=False)
 FORMAT = "v2"  # v1 entries (no digests) are left alone in their folder
 
 
@@ -64,7 +66,7 @@ class CacheEntry:
             "error": self.error,
             "model": self.model,
         }
-        head = json.dumps(header, separators=(",", ":")).encode()
+        head = _HEADER_JSON.encode(header).encode()
         return b"".join((hashlib.sha256(head).hexdigest().encode(), b"\n", head, b"\n", *(f.data for f in self.files)))
 
     @classmethod
