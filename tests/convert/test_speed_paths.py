@@ -76,3 +76,16 @@ def test_lines_encoded_by_the_workers_are_the_manifests_own(tmp_path):
     doc = json.loads(text)
     header = {k: v for k, v in doc.items() if k not in ("entries", "unreadable", "format")}
     assert mf.dumps(header, doc["entries"], doc["unreadable"]) == text  # every line encoded afresh: the same bytes
+
+
+def test_called_from_python_the_command_exits_as_usual(tmp_path):
+    """Only the process's own ``xlate`` command skips the teardown: called
+    with arguments (click's runner, a program embedding the CLI), it raises
+    SystemExit like every other command."""
+    from click.testing import CliRunner
+
+    from xlate.cli import _Main, main
+
+    src = _tree(tmp_path)
+    result = CliRunner().invoke(main, ["convert", str(src), "-o", str(tmp_path / "out"), "-q", "--no-cache", "-j", "1"])
+    assert result.exit_code == 1 and not _Main.process_entry
