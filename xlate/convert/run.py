@@ -163,46 +163,50 @@ def _convert(sources, out, targets, options, jobs, cache_dir, use_cache, schedul
 
         job = Job(targets, options, keys, out, cache.root.parent.as_posix() if cache is not None else None, report)
         report_entries = []
+        closing: list = []  # a process pool whose workers are done, to join once the manifest is written
         try:
-            for result in _execute(work, job, jobs, scheduler, cache):
-                if result.entry is None:
-                    not_shaders += 1
-                    bar.advance(1, 0, 0)
-                    continue
-                if result.entry.get("kind") == "unreadable":
-                    unreadable.append(result.entry)
-                    bar.advance(1, 0, 1)
-                    continue
-                entries.append(result.entry)
-                if result.line is not None:
-                    lines[result.rel] = result.line
-                if result.report:
-                    report_entries.extend(result.report)
-                bad = any(o["status"] != CONVERTED for o in result.entry["outputs"].values())
-                bar.advance(1, 1, int(bad))
-        finally:
-            bar.close()
+            try:
+                for result in _execute(work, job, jobs, scheduler, cache, closing):
+                    if result.entry is None:
+                        not_shaders += 1
+                        bar.advance(1, 0, 0)
+                        continue
+                    if result.entry.get("kind") == "unreadable":
+                        unreadable.append(result.entry)
+                        bar.advance(1, 0, 1)
+                        continue
+                    entries.append(result.entry)
+                    if result.line is not None:
+                        lines[result.rel] = result.line
+                    if result.report:
+                        report_entries.extend(result.report)
+                    bad = any(o["status"] != CONVERTED for o in result.entry["outputs"].values())
+                    bar.advance(1, 1, int(bad))
+            finally:
+                bar.close()
 
-        # Outputs the previous run wrote that this one no longer produces.
-        # (Kept entries have the outputs they had: only the others can leave any.)
-        gone = [e for path, (e, _line) in written_before.items() if path not in kept_lines]
-        if gone:
-            fresh = (e for e in entries if e["path"] not in kept_lines)
-            for stale in mf.output_paths(gone) - mf.output_paths(fresh):
-                try:
-                    os.unlink(os.path.join(out, stale))
-                except OSError:
-                    pass
-        counts = count(targets, entries, unreadable, not_shaders)
-        header = {"xlate": __version__, "key": run_key, "targets": list(targets), "options": _plain(options),
-                  "counts": counts.to_json()}
-        lines.update(kept_lines)
-        mf.write(out, header, entries, unreadable, lines)
-        if busy:
-            remove_stale_temps(out)
-        os.unlink(marker)
-        entries.sort(key=lambda e: e["path"])
-        return RunResult(out, entries, unreadable, counts, time.perf_counter() - started, len(kept_lines), report_entries)
+            # Outputs the previous run wrote that this one no longer produces.
+            # (Kept entries have the outputs they had: only the others can leave any.)
+            gone = [e for path, (e, _line) in written_before.items() if path not in kept_lines]
+            if gone:
+                fresh = (e for e in entries if e["path"] not in kept_lines)
+                for stale in mf.output_paths(gone) - mf.output_paths(fresh):
+                    try:
+                        os.unlink(os.path.join(out, stale))
+                    except OSError:
+                        pass
+            counts = count(targets, entries, unreadable, not_shaders)
+            header = {"xlate": __version__, "key": run_key, "targets": list(targets), "options": _plain(options),
+                      "counts": counts.to_json()}
+            lines.update(kept_lines)
+            mf.write(out, header, entries, unreadable, lines)
+            if busy:
+                remove_stale_temps(out)
+            os.unlink(marker)
+            entries.sort(key=lambda e: e["path"])
+            return RunResult(out, entries, unreadable, counts, time.perf_counter() - started, len(kept_lines), report_entries)
+        finally:
+            _join(closing)
 
 
 def _plain(options: dict) -> dict:
@@ -222,8 +226,11 @@ def _chunks(items: list, workers: int) -> list[list]:
     return chunks
 
 
-def _execute(work: list[WorkItem], job: Job, jobs: int | None, scheduler, cache):
-    """Yield each file's Result as it completes."""
+def _execute(work: list[WorkItem], job: Job, jobs: int | None, scheduler, cache, closing: list):
+    """Yield each file's Result as it completes.  A process pool whose every
+    result came back is put in ``closing`` for the caller to ``_join``: its
+    workers have written everything, and their exit need not hold up the
+    manifest.  Stopped early (an error, Ctrl-C), it is shut down here."""
     if not work:
         return
     if scheduler is not None:
@@ -250,16 +257,27 @@ def _execute(work: list[WorkItem], job: Job, jobs: int | None, scheduler, cache)
         _prepare_for_fork(job.targets)
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(method),
                                initializer=_worker_init)
+    finished = False
     try:
         pending = {pool.submit(run_chunk, chunk, job) for chunk in _chunks(work, jobs)}
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for fut in done:
                 yield from fut.result()
+        finished = True
     finally:
-        # On Ctrl-C: drop the chunks not started, let the running ones finish
-        # their (atomic) writes, then stop.
-        pool.shutdown(wait=True, cancel_futures=True)
+        if finished:
+            closing.append(pool)
+        else:
+            # On Ctrl-C: drop the chunks not started, let the running ones
+            # finish their (atomic) writes, then stop.
+            _join([pool])
+
+
+def _join(pools: list) -> None:
+    """Wait for the pools' workers to exit (every chunk submitted has run or been cancelled)."""
+    while pools:
+        pools.pop().shutdown(wait=True, cancel_futures=True)
         gc.unfreeze()  # back to normal for a caller that goes on
 
 
