@@ -159,7 +159,7 @@ class _Main(click.Group):
     process_entry = False
 
     def main(self, args=None, *rest, **kwargs):
-        if args is None:
+        if args is None and not rest and kwargs.get("standalone_mode", True):
             _Main.process_entry = True
         return super().main(args, *rest, **kwargs)
 
