@@ -659,7 +659,8 @@ def _generated_inputs(program, shader: Shader, refl: dict, seed: int) -> Inputs:
 
     si = random_inputs(shader, random.Random(seed), n=32 if shader.version.is_pixel else 32)
     inputs = Inputs(dict(si.inputs), si.constants, dict(si.textures), si.n, si.pixel_coords,
-                    bool(si.front_facing[0]) if si.front_facing is not None else True)
+                    bool(si.front_facing[0]) if si.front_facing is not None else True,
+                    dict(si.texture_stages))
     if shader.version.is_pixel:
         for key, vals in si.inputs.items():
             inputs.affine[key] = _global_affine(*_affine_from_lanes(vals, si.pixel_coords), si.pixel_coords)
@@ -1334,13 +1335,13 @@ def check_generated(program, seed: int = 0, *, target: str = "glsl330", name: st
     reference (``reference_drawstate``); the fog coordinate is a random
     affine input over the pixels, from about -0.8 to 1.8 (both clamps)."""
     shader = program.shader
-    options = {}
+    options = dict(getattr(program, "translate_options", None) or {})  # ps_1_x: sampler_types
     if draw_state is not None:
-        options = {"draw_state": draw_state}
+        options["draw_state"] = draw_state
         if draw_state_mode == "dynamic":  # the values are the runner's; what changes the code stays baked
-            options = {"draw_state_mode": "dynamic",
-                       "draw_state": DrawState(depthtexture=draw_state.depthtexture, fetch4=draw_state.fetch4,
-                                               clipplaneenable=draw_state.clipplaneenable)}
+            options.update({"draw_state_mode": "dynamic",
+                            "draw_state": DrawState(depthtexture=draw_state.depthtexture, fetch4=draw_state.fetch4,
+                                                    clipplaneenable=draw_state.clipplaneenable)})
     got = _prepare(shader, target, name or f"generated {program.version}", options, runner)
     shader, translation, verdict = got
     if shader is None or not _guard_gl(verdict, runner):
