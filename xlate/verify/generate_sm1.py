@@ -33,15 +33,19 @@ kind of stage k is ``STAGE_KINDS[k]`` (translated with the
 without ``_dz``/``_dw``) is POINT-sampled (coordinates on the half grid,
 exact results), every other stage LINEAR (one level) or CUBE.
 
+Stages in ``PROJECTED_STAGES`` (ps_1_1-1_3) have D3DTTFF_PROJECTED
+(``texture_projection`` COUNT4): ``tex`` and ``texbem``/``texbeml`` divide
+tc[m] by .w.
+
 Inputs (``ps1_inputs``): v0/v1 in (0, 1); texture coordinate sets with
 x, y in (−2, 2) and z, w in (0.5, 2) (``TEXCOORD_RANGES``: the divisor of
 ``_dz``/``_dw`` and a cube direction's z stay away from 0); all affine in
 the pixel position, odd multiples of 1/32; API constants in (−2, 2) (so the
 clamp bites); bump matrices, luminance scales and offsets multiples of
-1/16 in [−1, 1]; D3DTTFF_PROJECTED off.
+1/16 in [−1, 1].
 
 Not generated: ``texm3x3spec``/``texm3x3vspec``, ``texm3x2depth`` and
-``texdepth`` (depth output), projected stages.
+``texdepth`` (depth output).
 """
 
 from __future__ import annotations
@@ -57,6 +61,7 @@ from ..bytecode.tables import (
     TEXTURE,
     Comparison,
     DstMod,
+    Opcode,
     SamplerType,
     ShaderVersion,
     SrcMod,
@@ -112,6 +117,9 @@ PS1_VERSIONS = ("ps_1_1", "ps_1_2", "ps_1_3", "ps_1_4")
 
 STAGE_KINDS = {0: "2d", 1: "2d", 2: "volume", 3: "cube", 4: "2d", 5: "volume", 6: "2d", 7: "2d"}
 POINT_STAGES = frozenset({0, 2, 4})
+# ps_1_1-1_3 stages with D3DTTFF_PROJECTED (translated as texture_projection COUNT4: a
+# vertex shader is bound, so the divisor is .w, §2.10); ps_1_4 ignores the flag.
+PROJECTED_STAGES = frozenset({1})
 TEXCOORD_RANGES = ((-2.0, 2.0), (-2.0, 2.0), (0.5, 2.0), (0.5, 2.0))
 COLOR_RANGE = (0.0, 1.0)
 # The ops that sample the texture of stage dst.index (ps_1_4 texld is O.TEX with a source).
@@ -148,8 +156,15 @@ def _direct(ins: Instruction) -> bool:
     return s.type == TEXTURE and s.modifier == SrcMod.NONE
 
 
-def stage_role(stage: int, direct: bool) -> str:
-    kind = STAGE_KINDS[stage]
+def stage_kind(stage: int, op: Opcode | None = None) -> str:
+    """The texture kind of ``stage``; ``texm3x3tex`` samples a volume (a cube
+    lookup needs a direction that cannot be short, which a product with a
+    fetched normal cannot promise)."""
+    return "volume" if op == O.TEXM3x3TEX else STAGE_KINDS[stage]
+
+
+def stage_role(stage: int, direct: bool, kind: str | None = None) -> str:
+    kind = kind or STAGE_KINDS[stage]
     if kind == "cube":
         return CUBE
     return POINT if direct and stage in POINT_STAGES else LINEAR
@@ -159,18 +174,36 @@ def stage_plan(shader: Shader) -> dict[int, tuple[str, str]]:
     """{stage: (kind, role)} of every stage a ps_1_x program samples; a
     stage sampled both directly and dependently is LINEAR."""
     direct: dict[int, bool] = {}
+    kinds: dict[int, str] = {}
     for ins in shader.instructions:
         if ins.opcode in SAMPLING_OPS and ins.dst is not None:
             k = ins.dst.index
             direct[k] = direct.get(k, True) and _direct(ins)
-    return {k: (STAGE_KINDS[k], stage_role(k, d)) for k, d in sorted(direct.items())}
+            kinds[k] = stage_kind(k, ins.opcode)
+    return {k: (kinds[k], stage_role(k, d, kinds[k])) for k, d in sorted(direct.items())}
+
+
+def projected_stages(shader: Shader) -> list[int]:
+    """The stages of ``PROJECTED_STAGES`` a ps_1_1-1_3 program projects
+    (``tex``, ``texbem``, ``texbeml`` read them)."""
+    if shader.version.minor >= 4:
+        return []
+    return sorted({i.dst.index for i in shader.instructions if i.opcode in (O.TEX, O.TEXBEM, O.TEXBEML)
+                   and i.dst.index in PROJECTED_STAGES})
 
 
 def translate_options(shader: Shader) -> dict:
     """The translation options a generated ps_1_x program needs: the
-    ``sampler_types`` of its cube and volume stages (2D is the default)."""
+    ``sampler_types`` of its cube and volume stages (2D is the default) and
+    the ``texture_projection`` (COUNT4) of its projected stages."""
+    out: dict = {}
     types = {k: kind for k, (kind, _) in stage_plan(shader).items() if kind != "2d"}
-    return {"sampler_types": types} if types else {}
+    if types:
+        out["sampler_types"] = types
+    projected = projected_stages(shader)
+    if projected:
+        out["texture_projection"] = {k: 4 for k in projected}
+    return out
 
 
 _STYPE = {"2d": SamplerType.TEX2D, "volume": SamplerType.VOLUME, "cube": SamplerType.CUBE}
@@ -257,6 +290,13 @@ class _PS1Interp(_Interp):
     def texcoord(self, m: int) -> tuple:
         """tc[m]: the raw interpolated coordinate set m."""
         return self.g.input_avs[(TEXTURE, m)]
+
+    def projected_texcoord(self, m: int) -> tuple:
+        """tc[m], divided by .w on a projected ps_1_1-1_3 stage."""
+        tc = self.texcoord(m)
+        if self.g.ps14 or m not in PROJECTED_STAGES:
+            return tc
+        return tuple(_divide(v, tc[3]) for v in tc[:3]) + (ONE,)
 
     # -- writing ---------------------------------------------------------------
 
@@ -359,7 +399,7 @@ class _PS1Interp(_Interp):
         g = self.g
         if op == O.TEX:
             if not ins.srcs:  # tex t#
-                return self.sample(st, m, list(self.texcoord(m)[:3]), True)
+                return self.sample(st, m, list(self.projected_texcoord(m)[:3]), True)
             src = ins.srcs[0]  # texld r#, src: the components the stage's dimension uses
             slots = [0, 1] if STAGE_KINDS[m] == "2d" else [0, 1, 2]
             return self.sample(st, m, self.read(st, src, slots), _direct(ins))
@@ -371,7 +411,7 @@ class _PS1Interp(_Interp):
         if g.ps14:
             raise Reject(f"{op.name} in ps_1_4")
         if op in (O.TEXBEM, O.TEXBEML):
-            tc = self.texcoord(m)
+            tc = self.projected_texcoord(m)  # only tc is projected, before the displacement
             s = self.read(st, ins.srcs[0], [0, 1, 2])
             out = self.sample(st, m, [self.bump(tc[0], s), self.bump(tc[1], s), tc[2]], False)
             if op == O.TEXBEML:
@@ -389,7 +429,7 @@ class _PS1Interp(_Interp):
             n = self.pad_rows(st, ins, 2) + [self.row(st, ins)]
             if op == O.TEXM3x3:
                 return {0: n[0], 1: n[1], 2: n[2], 3: ONE}
-            return self.sample(st, m, n, False)
+            return self.sample(st, m, n, False, stage_kind(m, op))
         if op == O.TEXDP3:
             r = self.row(st, ins)
             return {c: r for c in range(4)}
@@ -397,11 +437,12 @@ class _PS1Interp(_Interp):
             return self.sample(st, m, [self.row(st, ins)], False)
         raise Reject(op.name)
 
-    def sample(self, st: State, stage: int, coord: list, direct: bool) -> dict:
+    def sample(self, st: State, stage: int, coord: list, direct: bool, kind: str | None = None) -> dict:
         """Four result AVs of sampling ``stage`` (its kind and role from the
         stage policy) at ``coord`` (missing components are 0)."""
         self.need_derivatives(st)
-        kind, role = STAGE_KINDS[stage], stage_role(stage, direct)
+        kind = kind or STAGE_KINDS[stage]
+        role = stage_role(stage, direct, kind)
         dims = 2 if kind == "2d" else 3
         coord = (list(coord) + [ZERO] * 3)[:dims]
         for v in coord:
@@ -540,7 +581,7 @@ class _PS1Generator(_Generator):
     def arith_ops(self) -> list:
         ops = [O.MOV, O.ADD, O.ADD, O.SUB, O.MUL, O.MUL, O.MAD, O.MAD, O.LRP, O.DP3, O.CND, O.DP4, O.CMP]
         if self.ps14 and self.interp.phase == 1 and self.two_phase:
-            ops.append(O.BEM)
+            ops += [O.BEM, O.BEM, O.BEM]
         return [o for o in ops if OPCODES[o].allowed_in(self.version)]
 
     def propose_arith(self, st: State, op, mask=None) -> Instruction:
@@ -621,8 +662,9 @@ class _PS1Generator(_Generator):
         forms = ["tex", "tex", "tex", "texcoord", "texbem", "texbeml", "texreg2ar", "texreg2gb", "texreg2rgb",
                  "texm3x2", "texm3x3tex", "texm3x3", "texdp3", "texdp3tex"]
         later = v.minor >= 2
-        for _ in range(rng.randint(0, 8)):
-            if not free:
+        target, done = rng.choice([0, 1, 2, 2, 3, 3, 4]), 0
+        for _ in range(24):
+            if not free or done >= target:
                 break
             form = rng.choice(forms)
             written = sorted(i for (rt, i) in st.regs if rt == TEXTURE)
@@ -666,13 +708,14 @@ class _PS1Generator(_Generator):
             if s2 is None:
                 continue
             st = s2
+            done += 1
             nodes += [Node("op", i) for i in inss]
             for t in taken:
                 free.remove(t)
         return self.kills(st, nodes, [(TEXTURE, k) for k in range(self.ntex)])
 
     def kills(self, st: State, nodes: list, regs: list) -> tuple[State, list]:
-        for _ in range(self.rng.choice([0, 0, 0, 1, 1, 2])):
+        for _ in range(self.rng.choice([0, 0, 0, 0, 0, 1, 1, 2])):
             rt, k = self.rng.choice(regs)
             s2 = self._try_ops(st, [Instruction(O.TEXKILL, _dst(rt, k))])
             if s2 is not None:
@@ -860,7 +903,8 @@ def ps1_inputs(shader: Shader, rng: np.random.Generator, n: int) -> ShaderInputs
     stages = {}
     for k in range(8):
         mat = tuple(float(x) for x in rng.integers(-16, 17, 4) / 16.0)
-        stages[k] = TextureStage(False, mat, float(rng.integers(-16, 17) / 16.0), float(rng.integers(-16, 17) / 16.0))
+        projected = k in PROJECTED_STAGES and shader.version.minor < 4
+        stages[k] = TextureStage(projected, mat, float(rng.integers(-16, 17) / 16.0), float(rng.integers(-16, 17) / 16.0))
     front = np.full(n, bool(rng.integers(0, 2)))
     return ShaderInputs(inputs, constants, textures, n, coords, front, texture_stages=stages)
 
