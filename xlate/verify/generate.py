@@ -853,7 +853,7 @@ class _Interp:
         comps = _mask_comps(mask)
         s = ins.srcs
         res: dict[int, tuple] = {}
-        if op == O.MOV and ins.dst.type == R.ADDR and g.sm1:
+        if op == O.MOV and ins.dst.type == R.ADDR and g.sm1 and g.vertex:  # (ps_1_x t# share the number)
             # vs_1_1 mov a0.x: floor (D3D9_SEMANTICS §2.9), decided over the interval
             x = self.read(st, s[0], comps)[0]
             _nospecial(x)

@@ -39,13 +39,18 @@ tc[m] by .w.
 
 Inputs (``ps1_inputs``): v0/v1 in (0, 1); texture coordinate sets with
 x, y in (−2, 2) and z, w in (0.5, 2) (``TEXCOORD_RANGES``: the divisor of
-``_dz``/``_dw`` and a cube direction's z stay away from 0); all affine in
+``_dz``/``_dw`` and a cube direction's z stay away from 0; set 3 all in
+(0.5, 2)); all affine in
 the pixel position, odd multiples of 1/32; API constants in (−2, 2) (so the
 clamp bites); bump matrices, luminance scales and offsets multiples of
 1/16 in [−1, 1].
 
-Not generated: ``texm3x3spec``/``texm3x3vspec``, ``texm3x2depth`` and
-``texdepth`` (depth output).
+Depth: ``texm3x2depth`` (ps_1_3) and ``texdepth r5`` (ps_1_4 phase 2) write
+``oDepth`` = z / w clamped to [0, 1], with w kept away from 0.
+
+Not generated: ``texm3x3spec``/``texm3x3vspec`` (the reflection vector's
+length and direction cannot be bounded usefully by intervals, and peers
+differ on normalising N and E).
 """
 
 from __future__ import annotations
@@ -121,6 +126,14 @@ POINT_STAGES = frozenset({0, 2, 4})
 # vertex shader is bound, so the divisor is .w, §2.10); ps_1_4 ignores the flag.
 PROJECTED_STAGES = frozenset({1})
 TEXCOORD_RANGES = ((-2.0, 2.0), (-2.0, 2.0), (0.5, 2.0), (0.5, 2.0))
+# Set 3 is positive everywhere, so that a texm3x2depth row's w (tc[3] · a
+# saturated texcoord) stays away from 0.
+POSITIVE_SETS = frozenset({3})
+
+
+def texcoord_ranges(k: int) -> tuple:
+    """Per-component (lo, hi) of texture coordinate set k."""
+    return ((0.5, 2.0),) * 4 if k in POSITIVE_SETS else TEXCOORD_RANGES
 COLOR_RANGE = (0.0, 1.0)
 # The ops that sample the texture of stage dst.index (ps_1_4 texld is O.TEX with a source).
 SAMPLING_OPS = frozenset({O.TEX, O.TEXBEM, O.TEXBEML, O.TEXREG2AR, O.TEXREG2GB, O.TEXREG2RGB, O.TEXM3x2TEX,
@@ -352,6 +365,17 @@ class _PS1Interp(_Interp):
         if op in (O.TEXM3x2PAD, O.TEXM3x3PAD):
             st.regs[(_PAD, ins.dst.index)] = (self.row(st, ins), None, None, None)
             return st
+        if op in (O.TEXM3x2DEPTH, O.TEXDEPTH):
+            # depth = z / w clamped to [0, 1] (§2.11, §2.12); w stays away from 0, so the
+            # w == 0 -> 1.0 case never arises.  Neither op writes its register.
+            if op == O.TEXM3x2DEPTH:
+                z, w = self.pad_rows(st, ins, 1)[0], self.row(st, ins)
+            else:
+                z, w = self.reg_values(st, ins.dst.type, ins.dst.index)[:2]
+                if z is None or w is None:
+                    raise Reject("texdepth of an unwritten r5.rg")
+            st.regs[(R.DEPTHOUT, 0)] = (av_sat(_divide(z, w)), None, None, None)
+            return st
         if ins.dst is not None and ins.dst.type == R.TEMP and ins.dst.index >= g.ntemps:
             raise Reject("temp out of range")
         comps = _mask_comps(ins.dst.write_mask) if ins.dst is not None else []
@@ -488,6 +512,7 @@ class _PS1Generator(_Generator):
         self.interp = _PS1Interp(self)
         self.two_phase = False
         self.stage_direct: dict[int, bool] = {}
+        self.depth_ready = False  # ps_1_4: r5.g was written away from 0 for texdepth
 
     # -- static registers -------------------------------------------------------
 
@@ -504,7 +529,7 @@ class _PS1Generator(_Generator):
             self._add_input((R.INPUT, k), 0xF, None, k, *COLOR_RANGE)
         for k in range(self.ntex):
             self.inputs.append(InputInfo((TEXTURE, k), 0xF, None, k, -2.0, 2.0))
-            self.input_avs[(TEXTURE, k)] = tuple(_halfgrid_av(lo, hi, AFFINE) for lo, hi in TEXCOORD_RANGES)
+            self.input_avs[(TEXTURE, k)] = tuple(_halfgrid_av(lo, hi, AFFINE) for lo, hi in texcoord_ranges(k))
         for _ in range(rng.randint(0, 3)):
             idx = rng.randrange(self.const_count)
             if idx in self.defs:
@@ -661,6 +686,8 @@ class _PS1Generator(_Generator):
         free = list(range(self.ntex))
         forms = ["tex", "tex", "tex", "texcoord", "texbem", "texbeml", "texreg2ar", "texreg2gb", "texreg2rgb",
                  "texm3x2", "texm3x3tex", "texm3x3", "texdp3", "texdp3tex"]
+        if v.minor >= 3:
+            forms += ["texm3x2depth"] * 4 + ["texcoord"] * 2
         later = v.minor >= 2
         target, done = rng.choice([0, 1, 2, 2, 3, 3, 4]), 0
         for _ in range(24):
@@ -677,7 +704,7 @@ class _PS1Generator(_Generator):
                 if not written:
                     continue
                 n = rng.choice(written)
-                span = {"texm3x2": 2, "texm3x3tex": 3, "texm3x3": 3}.get(form, 1)
+                span = {"texm3x2": 2, "texm3x2depth": 2, "texm3x3tex": 3, "texm3x3": 3}.get(form, 1)
                 starts = [m for m in free if m > n and all(m + j in free for j in range(span))]
                 if not starts:
                     continue
@@ -692,10 +719,13 @@ class _PS1Generator(_Generator):
                         O.TEXREG2AR, O.TEXREG2GB, O.TEXREG2RGB)
                     inss = [Instruction(op, _dst(TEXTURE, m), (self._tsrc(n, sign_ok),))]
                 else:
-                    src = self._tsrc(n, True)
-                    if form == "texm3x2":
+                    src = self._tsrc(n, form != "texm3x2depth")  # w = tc·t(n) must stay positive
+                    if form in ("texm3x2", "texm3x2depth"):
+                        if form == "texm3x2depth" and (R.DEPTHOUT, 0) in st.regs:
+                            continue
+                        last = O.TEXM3x2TEX if form == "texm3x2" else O.TEXM3x2DEPTH
                         inss = [Instruction(O.TEXM3x2PAD, _dst(TEXTURE, m), (src,)),
-                                Instruction(O.TEXM3x2TEX, _dst(TEXTURE, m + 1), (src,))]
+                                Instruction(last, _dst(TEXTURE, m + 1), (src,))]
                     else:
                         last = O.TEXM3x3TEX if form == "texm3x3tex" else O.TEXM3x3
                         inss = [Instruction(O.TEXM3x3PAD, _dst(TEXTURE, m), (src,)),
@@ -761,10 +791,31 @@ class _PS1Generator(_Generator):
             free.remove(k)
             if ins.opcode == O.TEX:
                 self.stage_direct[k] = _direct(ins)
+        if phase == 2 and rng.random() < (0.9 if self.depth_ready else 0.1):
+            ins = Instruction(O.TEXDEPTH, _dst(R.TEMP, 5))
+            s2 = self._try_ops(st, [ins])
+            if s2 is not None:
+                st = s2
+                nodes.append(Node("op", ins))
         if phase == 2:
             regs = [(TEXTURE, j) for j in range(self.ntex)] + [(R.TEMP, i) for (rt, i) in st.regs if rt == R.TEMP]
             st, nodes = self.kills(st, nodes, regs)
         return st, nodes
+
+    def depth_source(self, st: State) -> tuple[State, list]:
+        """ps_1_4 phase 1: write r5.rg with a g away from 0, for texdepth."""
+        for _ in range(12):
+            op = self.rng.choice([O.MOV, O.ADD, O.MAD, O.MUL])
+            try:
+                ins = self.propose_arith(st, op, mask=self.rng.choice([0x3, 0xF]))
+                ins = Instruction(op, DestOperand(R.TEMP, 5, ins.dst.write_mask, ins.dst.modifiers, ins.dst.shift, None),
+                                  ins.srcs)
+                s2 = self.interp.op(st.copy(), ins)
+                _divide(ONE, s2.regs[(R.TEMP, 5)][1])
+            except Reject:
+                continue
+            return s2, [Node("op", ins)]
+        return st, []
 
     def epilogue(self, st: State) -> tuple[State, list]:
         """Write every component of r0 (the colour) that is not written yet."""
@@ -804,6 +855,10 @@ class _PS1Generator(_Generator):
             if self.two_phase:
                 st, nodes = self.arith_block(st, rng.randint(0, budget // 2))
                 main += nodes
+                if rng.random() < 0.4:
+                    st, nodes = self.depth_source(st)
+                    main += nodes
+                    self.depth_ready = bool(nodes)
                 main.append(Node("op", Instruction(O.PHASE)))
                 self.interp.phase = 2
                 st, nodes = self.tex_block_14(st, 2)
@@ -821,10 +876,14 @@ class _PS1Generator(_Generator):
         if final is None:
             raise Reject("main never reaches its end")
         shader = self.assemble(main)
-        vals = final.regs.get((R.TEMP, 0), NONE4)
-        bounds = {"oC0": tuple(0.0 if x is None else float(x[3]) for x in vals)}
-        written = {"oC0": sum(1 << c for c in range(4) if vals[c] is not None)}
-        ranges = {"oC0": tuple(None if x is None else (float(x[0]), float(x[1])) for x in vals)}
+        bounds, written, ranges = {}, {}, {}
+        for name, key in (("oC0", (R.TEMP, 0)), ("oDepth", (R.DEPTHOUT, 0))):
+            if key not in final.regs:
+                continue
+            vals = final.regs[key]
+            bounds[name] = tuple(0.0 if x is None else float(x[3]) for x in vals)
+            written[name] = sum(1 << c for c in range(4) if vals[c] is not None)
+            ranges[name] = tuple(None if x is None else (float(x[0]), float(x[1])) for x in vals)
         roles = {k: role for k, (_, role) in stage_plan(shader).items()}
         return GeneratedProgram(shader, self.version, bounds, written, roles, ranges,
                                 translate_options=translate_options(shader))
@@ -896,7 +955,7 @@ def ps1_inputs(shader: Shader, rng: np.random.Generator, n: int) -> ShaderInputs
     for k in sorted(colours):
         inputs[("v", k)] = np.stack([_affine(rng, coords, *COLOR_RANGE) for _ in range(4)], 1).astype(np.float32)
     for k in sorted(sets):
-        inputs[("t", k)] = np.stack([_affine(rng, coords, lo, hi) for lo, hi in TEXCOORD_RANGES], 1).astype(np.float32)
+        inputs[("t", k)] = np.stack([_affine(rng, coords, lo, hi) for lo, hi in texcoord_ranges(k)], 1).astype(np.float32)
     floats = _halfgrid(rng, -2.0, 2.0, (32, 4)).astype(np.float32)
     constants = ReferenceConstants(floats=floats, ints=np.zeros((16, 4), np.int32), bools=[False] * 16)
     textures = {k: _texture(rng, _STYPE[kind], role, False) for k, (kind, role) in stage_plan(shader).items()}
