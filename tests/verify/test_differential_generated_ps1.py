@@ -96,13 +96,6 @@ def test_generated_ps1_programs_are_valid_and_bounded():
     assert not missing, f"never generated: {sorted(missing)}"
 
 
-@pytest.fixture(scope="module")
-def gl():
-    why = D.gl_available()
-    if why:
-        pytest.skip(why)
-
-
 def _run(version: str, check, record_property, driver: str):
     failures, compared = [], 0
     start = time.perf_counter()
