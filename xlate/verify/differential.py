@@ -149,7 +149,7 @@ from .differential_base import (  # noqa: F401 - re-exported: the public names a
     ARITH, CLASS_NAMES, CLASS_TOLERANCE, EXACT, F32, FILTERED, GL_TARGETS, ILL_CONDITIONED, O, PERTURB, PS_LANES,
     SENTINEL, TRANS, VS_LANES, Mismatch, R, Verdict, _finite, _fmt)
 from .differential_drivers import (  # noqa: F401
-    PROBE_LOCATION, _map_vs_outputs, _pixel_offset, _probe_shader, _quads, _release_programs, _run_ps_driver,
+    PROBE_LOCATION, _map_vs_outputs, native_passthrough_for, _pixel_offset, _probe_shader, _quads, _release_programs, _run_ps_driver,
     _run_vs_driver, _screen, _semantic_outputs, _vertex_inputs_for_gl, _vs_adapted, gl_available)
 from .differential_expect import (  # noqa: F401
     Expect, _compare_components, _compare_output, _lane_inputs, _op_class, _output_register, _perturbed,
@@ -207,7 +207,7 @@ def _position_tolerance(exp: Expect) -> Expect:
 
 
 def _check_pixel(verdict: Verdict, translation, shader: Shader, inputs: Inputs, seed: int, bounds=None,
-                 perturbations: int = 2, derivatives: str = "fine", runner=None):
+                 perturbations: int = 2, derivatives: str = "fine", runner=None, native_vs: bool = False):
     from .generate import QUAD_GRID_WIDTH
 
     width, height = QUAD_GRID_WIDTH, inputs.n // QUAD_GRID_WIDTH
@@ -226,7 +226,7 @@ def _check_pixel(verdict: Verdict, translation, shader: Shader, inputs: Inputs, 
         shader, inputs, bounds=bounds, perturbations=perturbations, seed=seed, derivatives=derivatives)
     if inputs.draw_state is not None:
         _draw_state_tolerances(shader, inputs, expects, unstable_kill, derivatives)
-    colours, probe, probed, code = _run_ps_driver(translation, shader, inputs, width, height, runner)
+    colours, probe, probed, code = _run_ps_driver(translation, shader, inputs, width, height, runner, native_vs)
     xs = inputs.pixel_coords[:, 0].astype(int)
     ys = inputs.pixel_coords[:, 1].astype(int)
 
@@ -469,7 +469,7 @@ def _options_draw_state(options: dict):
 
 def check_generated(program, seed: int = 0, *, target: str = "glsl330", name: str | None = None,
                     keep_programs: bool = False, derivatives: str = "coarse", runner=None,
-                    draw_state=None, draw_state_mode: str = "baked") -> Verdict:
+                    draw_state=None, draw_state_mode: str = "baked", native_vs: bool = False) -> Verdict:
     """A ``generate.GeneratedProgram`` against its error bounds.  The
     generator only differentiates values affine in the pixel position, so
     the reference's derivative mode should not matter; ``derivatives``
@@ -479,7 +479,12 @@ def check_generated(program, seed: int = 0, *, target: str = "glsl330", name: st
     alpha test around a pixel program, translated ``draw_state_mode``
     ("baked" / "dynamic": uniforms the runner sets), applied by the
     reference (``reference_drawstate``); the fog coordinate is a random
-    affine input over the pixels, from about -0.8 to 1.8 (both clamps)."""
+    affine input over the pixels, from about -0.8 to 1.8 (both clamps).
+    ``native_vs``: a pixel program translated for "spirv" on a ``runner`` is
+    drawn after a pass-through vs_3_0 that xlate's SPIR-V writer translated
+    (``native_passthrough_for``) instead of the runner's GLSL one, whose
+    glslang call costs most of such a check (when no render state needs
+    the runner's own VS)."""
     shader = program.shader
     options = dict(getattr(program, "translate_options", None) or {})  # ps_1_x: sampler_types
     if draw_state is not None:
@@ -518,7 +523,7 @@ def check_generated(program, seed: int = 0, *, target: str = "glsl330", name: st
                 runner=runner)
     else:
         _run_gl(verdict, _check_pixel, verdict, translation, shader, inputs, seed, bounds=program.error_bounds,
-                derivatives=derivatives, runner=runner)
+                derivatives=derivatives, runner=runner, native_vs=native_vs)
     if not keep_programs and runner is None:
         _release_programs([translation.code])
     return verdict

@@ -252,12 +252,49 @@ def _screen(pos: np.ndarray, width: int, height: int) -> np.ndarray:
     return np.stack([x, y], 1)
 
 
-def _run_ps_driver(translation, shader: Shader, inputs: Inputs, width: int, height: int, runner=None):
+def _native_passthrough(keys: tuple[tuple[str, int], ...]):
+    """A vs_3_0 passing POSITION and each (usage, index) through, translated
+    by xlate's SPIR-V writer; None when it cannot be written."""
+    from ..api import translate
+    from ..bytecode.asm import assemble_bytes
+    from ..errors import XlateError
+
+    if len(keys) > 11:
+        return None
+    lines = ["vs_3_0", "dcl_position v0", "dcl_position o0", "mov o0, v0"]
+    for i, (usage, index) in enumerate(keys, 1):
+        lines += [f"dcl_{usage}{index} v{i}", f"dcl_{usage}{index} o{i}", f"mov o{i}, v{i}"]
+    try:
+        return translate(assemble_bytes("\n".join(lines) + "\n"), "spirv")
+    except XlateError:
+        return None
+
+
+_NATIVE_PASSTHROUGH: dict = {}
+
+
+def native_passthrough_for(translation):
+    """A native-SPIR-V pass-through VS for a "spirv" PS translation, or None
+    (the runner's own) unless every varying lands at the PS input's location."""
+    ins = [i for i in translation.reflection["inputs"] if not i["glsl"].startswith("gl_")]
+    keys = tuple(sorted((i["usage"], i["usage_index"]) for i in ins))
+    if keys not in _NATIVE_PASSTHROUGH:
+        _NATIVE_PASSTHROUGH[keys] = _native_passthrough(keys)
+    vs = _NATIVE_PASSTHROUGH[keys]
+    if vs is None:
+        return None
+    outs = {(o["usage"], o["usage_index"]): o.get("location") for o in vs.reflection["outputs"]}
+    return vs if all(outs.get((i["usage"], i["usage_index"])) == i["location"] for i in ins) else None
+
+
+def _run_ps_driver(translation, shader: Shader, inputs: Inputs, width: int, height: int, runner=None,
+                   native_vs: bool = False):
     """Returns (colours list of (H, W, 4) in D3D order, probe (H, W, 4) or None, probed).
     ``runner``: the GL runner by default, or one with the same ``draw``
     (the Vulkan one: SPIR-V is probed by editing its words, a dynamic
     translation's state values become its specialization constants; the
-    WebGPU one, with its own ``probe_shader``)."""
+    WebGPU one, with its own ``probe_shader``).  ``native_vs``: draw a
+    "spirv" PS on ``runner`` after ``native_passthrough_for``'s VS."""
     from . import gl
 
     refl = translation.reflection
@@ -284,7 +321,10 @@ def _run_ps_driver(translation, shader: Shader, inputs: Inputs, width: int, heig
     draw = gl.Draw(vertices=verts, primitive="triangle_list", constants=inputs.constants, textures=inputs.textures,
                    texture_stages=inputs.texture_stages, size=(width, height), targets=ntargets, clear=clear,
                    state_values=inputs.draw_state)
-    res = (runner if runner is not None else gl.runner()).draw(None, (code, prefl), draw)
+    vs = None
+    if native_vs and runner is not None and translation.target == "spirv" and inputs.draw_state is None:
+        vs = native_passthrough_for(translation)
+    res = (runner if runner is not None else gl.runner()).draw(vs, (code, prefl), draw)
     probe = res.colors[PROBE_LOCATION] if probed else None
     colours = res.colors
     res.targets.release()
