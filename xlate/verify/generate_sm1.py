@@ -70,6 +70,7 @@ from ..bytecode.tables import (
     SamplerType,
     ShaderVersion,
     SrcMod,
+    make_swizzle,
     replicate_swizzle,
     swizzle_components,
 )
@@ -138,6 +139,7 @@ COLOR_RANGE = (0.0, 1.0)
 # The ops that sample the texture of stage dst.index (ps_1_4 texld is O.TEX with a source).
 SAMPLING_OPS = frozenset({O.TEX, O.TEXBEM, O.TEXBEML, O.TEXREG2AR, O.TEXREG2GB, O.TEXREG2RGB, O.TEXM3x2TEX,
                           O.TEXM3x3TEX, O.TEXDP3TEX, O.TEXM3x3SPEC, O.TEXM3x3VSPEC})
+XYZ, XYW = make_swizzle([0, 1, 2, 2]), make_swizzle([0, 1, 3, 3])
 _PAD = -1  # State.regs key type of a texm pad row: (_PAD, m) -> (row AV,)
 NONE4 = (None,) * 4
 ONE = av_exact(1.0)
@@ -768,13 +770,14 @@ class _PS1Generator(_Generator):
             if earlier and rng.random() < 0.4:
                 src = _src(R.TEMP, rng.choice(earlier), IDENTITY_SWIZZLE, rng.choice([SrcMod.NONE, SrcMod.NONE, SrcMod.DZ]))
             else:
-                src = _src(TEXTURE, rng.randrange(self.ntex), IDENTITY_SWIZZLE,
+                swizzle = rng.choice([IDENTITY_SWIZZLE] * 3 + [XYZ, XYW])  # t#.xyz / t#.xyw forms
+                src = _src(TEXTURE, rng.randrange(self.ntex), swizzle,
                            rng.choice([SrcMod.NONE, SrcMod.NONE, SrcMod.DZ, SrcMod.DW]))
             divided = src.modifier in (SrcMod.DZ, SrcMod.DW)
             if crd:
                 if src.type != TEXTURE:
                     continue
-                mask = 0x3 if divided else rng.choice([0xF, 0x7])
+                mask = 0x3 if divided else (rng.choice([0xF, 0x7]) if src.swizzle == IDENTITY_SWIZZLE else 0x7)
                 ins = Instruction(O.TEXCOORD, _dst(R.TEMP, k, mask), (src,))
             else:
                 if divided and STAGE_KINDS[k] != "2d":
