@@ -14,8 +14,21 @@ import numpy as np
 
 from ..bytecode.model import Shader
 from ..bytecode.tables import OUTPUT
-from .differential_base import (ARITH, CLASS_NAMES, CLASS_TOLERANCE, EXACT, F32, FILTERED, ILL_CONDITIONED, O,
-                                PERTURB, TRANS, Mismatch, R, Verdict, _finite)
+from .differential_base import (
+    ARITH,
+    CLASS_NAMES,
+    CLASS_TOLERANCE,
+    EXACT,
+    F32,
+    FILTERED,
+    ILL_CONDITIONED,
+    O,
+    PERTURB,
+    TRANS,
+    Mismatch,
+    R,
+    Verdict,
+)
 from .differential_inputs import Inputs
 from .reference import ReferenceConstants, Result
 
