@@ -254,7 +254,9 @@ def _check_pixel(verdict: Verdict, translation, shader: Shader, inputs: Inputs, 
     live = ~killed & ~driver_killed
     refl = translation.reflection
     have = {f"oC{o['usage_index']}" for o in refl["outputs"] if o["usage"] == "color"}
-    if any(o["glsl"] == "gl_FragDepth" or o.get("builtin") == "frag_depth" for o in refl["outputs"]):
+    # ESSL 1.00 writes depth as gl_FragDepthEXT (GL_EXT_frag_depth); it is not probed there
+    if any(o["glsl"] in ("gl_FragDepth", "gl_FragDepthEXT") or o.get("builtin") == "frag_depth"
+           for o in refl["outputs"]):
         have.add("oDepth")
     for name, exp in expects.items():
         exp = Expect(exp.name, exp.value, exp.tol, exp.compare & live[:, None], exp.klass, exp.skipped)

@@ -132,7 +132,7 @@ class Verdict:
 
     def report(self) -> str:
         lines = [self.summary()]
-        if self.status == "fail":
+        if self.status == "fail" and self.mismatches:  # (a missing output fails with a note only)
             lines.append("first mismatch: " + self.mismatches[0].describe())
             if len(self.bad_by_output) > 0:
                 lines.append("mismatches by output: "
