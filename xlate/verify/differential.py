@@ -49,7 +49,9 @@ What runs
 Inputs (``make_inputs``)
 ------------------------
 Generated programs use ``generate.random_inputs`` unchanged (their error
-bounds assume it).  Corpus shaders get random values on a fine grid: every
+bounds assume it; for ps_1_x it also gives the texture-stage state, and the
+program carries the translation options its stages need,
+``GeneratedProgram.translate_options``: sampler types, projection).  Corpus shaders get random values on a fine grid: every
 float input and API float constant component a non-zero multiple of 2**-18
 in (-2, 2) (sm1/sm2 pixel-shader colour inputs in (0, 1)), so that sums of
 a few of them almost never hit a texel boundary or a compare threshold
