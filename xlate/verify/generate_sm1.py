@@ -452,7 +452,7 @@ class _PS1Generator(_Generator):
         rng = self.rng
         st = State()
         main: list[Node] = []
-        budget = rng.randint(self.opts.min_instructions, max(self.opts.min_instructions, 12))
+        budget = rng.randint(self.opts.min_instructions, max(self.opts.min_instructions, min(self.opts.max_instructions, 12)))
         if self.ps14:
             self.two_phase = rng.random() < 0.6
             self.interp.phase = 1 if self.two_phase else 2
