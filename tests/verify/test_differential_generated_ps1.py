@@ -51,6 +51,7 @@ EXPECTED_FEATURES = {
     "mod:neg", "mod:bias", "mod:biasneg", "mod:sign", "mod:signneg", "mod:comp", "mod:x2", "mod:x2neg",
     "mod:dz", "mod:dw", "coissue", "shift:x2", "shift:x4", "shift:x8", "shift:d2", "shift:d4", "shift:d8",
     "coissue:reads_partner", "def:clamped", "texm3x2depth", "texdepth",
+    "texm3x3spec", "texm3x3vspec",
 }
 _SHIFTS = {1: "x2", 2: "x4", 3: "x8", -1: "d2", -2: "d4", -3: "d8"}
 

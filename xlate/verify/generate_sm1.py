@@ -48,9 +48,8 @@ clamp bites); bump matrices, luminance scales and offsets multiples of
 Depth: ``texm3x2depth`` (ps_1_3) and ``texdepth r5`` (ps_1_4 phase 2) write
 ``oDepth`` = z / w clamped to [0, 1], with w kept away from 0.
 
-Not generated: ``texm3x3spec``/``texm3x3vspec`` (the reflection vector's
-length and direction cannot be bounded usefully by intervals, and peers
-differ on normalising N and E).
+``texm3x3spec``/``texm3x3vspec`` sample a volume at the reflection vector,
+whose length is E's (``_PS1Interp.reflect``); N must stay away from 0.
 """
 
 from __future__ import annotations
@@ -290,7 +289,8 @@ class _PS1Generator(_Generator):
         nodes: list[Node] = []
         free = list(range(self.ntex))
         forms = ["tex", "tex", "tex", "texcoord", "texbem", "texbeml", "texreg2ar", "texreg2gb", "texreg2rgb",
-                 "texm3x2", "texm3x3tex", "texm3x3", "texdp3", "texdp3tex"]
+                 "texm3x2", "texm3x3tex", "texm3x3", "texdp3", "texdp3tex", "texm3x3spec", "texm3x3vspec",
+                 "texm3x3spec", "texm3x3vspec", "texcoord"]
         if v.minor >= 3:
             forms += ["texm3x2depth"] * 4 + ["texcoord"] * 2
         later = v.minor >= 2
@@ -309,7 +309,8 @@ class _PS1Generator(_Generator):
                 if not written:
                     continue
                 n = rng.choice(written)
-                span = {"texm3x2": 2, "texm3x2depth": 2, "texm3x3tex": 3, "texm3x3": 3}.get(form, 1)
+                span = {"texm3x2": 2, "texm3x2depth": 2, "texm3x3tex": 3, "texm3x3": 3, "texm3x3spec": 3,
+                        "texm3x3vspec": 3}.get(form, 1)
                 starts = [m for m in free if m > n and all(m + j in free for j in range(span))]
                 if not starts:
                     continue
@@ -332,10 +333,12 @@ class _PS1Generator(_Generator):
                         inss = [Instruction(O.TEXM3x2PAD, _dst(TEXTURE, m), (src,)),
                                 Instruction(last, _dst(TEXTURE, m + 1), (src,))]
                     else:
-                        last = O.TEXM3x3TEX if form == "texm3x3tex" else O.TEXM3x3
+                        last = {"texm3x3tex": O.TEXM3x3TEX, "texm3x3": O.TEXM3x3, "texm3x3spec": O.TEXM3x3SPEC,
+                                "texm3x3vspec": O.TEXM3x3VSPEC}[form]
+                        srcs = (src, _src(R.CONST, rng.randrange(self.const_count))) if form == "texm3x3spec" else (src,)
                         inss = [Instruction(O.TEXM3x3PAD, _dst(TEXTURE, m), (src,)),
                                 Instruction(O.TEXM3x3PAD, _dst(TEXTURE, m + 1), (src,)),
-                                Instruction(last, _dst(TEXTURE, m + 2), (src,))]
+                                Instruction(last, _dst(TEXTURE, m + 2), srcs)]
             del dst
             if not all(OPCODES[i.opcode].allowed_in(v) for i in inss):
                 continue

@@ -4,6 +4,8 @@ ops, cnd, bem and the depth ops (``generate_sm1``'s module docstring)."""
 
 from __future__ import annotations
 
+import math
+
 from ..bytecode.model import DestOperand, Instruction, SourceOperand
 from ..bytecode.tables import TEXTURE, Comparison, SrcMod, swizzle_components
 from .generate import (
@@ -216,7 +218,7 @@ class _PS1Interp(_Interp):
             self.write(st, ins, {c: full[c] for c in comps if c < 2})
             return st
         if op in (O.TEX, O.TEXCOORD, O.TEXBEM, O.TEXBEML, O.TEXREG2AR, O.TEXREG2GB, O.TEXREG2RGB, O.TEXM3x2TEX,
-                  O.TEXM3x3TEX, O.TEXM3x3, O.TEXDP3, O.TEXDP3TEX):
+                  O.TEXM3x3TEX, O.TEXM3x3, O.TEXDP3, O.TEXDP3TEX, O.TEXM3x3SPEC, O.TEXM3x3VSPEC):
             full = self.texture_op(st, ins)
             self.write(st, ins, {c: full[c] for c in comps})
             return st
@@ -272,6 +274,13 @@ class _PS1Interp(_Interp):
         if op == O.TEXM3x2TEX:
             u = self.pad_rows(st, ins, 1)[0]
             return self.sample(st, m, [u, self.row(st, ins)], False)
+        if op in (O.TEXM3x3SPEC, O.TEXM3x3VSPEC):
+            n = self.pad_rows(st, ins, 2) + [self.row(st, ins)]
+            if op == O.TEXM3x3SPEC:  # E = c#.xyz
+                e = self.read(st, ins.srcs[1], [0, 1, 2])
+            else:  # E = the rows' texture coordinate .w
+                e = [self.texcoord(k)[3] for k in (m - 2, m - 1, m)]
+            return self.sample(st, m, self.reflect(n, e), False, stage_kind(m, op))
         if op in (O.TEXM3x3TEX, O.TEXM3x3):
             n = self.pad_rows(st, ins, 2) + [self.row(st, ins)]
             if op == O.TEXM3x3:
@@ -283,6 +292,21 @@ class _PS1Interp(_Interp):
         if op == O.TEXDP3TEX:
             return self.sample(st, m, [self.row(st, ins)], False)
         raise Reject(op.name)
+
+    def reflect(self, n: list, e: list) -> list:
+        """R = 2·(N·E)/(N·N)·N − E (§2.11, nothing normalised): |R| = |E|
+        whatever N, and its rounding error stays a few ulps of |E| as long
+        as N·N stays away from 0 (plus what N's and E's errors move)."""
+        _nospecial(*n, *e)
+        nerr, eerr = max(x[3] for x in n), max(x[3] for x in e)
+        # the least N·N: per component the least square over its interval (with its error)
+        nn = sum(0.0 if x[0] - x[3] <= 0.0 <= x[1] + x[3] else min(abs(x[0]) - x[3], abs(x[1]) - x[3]) ** 2 for x in n)
+        if nn < 2.0**-5:
+            raise Reject("N may be short")
+        emax = math.sqrt(sum(_mag(x) ** 2 for x in e))
+        err = 2.0**-16 * (1.0 + emax) + 4.0 * emax * nerr / math.sqrt(nn) + 3.0 * eerr
+        r = _mk(-emax, emax, -1, err, 0)
+        return [r, r, r]
 
     def sample(self, st: State, stage: int, coord: list, direct: bool, kind: str | None = None) -> dict:
         """Four result AVs of sampling ``stage`` (its kind and role from the

@@ -61,10 +61,12 @@ def _direct(ins: Instruction) -> bool:
 
 
 def stage_kind(stage: int, op: Opcode | None = None) -> str:
-    """The texture kind of ``stage``; ``texm3x3tex`` samples a volume (a cube
-    lookup needs a direction that cannot be short, which a product with a
-    fetched normal cannot promise)."""
-    return "volume" if op == O.TEXM3x3TEX else STAGE_KINDS[stage]
+    """The texture kind of ``stage``; the texm3x3 ops that sample take a
+    volume: a cube lookup needs a direction that cannot be short, which a
+    product with a fetched normal cannot promise, and a volume lookup of the
+    reflection vector (whose length is E's) also tells whether E was
+    normalised (the docs' formula does not; §2.11)."""
+    return "volume" if op in (O.TEXM3x3TEX, O.TEXM3x3SPEC, O.TEXM3x3VSPEC) else STAGE_KINDS[stage]
 
 
 def stage_role(stage: int, direct: bool, kind: str | None = None) -> str:
