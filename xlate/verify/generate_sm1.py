@@ -57,7 +57,16 @@ from __future__ import annotations
 import struct
 
 from ..bytecode.model import DestOperand, Instruction, Shader, SourceOperand
-from ..bytecode.tables import IDENTITY_SWIZZLE, OPCODES, TEXTURE, DstMod, ShaderVersion, SrcMod, replicate_swizzle
+from ..bytecode.tables import (
+    IDENTITY_SWIZZLE,
+    OPCODES,
+    TEXTURE,
+    DstMod,
+    ShaderVersion,
+    SrcMod,
+    make_swizzle,
+    replicate_swizzle,
+)
 from .generate import (
     CUBE,
     LINEAR,
@@ -166,13 +175,12 @@ class _PS1Generator(_Generator):
 
     def swizzle(self, avail, slots, replicate=False) -> int:
         rng = self.rng
-        reps = avail if self.ps14 else [c for c in avail if c >= 2 or self.version.minor >= 4] or avail
+        reps = avail if self.ps14 else ([c for c in avail if c >= 2] or avail)  # ps_1_1-1_3: .b / .a replicates
         if replicate or rng.random() < 0.25:
             return replicate_swizzle(rng.choice(reps))
         if set(avail) >= {0, 1, 2, 3}:
             return IDENTITY_SWIZZLE
-        comps = [c if c in avail else rng.choice(avail) for c in range(4)]
-        return comps[0] | comps[1] << 2 | comps[2] << 4 | comps[3] << 6
+        return make_swizzle([c if c in avail else rng.choice(avail) for c in range(4)])
 
     def modifier(self, allow=True) -> SrcMod:
         if not allow:
@@ -300,7 +308,6 @@ class _PS1Generator(_Generator):
                 break
             form = rng.choice(forms)
             written = sorted(i for (rt, i) in st.regs if rt == TEXTURE)
-            dst = _dst(TEXTURE, 0)
             if form in ("tex", "texcoord"):
                 m = min(free) if rng.random() < 0.5 else rng.choice(free)
                 inss = [Instruction(O.TEX if form == "tex" else O.TEXCOORD, _dst(TEXTURE, m))]
@@ -339,7 +346,6 @@ class _PS1Generator(_Generator):
                         inss = [Instruction(O.TEXM3x3PAD, _dst(TEXTURE, m), (src,)),
                                 Instruction(O.TEXM3x3PAD, _dst(TEXTURE, m + 1), (src,)),
                                 Instruction(last, _dst(TEXTURE, m + 2), srcs)]
-            del dst
             if not all(OPCODES[i.opcode].allowed_in(v) for i in inss):
                 continue
             s2 = self._try_ops(st, inss)
