@@ -68,6 +68,7 @@ from ..bytecode.tables import (
     replicate_swizzle,
 )
 from .generate import (
+    PS1_VERSIONS,
     CUBE,
     LINEAR,
     POINT,
@@ -94,7 +95,6 @@ from .generate import (
 from .generate_sm1_policy import (
     COLOR_RANGE,
     PROJECTED_STAGES,
-    PS1_VERSIONS,
     STAGE_KINDS,
     XYZ,
     XYW,

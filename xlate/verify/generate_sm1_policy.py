@@ -9,11 +9,9 @@ import numpy as np
 
 from ..bytecode.model import Instruction, Shader
 from ..bytecode.tables import TEXTURE, Opcode, SamplerType, ShaderVersion, SrcMod, make_swizzle
-from .generate import CUBE, LINEAR, POINT, O, R, _halfgrid, _texture, pixel_grid, ShaderInputs
+from .generate import CUBE, LINEAR, POINT, O, R, ShaderInputs, _halfgrid, _texture, pixel_grid
 from .reference import ReferenceConstants
 from .reference_sm1 import TextureStage
-
-PS1_VERSIONS = ("ps_1_1", "ps_1_2", "ps_1_3", "ps_1_4")
 
 STAGE_KINDS = {0: "2d", 1: "2d", 2: "volume", 3: "cube", 4: "2d", 5: "volume", 6: "2d", 7: "2d"}
 POINT_STAGES = frozenset({0, 2, 4})
