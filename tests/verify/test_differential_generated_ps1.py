@@ -34,7 +34,7 @@ from xlate.verify.generate import PS1_VERSIONS, feature_counts, generate_seed, r
 SEED = int(os.environ.get("XLATE_DIFF_SEED", "0"))
 FULL = os.environ.get("XLATE_CORPUS_FULL") == "1"
 PROGRAMS_PER_VERSION = 25
-FULL_PROGRAMS_PER_VERSION = 500
+FULL_PROGRAMS_PER_VERSION = 250  # ten times the CI share, as the other generated shares
 COUNT = FULL_PROGRAMS_PER_VERSION if FULL else PROGRAMS_PER_VERSION
 
 
