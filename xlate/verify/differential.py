@@ -49,7 +49,9 @@ What runs
 Inputs (``make_inputs``)
 ------------------------
 Generated programs use ``generate.random_inputs`` unchanged (their error
-bounds assume it).  Corpus shaders get random values on a fine grid: every
+bounds assume it; for ps_1_x it also gives the texture-stage state, and the
+program carries the translation options its stages need,
+``GeneratedProgram.translate_options``: sampler types, projection).  Corpus shaders get random values on a fine grid: every
 float input and API float constant component a non-zero multiple of 2**-18
 in (-2, 2) (sm1/sm2 pixel-shader colour inputs in (0, 1)), so that sums of
 a few of them almost never hit a texel boundary or a compare threshold
@@ -138,893 +140,40 @@ outputs are compared through transform feedback as for a VS alone.
 from __future__ import annotations
 
 import dataclasses
-import math
 import random
-from dataclasses import dataclass, field
-from typing import Any, Iterable
 
 import numpy as np
 
 from ..bytecode.model import Shader
-from ..bytecode.tables import OUTPUT, DeclUsage, Opcode, RegisterType, SamplerType
+from ..bytecode.tables import DeclUsage
 from ..drawstate import DrawState
-from .reference import ReferenceConstants, Result, run_shader
-from .reference_sm1 import TextureStage
-from .textures import SamplerState, Texture
-
-R = RegisterType
-O = Opcode
-F32 = np.float32
-
-GL_TARGETS = ("glsl120", "glsl330", "glsl450", "essl100", "essl300")
-VS_LANES = 64
-PS_LANES = 64  # a 4 x 16 pixel image
-PERTURB = 2.0**-16
-ILL_CONDITIONED = 2.0**-8
-SENTINEL = -1.2345678e30  # clear colour: a killed pixel keeps it
-
-EXACT, ARITH, TRANS, FILTERED = 0, 1, 2, 3
-CLASS_NAMES = ("exact", "arith", "trans", "filtered")
-# (absolute, relative) tolerance per class; see the module docstring
-CLASS_TOLERANCE = {EXACT: (0.0, 0.0), ARITH: (0.0, 2.0**-20), TRANS: (2.0**-16, 2.0**-16), FILTERED: (2.0**-8, 2.0**-8)}
+from .differential_base import (  # noqa: F401 - re-exported: the public names and the helpers tests use
+    ARITH, CLASS_NAMES, CLASS_TOLERANCE, EXACT, F32, FILTERED, GL_TARGETS, ILL_CONDITIONED, O, PERTURB, PS_LANES,
+    SENTINEL, TRANS, VS_LANES, Mismatch, R, Verdict, _finite, _fmt)
+from .differential_drivers import (  # noqa: F401
+    PROBE_LOCATION, _map_vs_outputs, native_passthrough_for, _pixel_offset, _probe_shader, _quads, _release_programs, _run_ps_driver,
+    _run_vs_driver, _screen, _semantic_outputs, _vertex_inputs_for_gl, _vs_adapted, gl_available)
+from .differential_expect import (  # noqa: F401
+    Expect, _compare_components, _compare_output, _lane_inputs, _op_class, _output_register, _perturbed,
+    _within, _writer_text, operation_classes, reference_expectations)
+from .differential_inputs import (  # noqa: F401
+    GRID, Inputs, _affine_from_lanes, _const_sizes, _fine, _generated_inputs, _gl_key, _global_affine,
+    _pixel_input_keys, _quad_values, _random_constants, _sampler_kinds, make_inputs, point_texture)
+from .reference import ReferenceConstants, Result
 
 __all__ = [
     "Mismatch", "Verdict", "check_shader", "check_pair", "check_generated", "make_inputs",
     "operation_classes", "GL_TARGETS", "gl_available",
 ]
 
-
-# --------------------------------------------------------------------------
-# Verdicts
-# --------------------------------------------------------------------------
-
-
-@dataclass
-class Mismatch:
-    """One output component of one lane outside its tolerance."""
-
-    stage: str  # "vertex" | "pixel"
-    seed: int
-    lane: int
-    where: str  # "vertex 3" / "pixel (2, 5)"
-    output: str  # reference register name (oC0, oPos, o3 ...)
-    component: int  # 0..3, or -1 for texkill
-    reference: float
-    driver: float
-    tolerance: float
-    klass: str
-    writer: str | None  # "#12 (byte 0x40): mad r0, r1, c2, r3"
-    inputs: dict = field(default_factory=dict)  # input name -> 4 values at this lane
-
-    def describe(self) -> str:
-        comp = "xyzw"[self.component] if self.component >= 0 else ""
-        if self.component < 0:
-            what = (f"{self.where}: texkill differs: reference {'killed' if self.reference else 'kept'} it, "
-                    f"driver {'killed' if self.driver else 'kept'} it")
-        else:
-            what = (f"{self.where} {self.output}.{comp}: reference {_fmt(self.reference)}, driver {_fmt(self.driver)} "
-                    f"(|diff| {_fmt(abs(self.driver - self.reference)) if _finite(self.reference, self.driver) else 'n/a'}"
-                    f", tolerance {_fmt(self.tolerance)}, {self.klass})")
-        lines = [f"seed {self.seed}, {what}"]
-        if self.component < 0:
-            lines.append(f"  texkill instructions: {self.writer or 'none'}")
-        else:
-            lines.append(f"  last writer: {self.writer or 'none (never written in the reference)'}")
-        for name, vals in self.inputs.items():
-            lines.append(f"  input {name} = ({', '.join(_fmt(v) for v in vals)})")
-        return "\n".join(lines)
-
-
-def _finite(*xs) -> bool:
-    return all(math.isfinite(x) for x in xs)
-
-
-def _fmt(x: float) -> str:
-    if isinstance(x, (bool, np.bool_)):
-        return str(bool(x))
-    x = float(x)
-    if math.isnan(x):
-        return "nan"
-    if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    return f"{x:.9g}"
-
-
-@dataclass
-class Verdict:
-    name: str
-    target: str
-    status: str = "pass"  # pass | fail | error | skip
-    message: str = ""
-    version: str = ""
-    seeds: list[int] = field(default_factory=list)
-    lanes: int = 0
-    compared: int = 0  # output components compared
-    skipped: int = 0  # ill-conditioned components left out
-    killed: int = 0  # lanes the reference killed (texkill)
-    mismatches: list[Mismatch] = field(default_factory=list)
-    bad_components: int = 0  # total, the list keeps the first few
-    bad_by_output: dict[str, int] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
-    asm: str = ""  # the disassembly (for reproducers)
-
-    @property
-    def ok(self) -> bool:
-        return self.status == "pass"
-
-    def merge_mismatch(self, m: Mismatch, keep: int = 5):
-        self.bad_components += 1
-        key = f"{m.stage}:{m.output}" + (("." + "xyzw"[m.component]) if m.component >= 0 else "")
-        self.bad_by_output[key] = self.bad_by_output.get(key, 0) + 1
-        if len(self.mismatches) < keep:
-            self.mismatches.append(m)
-        self.status = "fail"
-
-    def summary(self) -> str:
-        head = f"{self.status.upper()} {self.name} ({self.version or '?'}, {self.target}"
-        head += f", seeds {','.join(map(str, self.seeds))})" if self.seeds else ")"
-        if self.status in ("error", "skip"):
-            return f"{head}: {self.message}"
-        text = (f"{head}: {self.lanes} lanes, {self.compared} components compared, "
-                f"{self.skipped} skipped as ill-conditioned")
-        if self.killed:
-            text += f", {self.killed} lanes killed"
-        if self.status == "fail":
-            kills = sum(v for k, v in self.bad_by_output.items() if k.endswith(":texkill"))
-            text += f"; {self.bad_components - kills} components outside tolerance"
-            if kills:
-                text += f", {kills} pixels with a different texkill"
-        return text
-
-    def report(self) -> str:
-        lines = [self.summary()]
-        if self.status == "fail":
-            lines.append("first mismatch: " + self.mismatches[0].describe())
-            if len(self.bad_by_output) > 0:
-                lines.append("mismatches by output: "
-                             + ", ".join(f"{k} {v}" for k, v in sorted(self.bad_by_output.items())))
-            for m in self.mismatches[1:]:
-                lines.append("also: " + m.describe().splitlines()[0])
-        for n in self.notes:
-            lines.append(f"note: {n}")
-        return "\n".join(lines)
+# The method (inputs, tolerances, what is compared) is documented above; its
+# parts live in differential_base (constants, verdicts), differential_inputs,
+# differential_expect (the reference side) and differential_drivers (drawing).
 
 
 # --------------------------------------------------------------------------
-# GL access (xlate.verify.gl) and the adapter for what it lacks
+# Checking one vertex or pixel run
 # --------------------------------------------------------------------------
-
-
-def gl_available() -> str | None:
-    """None when GL works here, else the reason."""
-    from . import gl
-
-    try:
-        gl.runner()
-    except gl.GLUnavailable as exc:
-        return str(exc)
-    return None
-
-
-PROBE_LOCATION = 4  # D3D9 has 4 colour outputs (0-3): the probe target comes after them
-
-
-def _probe_shader(code: str, refl: dict) -> tuple[str, dict, bool]:
-    """The adapter for what ``gl.GLRunner.draw`` cannot read: whether a pixel
-    was discarded, and gl_FragDepth (the runner has no depth attachment and
-    draws with the depth test off).  For GLSL 1.30+/ESSL 3.00 the PS's main
-    is renamed and a new main calls it, then writes ``vec4(1, depth, 0, 0)``
-    to an extra colour output at ``PROBE_LOCATION`` (a discard skips that
-    write, so the probe keeps its clear value).  Returns (code, reflection,
-    probed); older dialects are returned unchanged (texkill is then judged
-    from the colour targets keeping the clear colour, and depth is not
-    compared)."""
-    import re
-
-    if isinstance(code, (bytes, bytearray)):  # SPIR-V: the same probe, written into the words
-        from .spirv_edit import probe
-
-        depth = any(o["glsl"] == "gl_FragDepth" for o in refl["outputs"])
-        new_refl = dict(refl)
-        new_refl["outputs"] = list(refl["outputs"]) + [
-            {"usage": "color", "usage_index": PROBE_LOCATION, "register": PROBE_LOCATION, "mask": "xyzw",
-             "glsl": "xl_probe", "location": PROBE_LOCATION}]
-        return probe(bytes(code), PROBE_LOCATION, depth), new_refl, True
-    m = re.search(r"#version\s+(\d+)(\s+es)?", code)
-    ver, es = (int(m.group(1)), bool(m.group(2))) if m else (110, False)
-    if (es and ver < 300) or (not es and ver < 130):
-        return code, refl, False
-    main = re.compile(r"\bvoid\s+main\s*\(\s*(void)?\s*\)")
-    if not main.search(code):
-        return code, refl, False
-    depth = any(o["glsl"] == "gl_FragDepth" for o in refl["outputs"])
-    body = code
-    body = main.sub("void xl_probe_main()", body, count=1)
-    prec = "highp " if es else ""
-    decl = f"layout(location = {PROBE_LOCATION}) out {prec}vec4 xl_probe;\n"
-    tail = (f"\nvoid main()\n{{\n    xl_probe_main();\n"
-            f"    xl_probe = vec4(1.0, {'gl_FragDepth' if depth else '0.0'}, 0.0, 0.0);\n}}\n")
-    # declarations go after #version / precision / extension lines
-    lines = body.split("\n")
-    at = 0
-    for i, line in enumerate(lines):
-        s = line.strip()
-        if s.startswith("#version") or s.startswith("#extension") or s.startswith("precision"):
-            at = i + 1
-    lines.insert(at, decl)
-    new_refl = dict(refl)
-    new_refl["outputs"] = list(refl["outputs"]) + [
-        {"usage": "color", "usage_index": PROBE_LOCATION, "register": PROBE_LOCATION, "mask": "xyzw",
-         "glsl": "xl_probe", "location": PROBE_LOCATION}]
-    return "\n".join(lines) + tail, new_refl, True
-
-
-def _release_programs(codes: Iterable[str]):
-    """Drop the runner's cached programs built from these sources (the cache
-    would otherwise keep thousands of programs alive in a corpus run)."""
-    from . import gl
-
-    r = gl.runner()
-    codes = set(codes)
-    for key in [k for k in r.programs if any(c in codes for c in k if isinstance(c, str))]:
-        prog = r.programs.pop(key)
-        try:
-            prog.release()
-        except Exception:  # noqa: BLE001
-            pass
-
-
-# --------------------------------------------------------------------------
-# Static operation classes (the tolerance model's first half)
-# --------------------------------------------------------------------------
-
-_EXACT_OPS = {O.MOV, O.MOVA, O.MIN, O.MAX, O.CMP, O.CND, O.SLT, O.SGE, O.SGN, O.ABS, O.FRC, O.SETP, O.TEXCOORD,
-              O.TEXKILL, O.TEX, O.TEXLDL, O.TEXLDD, O.DSX, O.DSY, O.TEXREG2AR, O.TEXREG2GB, O.TEXREG2RGB}
-_TRANS_OPS = {O.RCP, O.RSQ, O.NRM, O.EXP, O.EXPP, O.LOG, O.LOGP, O.POW, O.LIT, O.SINCOS}
-_TEXTURE_OPS = {O.TEX, O.TEXLDL, O.TEXLDD, O.TEXBEM, O.TEXBEML, O.TEXREG2AR, O.TEXREG2GB, O.TEXREG2RGB,
-                O.TEXDP3TEX, O.TEXM3x2TEX, O.TEXM3x3TEX, O.TEXM3x3SPEC, O.TEXM3x3VSPEC}
-
-
-def _op_class(op) -> int:
-    if op in _EXACT_OPS:
-        return EXACT
-    if op in _TRANS_OPS:
-        return TRANS
-    return ARITH
-
-
-def operation_classes(shader: Shader, linear_samplers: Iterable[int] = ()) -> dict[tuple[int, int], int]:
-    """{(register type, index): class} for every register written: the worst
-    class among the operations that can feed it (module docstring).
-    Derivatives are exact of an exact value, but dsx/dsy of an inexact one
-    are as inexact as it (their class is the operand's)."""
-    linear = set(linear_samplers)
-    cls: dict[tuple[int, int], int] = {}
-    sm1_pixel = shader.version.is_pixel and shader.version.major < 2
-    for _ in range(64):
-        changed = False
-        for ins in shader.instructions:
-            op = ins.opcode
-            if ins.dst is None or op in (O.DCL, O.DEF, O.DEFI, O.DEFB, O.TEXKILL):
-                continue
-            srcs = list(ins.srcs)
-            if op in (O.CMP, O.CND):
-                srcs = srcs[1:]  # the selector only chooses
-            worst = _op_class(op)
-            if op in _TEXTURE_OPS:
-                samplers = [s.index for s in ins.srcs if s.type == R.SAMPLER] or [ins.dst.index]
-                if any(s in linear for s in samplers):
-                    worst = FILTERED
-                if op in (O.TEX, O.TEXLDL, O.TEXLDD) and not sm1_pixel:
-                    srcs = []  # point-sampled texels are exact: the coordinates only choose
-                elif sm1_pixel and op not in (O.TEXCOORD,):
-                    worst = max(worst, ARITH)  # ps_1_x address ops compute coordinates
-            for s in srcs:
-                if s.type in (R.SAMPLER, R.LABEL, R.CONSTINT, R.CONSTBOOL, R.LOOP):
-                    continue
-                worst = max(worst, cls.get((int(s.type), s.index), EXACT))
-                if s.relative is not None:
-                    worst = max(worst, cls.get((int(s.relative.type), s.relative.index), EXACT))
-            key = (int(ins.dst.type), ins.dst.index)
-            if ins.dst.type in (R.ADDR,) and shader.version.is_vertex:
-                worst = EXACT  # a0 selects; its effect shows as ill-conditioning
-            if cls.get(key, -1) < worst:
-                cls[key] = worst
-                changed = True
-        if not changed:
-            break
-    return cls
-
-
-def _output_register(name: str, shader: Shader) -> tuple[int, int]:
-    v = shader.version
-    if name == "oPos":
-        return int(R.RASTOUT), 0
-    if name == "oFog":
-        return int(R.RASTOUT), 1
-    if name == "oPts":
-        return int(R.RASTOUT), 2
-    if name == "oDepth":
-        return int(R.DEPTHOUT), 0
-    if name.startswith("oC"):
-        if v.is_pixel and v.major < 2:
-            return int(R.TEMP), 0  # ps_1_x colour is r0
-        return int(R.COLOROUT), int(name[2:])
-    if name.startswith("oD"):
-        return int(R.ATTROUT), int(name[2:])
-    if name.startswith("oT"):
-        return int(R.TEXCRDOUT), int(name[2:])
-    if name.startswith("o"):
-        return int(OUTPUT), int(name[1:])
-    raise ValueError(f"unknown output {name}")
-
-
-# --------------------------------------------------------------------------
-# Inputs
-# --------------------------------------------------------------------------
-
-
-@dataclass
-class Inputs:
-    """Everything one seed feeds to both sides."""
-
-    reference: dict  # key -> (n, 4): register ("v", 0) or semantic ("texcoord", 0) keys
-    constants: ReferenceConstants
-    textures: dict[int, Texture]
-    n: int
-    pixel_coords: np.ndarray | None = None
-    front_facing: bool = True
-    texture_stages: dict[int, TextureStage] = field(default_factory=dict)
-    # pixel shaders: per reference key, (A, B, C), each (quads, 4): in quad q the
-    # pixel (dx, dy) from its top-left pixel (dx, dy in {0, 1}) reads
-    # A[q] + B[q]*dx + C[q]*dy (``_quad_values``)
-    affine: dict = field(default_factory=dict)
-    # the translation options that change what the reference computes
-    # (``reference_options``): legacy_multiply, infinities
-    options: dict = field(default_factory=dict)
-    # pixel shaders drawn with fog / the alpha test (xlate.drawstate.DrawState):
-    # the state, the fog coordinate's (A, B, C) per quad as for ``affine``
-    # (what a vertex shader's oFog would give), and the pixels' depth z (the
-    # quads of ``_quads`` lie at z = DEPTH)
-    draw_state: Any = None
-    fog_affine: tuple | None = None
-    depth: float = 0.5
-
-    def run(self, shader: Shader, **options) -> Result:
-        kw = dict(inputs=self.reference, constants=self.constants, textures=self.textures, n=self.n,
-                  texture_stages=self.texture_stages, **self.options)
-        if self.draw_state is not None:
-            kw["draw_state"] = self.draw_state
-            kw["depth"] = self.depth
-            if self.fog_affine is not None:
-                kw["fog_coordinate"] = _quad_values(*self.fog_affine)[:, 0]
-        if self.pixel_coords is not None:
-            kw["pixel_coords"] = self.pixel_coords
-            kw["front_facing"] = np.full(self.n, bool(self.front_facing))
-        kw.update(options)
-        return run_shader(shader, **kw)
-
-
-GRID = 2.0**-18
-
-
-def _fine(rng: np.random.Generator, lo: float, hi: float, size=None):
-    """Random multiples of 2**-18 strictly inside (lo, hi), never 0: fine
-    enough that sums and products of a few of them almost never land on a
-    texel boundary or a compare threshold (the coarse grids a generator
-    needs for exact arithmetic would: the sum of two odd multiples of 1/32
-    is a multiple of 1/16), coarse enough that per-quad affine inputs stay
-    exact through interpolation."""
-    klo = math.floor(lo / GRID) + 1
-    khi = math.ceil(hi / GRID) - 1
-    ks = rng.integers(klo, khi + 1, size=size)
-    ks = np.where(ks == 0, 1, ks)
-    return ks * GRID
-
-
-def _const_sizes(shader: Shader) -> tuple[int, int, int]:
-    v = shader.version
-    if v.is_vertex:
-        return (8192 if v.is_sw else 256), (2048 if v.is_sw else 16), (2048 if v.is_sw else 16)
-    if v.major >= 3 or v.is_sw:
-        return 224, 16, 16
-    if v.major == 2:
-        return 32, 16, 16
-    return 8, 0, 0
-
-
-def _random_constants(shader: Shader, rng: np.random.Generator) -> ReferenceConstants:
-    nf, ni, nb = _const_sizes(shader)
-    floats = _fine(rng, -2.0, 2.0, (nf, 4)).astype(F32)
-    ints = np.zeros((max(ni, 1), 4), np.int32)
-    ints[:, 0] = rng.integers(0, 4, len(ints))
-    ints[:, 1] = rng.integers(0, 5, len(ints))
-    ints[:, 2] = rng.integers(-2, 3, len(ints))
-    bools = [bool(x) for x in rng.integers(0, 2, max(nb, 1))]
-    return ReferenceConstants(floats=floats, ints=ints, bools=bools)
-
-
-_ADDRESS = ("wrap", "mirror", "clamp", "border", "mirroronce")
-
-
-def point_texture(rng: np.random.Generator, kind: str) -> Texture:
-    """A one-level POINT-sampled texture of random texels (multiples of 1/16)."""
-    state = SamplerState(*(str(rng.choice(_ADDRESS)) for _ in range(3)), mag_filter="point", min_filter="point",
-                         mip_filter="none", border_color=tuple(float(x) for x in rng.integers(0, 17, 4) / 16.0))
-    if kind == "cube":
-        level = rng.integers(0, 17, size=(6, 4, 4, 4)) / 16.0
-        return Texture("cube", [level.astype(F32)], state)
-    if kind == "volume":
-        dims = [int(2 ** rng.integers(1, 4)) for _ in range(3)]
-        level = rng.integers(0, 17, size=tuple(reversed(dims)) + (4,)) / 16.0
-        return Texture("volume", [level.astype(F32)], state)
-    dims = [int(2 ** rng.integers(1, 5)) for _ in range(2)]
-    level = rng.integers(0, 17, size=tuple(reversed(dims)) + (4,)) / 16.0
-    return Texture("2d", [level.astype(F32)], state)
-
-
-def _sampler_kinds(shader: Shader, refl: dict) -> dict[int, str]:
-    kinds = {s["register"]: s["type"] for s in refl.get("samplers", ())}
-    for ins in shader.instructions:
-        if ins.opcode == O.DCL and ins.dst.type == R.SAMPLER and ins.dst.index not in kinds:
-            t = ins.declaration.sampler_type
-            kinds[ins.dst.index] = {SamplerType.CUBE: "cube", SamplerType.VOLUME: "volume"}.get(t, "2d")
-    return kinds
-
-
-def _pixel_input_keys(refl: dict) -> list[tuple[str, int]]:
-    return [(i["usage"], int(i["usage_index"])) for i in refl["inputs"] if not i["glsl"].startswith("gl_")]
-
-
-def make_inputs(shader: Shader, refl: dict, seed: int, n: int | None = None) -> Inputs:
-    """Seeded inputs for a corpus shader (ranges in the module docstring)."""
-    from .generate import pixel_grid
-
-    rng = np.random.default_rng([seed, 0x5EED])
-    v = shader.version
-    consts = _random_constants(shader, rng)
-    textures = {s: point_texture(rng, kind) for s, kind in sorted(_sampler_kinds(shader, refl).items())}
-    stages = {}
-    if v.is_pixel and v.major < 2:
-        for s in range(8):
-            mat = tuple(float(x) for x in rng.integers(-16, 17, 4) / 16.0)
-            stages[s] = TextureStage(False, mat, float(rng.integers(-16, 17) / 16.0), float(rng.integers(-16, 17) / 16.0))
-    if v.is_vertex:
-        n = n or VS_LANES
-        inputs = {}
-        for i in refl["inputs"]:
-            inputs[("v", int(i["register"]))] = _fine(rng, -2.0, 2.0, (n, 4)).astype(F32)
-        return Inputs(inputs, consts, textures, n, texture_stages=stages)
-    n = n or PS_LANES
-    coords = pixel_grid(n)
-    nq = n // 4
-    inputs, affine = {}, {}
-    for key in _pixel_input_keys(refl):
-        lo, hi = (0.0, 1.0) if key[0] == "color" and v.major < 3 else (-2.0, 2.0)
-        kmax = int((hi - lo) * 2)  # slopes up to (hi - lo) / 8 per pixel, multiples of 1/16
-        B = rng.integers(-kmax, kmax + 1, (nq, 4)) / 16.0
-        C = rng.integers(-kmax, kmax + 1, (nq, 4)) / 16.0
-        A = np.zeros((nq, 4))
-        for q in range(nq):
-            for comp in range(4):
-                lo_a = lo - min(0.0, B[q, comp]) - min(0.0, C[q, comp])
-                hi_a = hi - max(0.0, B[q, comp]) - max(0.0, C[q, comp])
-                A[q, comp] = float(_fine(rng, lo_a, hi_a))
-        affine[key] = (A, B, C)
-        inputs[key] = _quad_values(A, B, C)
-    front = bool(rng.integers(0, 2))
-    return Inputs(inputs, consts, textures, n, coords, front, stages, affine)
-
-
-def _quad_values(A: np.ndarray, B: np.ndarray, C: np.ndarray) -> np.ndarray:
-    """Lane values (n, 4) of per-quad affine inputs (lanes TL, TR, BL, BR)."""
-    dx = np.tile([0.0, 1.0, 0.0, 1.0], len(A))[:, None]
-    dy = np.tile([0.0, 0.0, 1.0, 1.0], len(A))[:, None]
-    rep = lambda a: np.repeat(a, 4, axis=0)  # noqa: E731
-    return (rep(A) + rep(B) * dx + rep(C) * dy).astype(F32)
-
-
-def _global_affine(a, b, c, coords: np.ndarray):
-    """(A, B, C) per quad of one affine function a + b*x + c*y."""
-    tl = coords[0::4].astype(np.float64)
-    A = a[None, :] + b[None, :] * tl[:, :1] + c[None, :] * tl[:, 1:2]
-    return A, np.repeat(b[None, :], len(tl), 0), np.repeat(c[None, :], len(tl), 0)
-
-
-def _affine_from_lanes(values: np.ndarray, coords: np.ndarray):
-    """Recover (a, b, c) of lane values that are affine in the pixel position
-    (``generate.random_inputs`` makes them so)."""
-    values = np.asarray(values, np.float64)
-    if values.ndim == 1:
-        values = np.broadcast_to(values, (len(coords), len(values)))
-    full = np.zeros((len(coords), 4))
-    full[:, : values.shape[1]] = values
-    if values.shape[1] < 4:
-        full[:, 3] = 1.0
-    i0 = int(np.flatnonzero((coords[:, 0] == 0) & (coords[:, 1] == 0))[0])
-    i1 = int(np.flatnonzero((coords[:, 0] == 1) & (coords[:, 1] == 0))[0])
-    i2 = int(np.flatnonzero((coords[:, 0] == 0) & (coords[:, 1] == 1))[0])
-    a = full[i0]
-    b = full[i1] - a
-    c = full[i2] - a
-    again = a + b * coords[:, :1] + c * coords[:, 1:2]
-    if not np.array_equal(again.astype(F32), full.astype(F32)):
-        raise ValueError("pixel-shader inputs are not affine in the pixel position")
-    return a, b, c
-
-
-def _generated_inputs(program, shader: Shader, refl: dict, seed: int) -> Inputs:
-    """``generate.random_inputs`` for a generated program, as ``Inputs``."""
-    from .generate import random_inputs
-
-    si = random_inputs(shader, random.Random(seed), n=32 if shader.version.is_pixel else 32)
-    inputs = Inputs(dict(si.inputs), si.constants, dict(si.textures), si.n, si.pixel_coords,
-                    bool(si.front_facing[0]) if si.front_facing is not None else True)
-    if shader.version.is_pixel:
-        for key, vals in si.inputs.items():
-            inputs.affine[key] = _global_affine(*_affine_from_lanes(vals, si.pixel_coords), si.pixel_coords)
-    return inputs
-
-
-def _gl_key(key, shader: Shader, refl: dict) -> tuple[str, int] | None:
-    """Reference input key -> the (usage, index) the GL runner binds."""
-    kind, idx = key
-    if isinstance(kind, str) and kind not in ("v", "t"):
-        return kind.lower(), int(idx)
-    if not isinstance(kind, str):
-        return DeclUsage(int(kind)).name.lower(), int(idx)
-    v = shader.version
-    if v.is_pixel and v.major < 3:
-        return ("color" if kind == "v" else "texcoord"), int(idx)
-    for i in refl["inputs"]:
-        if i.get("register") == idx:
-            return i["usage"], int(i["usage_index"])
-    return None
-
-
-# --------------------------------------------------------------------------
-# Reference side: expectations with tolerances
-# --------------------------------------------------------------------------
-
-
-@dataclass
-class Expect:
-    """What the reference says about one output."""
-
-    name: str  # reference register name
-    value: np.ndarray  # (n, 4) float32
-    tol: np.ndarray  # (n, 4) float64
-    compare: np.ndarray  # (n, 4) bool: compare this component
-    klass: np.ndarray  # (n, 4) int: class index (for the message)
-    skipped: int = 0
-
-
-def _perturbed(inputs: Inputs, rng: np.random.Generator, sign: float, signs_cache: dict) -> Inputs:
-    ref = {}
-    for key, vals in inputs.reference.items():
-        vals = np.asarray(vals, F32)
-        s = signs_cache.setdefault(("in", key), rng.choice([-1.0, 1.0], size=vals.shape))
-        ref[key] = (vals * (1.0 + sign * PERTURB * s)).astype(F32)
-    floats = inputs.constants.floats
-    if isinstance(floats, np.ndarray):
-        s = signs_cache.setdefault(("c",), rng.choice([-1.0, 1.0], size=floats.shape))
-        floats = (floats.astype(np.float64) * (1.0 + sign * PERTURB * s)).astype(F32)
-    consts = ReferenceConstants(floats=floats, ints=inputs.constants.ints, bools=inputs.constants.bools)
-    return dataclasses.replace(inputs, reference=ref, constants=consts)
-
-
-def _compare_components(shader: Shader, result: Result, name: str) -> np.ndarray:
-    v = shader.version
-    written = result.trace[name] >= 0
-    if name in ("oFog", "oPts"):
-        written = written.copy()
-        written[:, 1:] = False
-        return written
-    if v.is_vertex and v.major < 3 and (name.startswith("oD") or name.startswith("oT")):
-        return np.ones_like(written)
-    return written
-
-
-def reference_expectations(shader: Shader, inputs: Inputs, *, bounds: dict | None = None,
-                           perturbations: int = 2, seed: int = 0, derivatives: str = "fine",
-                           linear_samplers=()) -> tuple[Result, dict[str, Expect], np.ndarray, np.ndarray]:
-    """Run the reference (and its perturbed copies); returns (result,
-    {output: Expect}, killed (n,), texkill-unstable (n,))."""
-    base = inputs.run(shader, derivatives=derivatives)
-    runs = []
-    if bounds is None and perturbations:
-        rng = np.random.default_rng([seed, 0xD1FF])
-        for k in range(perturbations // 2 + perturbations % 2):
-            cache: dict = {}
-            for sign in (1.0, -1.0):
-                runs.append(_perturbed(inputs, rng, sign, cache).run(shader, derivatives=derivatives))
-    killed = np.asarray(base.killed, bool)
-    unstable_kill = np.zeros(inputs.n, bool)
-    for r in runs:
-        unstable_kill |= np.asarray(r.killed, bool) != killed
-    classes = operation_classes(shader, linear_samplers) if bounds is None else {}
-    expects = {}
-    for name, value in base.outputs.items():
-        value = np.asarray(value, F32)
-        compare = _compare_components(shader, base, name)
-        compare &= ~killed[:, None]
-        n = len(value)
-        if bounds is not None:
-            b = np.asarray(bounds.get(name, (0.0, 0.0, 0.0, 0.0)), np.float64)
-            tol = np.maximum(b[None, :], 1e-6 * (1.0 + np.abs(value.astype(np.float64))))
-            klass = np.full((n, 4), -1)
-            expects[name] = Expect(name, value, tol, compare, klass)
-            continue
-        k = classes.get(_output_register(name, shader), EXACT)
-        atol, rtol = CLASS_TOLERANCE[k]
-        v64 = value.astype(np.float64)
-        with np.errstate(all="ignore"):
-            tol = atol + rtol * np.abs(v64)
-            if k == TRANS:
-                tol = atol * (1.0 + np.abs(v64))
-            spread = np.zeros_like(v64)
-            bad = np.zeros(value.shape, bool)
-            fin = np.isfinite(v64)
-            for r in runs:
-                other = np.asarray(r.outputs.get(name, value), np.float64)
-                ofin = np.isfinite(other)
-                bad |= fin != ofin
-                both = fin & ofin
-                spread = np.where(both, np.maximum(spread, np.abs(other - v64)), spread)
-                # non-finite: the same kind in every run
-                bad |= ~fin & ~ofin & ~((np.isnan(v64) & np.isnan(other)) | (v64 == other))
-            tol = tol + 2.0 * spread
-            bad |= spread > ILL_CONDITIONED * (1.0 + np.abs(np.where(fin, v64, 0.0)))
-        bad |= unstable_kill[:, None]
-        skipped = int((compare & bad).sum())
-        compare &= ~bad
-        expects[name] = Expect(name, value, tol, compare, np.full((n, 4), k), skipped)
-    return base, expects, killed, unstable_kill
-
-
-def _within(ref: np.ndarray, got: np.ndarray, tol: np.ndarray) -> np.ndarray:
-    ref = ref.astype(np.float64)
-    got = got.astype(np.float64)
-    with np.errstate(all="ignore"):
-        ok = np.abs(got - ref) <= tol
-        ok |= np.isnan(ref) & np.isnan(got)
-        ok |= np.isinf(ref) & (ref == got)
-    return ok
-
-
-# --------------------------------------------------------------------------
-# Driver side
-# --------------------------------------------------------------------------
-
-
-def _semantic_outputs(result: Result) -> dict[tuple[str, int], str]:
-    return {(DeclUsage(int(u)).name.lower(), int(i)): name for (u, i), name in result.semantics.items()}
-
-
-def _vs_adapted(translation) -> tuple[str, dict]:
-    """The adapter for vertex inputs without a DCL (vs_1_x as Direct3D 8
-    wrote them: the reflection gives ``usage`` None): ``GLRunner`` binds
-    attributes by (usage, index) only, so such inputs get the made-up usage
-    ``xl_v<register>`` (index 0) in a copy of the reflection."""
-    refl = translation.reflection
-    if all(i.get("usage") is not None for i in refl["inputs"]):
-        return translation.code, refl
-    new = dict(refl)
-    new["inputs"] = [dict(i, usage=f"xl_v{i['register']}", usage_index=0) if i.get("usage") is None else i
-                     for i in refl["inputs"]]
-    return translation.code, new
-
-
-def _vertex_inputs_for_gl(inputs: Inputs, refl: dict) -> dict:
-    """{(usage, index): values} for ``GLRunner`` from reference inputs keyed
-    by register (("v", n)) or semantic, through the (adapted) reflection."""
-    out = {}
-    for i in refl["inputs"]:
-        key = (i["usage"], int(i["usage_index"]))
-        vals = inputs.reference.get(("v", i["register"]))
-        if vals is None:
-            vals = inputs.reference.get(key)
-        if vals is not None:
-            out[key] = np.asarray(vals, F32)
-    return out
-
-
-def _run_vs_driver(translation, shader: Shader, inputs: Inputs, runner=None):
-    """The translated VS through transform feedback (``VertexResult``) on
-    ``runner``: the GL runner by default, or any runner with the same
-    ``run_vertex`` (the Vulkan one, for "vulkan" translations)."""
-    from . import gl
-
-    code, refl = _vs_adapted(translation)
-    runner = runner if runner is not None else gl.runner()
-    extra = {"state_values": inputs.draw_state} if inputs.draw_state is not None else {}
-    return runner.run_vertex((code, refl), _vertex_inputs_for_gl(inputs, refl), inputs.constants,
-                             inputs.textures, count=inputs.n, **extra)
-
-
-def _map_vs_outputs(vr, result: Result, refl: dict) -> dict[str, tuple[np.ndarray, str]]:
-    """{reference name: (driver values (n, 4), mask letters)}."""
-    sem = _semantic_outputs(result)
-    out = {}
-    for o in refl["outputs"]:
-        key = (o["usage"], int(o["usage_index"]))
-        name = sem.get(key)
-        if name is None or name not in result.outputs:
-            continue
-        if o["glsl"] == "gl_Position" or o.get("builtin") == "position":  # (WGSL's reflection names it so)
-            vals = vr.position
-        else:
-            vals = vr.outputs[o["glsl"]]
-        if name in out:  # two semantics in one vs_3_0 register (masks split it)
-            prev, mask = out[name]
-            merged = prev.copy()
-            for c, letter in enumerate("xyzw"):
-                if letter in o.get("mask", "xyzw"):
-                    merged[:, c] = vals[:, c]
-            out[name] = (merged, mask + o.get("mask", "xyzw"))
-        else:
-            out[name] = (np.asarray(vals, F32), o.get("mask", "xyzw"))
-    return out
-
-
-def _quads(width: int, height: int, front: bool, corners: np.ndarray,
-           shift: tuple[float, float] = (0.0, 0.0)) -> tuple[np.ndarray, np.ndarray]:
-    """Geometry for pixel shaders: one square per 2×2 pixel quad, whose
-    top-left pixels are ``corners`` (q, 2), each square two triangles in D3D
-    clip space with its edges on pixel boundaries, so no edge passes through
-    a pixel centre and nothing is clipped (clipping re-interpolates the
-    attributes at new vertices, inexactly).  ``shift`` (``_pixel_offset``)
-    moves the vertices so that after the pass-through VS's fix-up they lie on
-    integer GL window coordinates: only then is llvmpipe's interpolation
-    bit-exact for small squares (measured).  Wound D3D-front (clockwise on
-    screen, y down) or back.  Returns (positions (6q, 4), each vertex's
-    offset from its quad's top-left pixel centre in pixels (6q, 2))."""
-    d = [(-0.5, -0.5), (1.5, -0.5), (-0.5, 1.5), (1.5, -0.5), (1.5, 1.5), (-0.5, 1.5)]  # tl tr bl, tr br bl
-    if not front:
-        d = [d[0], d[2], d[1], d[3], d[5], d[4]]
-    d = np.array(d)
-    corners = np.asarray(corners, np.float64)
-    scr = (corners[:, None, :] + d[None, :, :]).reshape(-1, 2) + np.asarray(shift, np.float64)
-    pos = np.zeros((len(scr), 4))
-    pos[:, 0] = 2.0 * scr[:, 0] / width - 1.0
-    pos[:, 1] = 1.0 - 2.0 * scr[:, 1] / height
-    pos[:, 2] = 0.5
-    pos[:, 3] = 1.0
-    return pos.astype(F32), np.tile(d, (len(corners), 1))
-
-
-_OFFSETS: dict = {}
-
-
-def _pixel_offset(target: str, width: int, height: int, runner=None) -> tuple[float, float]:
-    """How far a runner's pass-through VS moves pixel centres from D3D's,
-    in pixels: (0, 0) for an exact half-pixel fix-up (the runner may move by
-    slightly less than half a pixel to keep edges off pixel centres).
-    Measured once per (target, size): a PS outputs an input holding the
-    screen position; the offset is rounded to 2**-12 pixel, then a second
-    draw with ``_quads(shift=offset)`` must read every pixel's own
-    coordinates exactly.  ``runner``: the GL runner by default, or any
-    runner with the same ``draw`` (the Vulkan one)."""
-    from . import gl
-
-    runner = runner if runner is not None else gl.runner()
-    key = (type(runner).__name__, target, width, height)
-    if key in _OFFSETS:
-        return _OFFSETS[key]
-    from ..api import translate
-    from ..bytecode.asm import assemble_bytes
-
-    t = translate(assemble_bytes("ps_3_0\ndcl_texcoord0 v0\nmov oC0, v0\n"), target)
-    corners = np.array([(x, y) for y in range(0, height, 2) for x in range(0, width, 2)], np.float64)
-    xs, ys = np.meshgrid(np.arange(width), np.arange(height))
-    shift = (0.0, 0.0)
-    for attempt in range(2):
-        quad, offs = _quads(width, height, True, corners, shift)
-        vals = np.zeros((len(quad), 4), F32)
-        vals[:, :2] = np.repeat(corners, 6, axis=0) + offs
-        res = runner.draw(None, t, gl.Draw(vertices={("position", 0): quad, ("texcoord", 0): vals},
-                                           size=(width, height)))
-        res.targets.release()
-        img = res.colors[0].astype(np.float64)
-        ex, ey = img[..., 0] - xs, img[..., 1] - ys
-        if attempt == 0:
-            shift = (round(float(np.median(ex)) * 4096) / 4096, round(float(np.median(ey)) * 4096) / 4096)
-        elif np.any(ex != 0) or np.any(ey != 0):
-            raise RuntimeError(f"pass-through interpolation is not exact at {width}x{height}: pixel centres read "
-                               f"offsets {ex.min()}..{ex.max()}, {ey.min()}..{ey.max()} after a shift of {shift}")
-    _OFFSETS[key] = shift
-    return shift
-
-
-def _screen(pos: np.ndarray, width: int, height: int) -> np.ndarray:
-    """D3D screen coordinates (pixel centres at integers) of clip positions."""
-    x = (pos[:, 0] / pos[:, 3] + 1.0) / 2.0 * width
-    y = (1.0 - pos[:, 1] / pos[:, 3]) / 2.0 * height
-    return np.stack([x, y], 1)
-
-
-def _run_ps_driver(translation, shader: Shader, inputs: Inputs, width: int, height: int, runner=None):
-    """Returns (colours list of (H, W, 4) in D3D order, probe (H, W, 4) or None, probed).
-    ``runner``: the GL runner by default, or one with the same ``draw``
-    (the Vulkan one: SPIR-V is probed by editing its words, a dynamic
-    translation's state values become its specialization constants; the
-    WebGPU one, with its own ``probe_shader``)."""
-    from . import gl
-
-    refl = translation.reflection
-    code, prefl, probed = getattr(runner, "probe_shader", _probe_shader)(translation.code, refl)
-    corners = inputs.pixel_coords[0::4].astype(np.float64)
-    pos, offs = _quads(width, height, inputs.front_facing, corners,
-                       _pixel_offset(translation.target, width, height, runner))
-    verts = {("position", 0): pos}
-    for key, (A, B, C) in inputs.affine.items():
-        gk = _gl_key(key, shader, refl)
-        if gk is None:
-            continue
-        rep = lambda a: np.repeat(np.asarray(a, np.float64), 6, axis=0)  # noqa: E731
-        verts[gk] = (rep(A) + rep(B) * offs[:, :1] + rep(C) * offs[:, 1:2]).astype(F32)
-    if inputs.fog_affine is not None and any(i["usage"] == "fog" for i in refl["inputs"]):
-        rep = lambda a: np.repeat(np.asarray(a, np.float64), 6, axis=0)  # noqa: E731
-        A, B, C = inputs.fog_affine
-        verts[("fog", 0)] = (rep(A) + rep(B) * offs[:, :1] + rep(C) * offs[:, 1:2]).astype(F32)
-    ntargets = PROBE_LOCATION + 1 if probed else 1 + max(
-        [o["usage_index"] for o in refl["outputs"] if o["usage"] == "color"] + [0])
-    clear = [(SENTINEL,) * 4] * ntargets
-    if probed:
-        clear[PROBE_LOCATION] = (0.0, 0.0, 0.0, 0.0)
-    draw = gl.Draw(vertices=verts, primitive="triangle_list", constants=inputs.constants, textures=inputs.textures,
-                   texture_stages=inputs.texture_stages, size=(width, height), targets=ntargets, clear=clear,
-                   state_values=inputs.draw_state)
-    res = (runner if runner is not None else gl.runner()).draw(None, (code, prefl), draw)
-    probe = res.colors[PROBE_LOCATION] if probed else None
-    colours = res.colors
-    res.targets.release()
-    return colours, probe, probed, code
-
-
-# --------------------------------------------------------------------------
-# Comparison
-# --------------------------------------------------------------------------
-
-
-def _writer_text(result: Result, shader: Shader, name: str, lane: int, comp: int) -> str | None:
-    from ..bytecode.disasm import format_instruction
-
-    if name not in result.trace:
-        return None
-    idx = int(result.trace[name][lane, comp])
-    if idx < 0:
-        return None
-    ins = result.instructions[idx]
-    return f"#{idx} (byte {ins.offset:#x}): {format_instruction(ins, shader.version)}"
-
-
-def _lane_inputs(inputs: Inputs, lane: int) -> dict:
-    out = {}
-    for key, vals in inputs.reference.items():
-        vals = np.asarray(vals)
-        row = vals[lane] if vals.ndim == 2 else vals
-        out[f"{key[0]}{key[1]}" if key[0] in ("v", "t") else f"{key[0]}{key[1]}"] = [float(x) for x in row]
-    return out
-
-
-def _compare_output(verdict: Verdict, shader: Shader, result: Result, inputs: Inputs, exp: Expect,
-                    got: np.ndarray, stage: str, seed: int, where, comps=None):
-    compare = exp.compare
-    if comps is not None:
-        compare = compare & comps[None, :]
-    ok = _within(exp.value, got, exp.tol)
-    bad = compare & ~ok
-    verdict.compared += int(compare.sum())
-    verdict.skipped += exp.skipped
-    for lane, comp in zip(*np.nonzero(bad)):
-        k = int(exp.klass[lane, comp])
-        verdict.merge_mismatch(Mismatch(
-            stage, seed, int(lane), where(int(lane)), exp.name, int(comp), float(exp.value[lane, comp]),
-            float(got[lane, comp]), float(exp.tol[lane, comp]),
-            CLASS_NAMES[k] if k >= 0 else "generator bound",
-            _writer_text(result, shader, exp.name, int(lane), int(comp)),
-            _lane_inputs(inputs, int(lane)) if verdict.bad_components < 2 else {}))
 
 
 def _check_vertex(verdict: Verdict, translation, shader: Shader, inputs: Inputs, seed: int, bounds=None,
@@ -1060,7 +209,7 @@ def _position_tolerance(exp: Expect) -> Expect:
 
 
 def _check_pixel(verdict: Verdict, translation, shader: Shader, inputs: Inputs, seed: int, bounds=None,
-                 perturbations: int = 2, derivatives: str = "fine", runner=None):
+                 perturbations: int = 2, derivatives: str = "fine", runner=None, native_vs: bool = False):
     from .generate import QUAD_GRID_WIDTH
 
     width, height = QUAD_GRID_WIDTH, inputs.n // QUAD_GRID_WIDTH
@@ -1079,7 +228,7 @@ def _check_pixel(verdict: Verdict, translation, shader: Shader, inputs: Inputs, 
         shader, inputs, bounds=bounds, perturbations=perturbations, seed=seed, derivatives=derivatives)
     if inputs.draw_state is not None:
         _draw_state_tolerances(shader, inputs, expects, unstable_kill, derivatives)
-    colours, probe, probed, code = _run_ps_driver(translation, shader, inputs, width, height, runner)
+    colours, probe, probed, code = _run_ps_driver(translation, shader, inputs, width, height, runner, native_vs)
     xs = inputs.pixel_coords[:, 0].astype(int)
     ys = inputs.pixel_coords[:, 1].astype(int)
 
@@ -1107,7 +256,9 @@ def _check_pixel(verdict: Verdict, translation, shader: Shader, inputs: Inputs, 
     live = ~killed & ~driver_killed
     refl = translation.reflection
     have = {f"oC{o['usage_index']}" for o in refl["outputs"] if o["usage"] == "color"}
-    if any(o["glsl"] == "gl_FragDepth" or o.get("builtin") == "frag_depth" for o in refl["outputs"]):
+    # ESSL 1.00 writes depth as gl_FragDepthEXT (GL_EXT_frag_depth); it is not probed there
+    if any(o["glsl"] in ("gl_FragDepth", "gl_FragDepthEXT") or o.get("builtin") == "frag_depth"
+           for o in refl["outputs"]):
         have.add("oDepth")
     for name, exp in expects.items():
         exp = Expect(exp.name, exp.value, exp.tol, exp.compare & live[:, None], exp.klass, exp.skipped)
@@ -1322,7 +473,7 @@ def _options_draw_state(options: dict):
 
 def check_generated(program, seed: int = 0, *, target: str = "glsl330", name: str | None = None,
                     keep_programs: bool = False, derivatives: str = "coarse", runner=None,
-                    draw_state=None, draw_state_mode: str = "baked") -> Verdict:
+                    draw_state=None, draw_state_mode: str = "baked", native_vs: bool = False) -> Verdict:
     """A ``generate.GeneratedProgram`` against its error bounds.  The
     generator only differentiates values affine in the pixel position, so
     the reference's derivative mode should not matter; ``derivatives``
@@ -1332,15 +483,20 @@ def check_generated(program, seed: int = 0, *, target: str = "glsl330", name: st
     alpha test around a pixel program, translated ``draw_state_mode``
     ("baked" / "dynamic": uniforms the runner sets), applied by the
     reference (``reference_drawstate``); the fog coordinate is a random
-    affine input over the pixels, from about -0.8 to 1.8 (both clamps)."""
+    affine input over the pixels, from about -0.8 to 1.8 (both clamps).
+    ``native_vs``: a pixel program translated for "spirv" on a ``runner`` is
+    drawn after a pass-through vs_3_0 that xlate's SPIR-V writer translated
+    (``native_passthrough_for``) instead of the runner's GLSL one, whose
+    glslang call costs most of such a check (when no render state needs
+    the runner's own VS)."""
     shader = program.shader
-    options = {}
+    options = dict(getattr(program, "translate_options", None) or {})  # ps_1_x: sampler_types
     if draw_state is not None:
-        options = {"draw_state": draw_state}
+        options["draw_state"] = draw_state
         if draw_state_mode == "dynamic":  # the values are the runner's; what changes the code stays baked
-            options = {"draw_state_mode": "dynamic",
-                       "draw_state": DrawState(depthtexture=draw_state.depthtexture, fetch4=draw_state.fetch4,
-                                               clipplaneenable=draw_state.clipplaneenable)}
+            options.update({"draw_state_mode": "dynamic",
+                            "draw_state": DrawState(depthtexture=draw_state.depthtexture, fetch4=draw_state.fetch4,
+                                                    clipplaneenable=draw_state.clipplaneenable)})
     got = _prepare(shader, target, name or f"generated {program.version}", options, runner)
     shader, translation, verdict = got
     if shader is None or not _guard_gl(verdict, runner):
@@ -1371,7 +527,7 @@ def check_generated(program, seed: int = 0, *, target: str = "glsl330", name: st
                 runner=runner)
     else:
         _run_gl(verdict, _check_pixel, verdict, translation, shader, inputs, seed, bounds=program.error_bounds,
-                derivatives=derivatives, runner=runner)
+                derivatives=derivatives, runner=runner, native_vs=native_vs)
     if not keep_programs and runner is None:
         _release_programs([translation.code])
     return verdict
