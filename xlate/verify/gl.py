@@ -71,6 +71,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ..passes.io import HALF_PIXEL_BIAS
+from .drivers import note_started
 from .reference import ReferenceConstants
 from .reference_sm1 import TextureStage
 from .textures import SamplerState, Texture
@@ -109,6 +110,7 @@ def context():
     if _CTX_ERROR is not None:
         raise GLUnavailable(_CTX_ERROR)
     os.environ.setdefault("MESA_SHADER_CACHE_DIR", os.path.join(tempfile.gettempdir(), "xlate-mesa-cache"))
+    note_started("llvmpipe")
     try:
         import moderngl
 

@@ -85,6 +85,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from ..passes.io import HALF_PIXEL_BIAS
+from .drivers import note_started
 from .gl import (Draw, DrawResult, RenderState, VertexResult, _alpha_test, _flat_colours, _point_sprite, _primitive,
                  captured_vertices, passthrough_parts, passthrough_reflection, usage_key)
 from .reference import ReferenceConstants
@@ -292,6 +293,7 @@ class _Device:
         self._messenger = None
         layers, extensions = [], []
         want_validation = os.environ.get("XLATE_VK_VALIDATION", "") not in ("", "0")
+        note_started("vulkan")
         try:
             have_layers = {p.layerName for p in vk.vkEnumerateInstanceLayerProperties()}
             if want_validation and "VK_LAYER_KHRONOS_validation" in have_layers:
