@@ -61,9 +61,12 @@ API (mirrors ``gl.py``)
 Render state: cull mode and front face, viewport, topology (lists, strips,
 fans, points, lines), MRT with write masks for the outputs a PS writes.
 Alpha test, user clip planes, point size state and point sprites need
-code around the shader (as in ``gl.py``); they work when the shaders are
-given as ``"vulkan"`` GLSL, and raise ``NotImplementedError`` for SPIR-V
-binaries.  Flat shading works for both: ``flat`` on the GLSL's colour
+code in the shader.  Translations that carry them (translated with
+``draw_state=shader_state.shader_draw_state(state, stage, points=...)``,
+baked or dynamic with the draw's ``state_values``: xlate's own passes) draw
+as they are, SPIR-V or GLSL; around ``"vulkan"`` GLSL that does not carry
+them the runner writes that code itself (as ``gl.py``); a SPIR-V module
+that does not carry a state its draw asks for raises ``NotImplementedError``.  Flat shading works for both: ``flat`` on the GLSL's colour
 varyings, or a ``Flat`` decoration on the SPIR-V PS's colour inputs
 (``spirv_edit.flat_colours``; found by OpName, so a module without names is refused).
 
@@ -80,6 +83,7 @@ from __future__ import annotations
 import os
 import re
 import struct
+from dataclasses import replace
 from typing import Any, Mapping
 
 import numpy as np
@@ -90,6 +94,7 @@ from .gl import (Draw, DrawResult, RenderState, VertexResult, _alpha_test, _flat
                  captured_vertices, passthrough_parts, passthrough_reflection, usage_key)
 from .reference import ReferenceConstants
 from .reference_sm1 import TextureStage
+from .shader_state import ALPHA_TEST, CLIP_PLANES, POINT_SIZE, POINT_SPRITES, states_in_shader
 from .textures import UNBOUND, SamplerState, Texture, unbound_texture
 from .uniforms import uniform_blocks
 
@@ -751,17 +756,17 @@ def _render_state_block(state: RenderState) -> bytes:
 def _needs_wrappers(state: RenderState, vs_refl: dict, points: bool) -> list[str]:
     why = []
     if state.alpha_func is not None and state.alpha_func.replace(" ", "_") != "always":
-        why.append("alpha test")
+        why.append(ALPHA_TEST)
     if state.clip_planes:
-        why.append("user clip planes")
+        why.append(CLIP_PLANES)
     if state.shade_mode == "flat":
         why.append("flat shading")
     if points and state.point_sprite:
-        why.append("point sprites")
+        why.append(POINT_SPRITES)
     if points:
         writes = any(o["glsl"] == "gl_PointSize" for o in vs_refl["outputs"])
         if not writes or (state.point_size_min, state.point_size_max) != (1.0, RenderState().point_size_max):
-            why.append("point size state")
+            why.append(POINT_SIZE)
     return why
 
 
@@ -1139,8 +1144,11 @@ class VKRunner:
 
     # -- draws --------------------------------------------------------------
 
-    def _prepare_shaders(self, vs, ps, state: RenderState, points: bool):
-        """(vs SPIR-V, vs reflection, ps SPIR-V, ps reflection, render-state block or None)."""
+    def _prepare_shaders(self, vs, ps, state: RenderState, points: bool, state_values=None):
+        """(vs SPIR-V, vs reflection, ps SPIR-V, ps reflection, render-state block or None).
+        The render states the translations carry themselves (translated with
+        ``shader_state.shader_draw_state``: xlate's own passes) need no code
+        around them; SPIR-V modules must carry every such state."""
         ps = _Shader(ps)
         own_vs = vs is None  # the runner's pass-through: glslang's output needs no spirv-val run
         if own_vs:
@@ -1149,7 +1157,8 @@ class VKRunner:
             vs = _Shader(vs)
         vs_refl, ps_refl = vs.reflection, ps.reflection
         vs_code, ps_code = vs.code, ps.code
-        why = _needs_wrappers(state, vs_refl, points)
+        carried = states_in_shader(state, vs_refl, ps_refl, points, state_values)
+        why = [w for w in _needs_wrappers(state, vs_refl, points) if w not in carried]
         block = None
         if "flat shading" in why and not ps.is_glsl:  # a decoration edit, no code around the shader
             from .spirv_edit import flat_colours
@@ -1158,19 +1167,24 @@ class VKRunner:
             ps_code = flat_colours(ps_code, ps_refl)
         if why:
             if not (vs.is_glsl and ps.is_glsl):
-                raise NotImplementedError(f"{', '.join(why)} needs code around the shaders: give the Vulkan runner "
-                                          "'vulkan' GLSL translations for this render state, not SPIR-V")
+                raise NotImplementedError(
+                    f"{', '.join(why)} needs code in the shaders: translate them with this render state "
+                    "(draw_state=shader_state.shader_draw_state(state, stage, points=...)), or give the Vulkan "
+                    "runner 'vulkan' GLSL translations, around which it writes that code")
             if state.shade_mode == "flat":
                 vs_code, ps_code = _flat_colours(vs_code), _flat_colours(ps_code)
-            if points and state.point_sprite:
+            if points and state.point_sprite and POINT_SPRITES not in carried:
                 ps_code = _point_sprite(ps_code, ps_refl, not bool(ps_refl.get("options", {}).get("flip_y", True)))
-            if state.alpha_func is not None and state.alpha_func.replace(" ", "_") != "always":
+            if state.alpha_func is not None and state.alpha_func.replace(" ", "_") != "always" \
+                    and ALPHA_TEST not in carried:
                 ps_code = _alpha_test(ps_code, ps_refl, state.alpha_func, state.alpha_ref)
-            new = _vs_render_state(vs_code, vs_refl, state, points)
+            # What the VS carries itself is not wrapped again.
+            wrapped = replace(state, clip_planes=()) if CLIP_PLANES in carried else state
+            new = _vs_render_state(vs_code, vs_refl, wrapped, points and POINT_SIZE not in carried)
             if new != vs_code:
                 vs_code = new
                 vs_refl = dict(vs_refl, xl_render_state=True)
-                block = _render_state_block(state)
+                block = _render_state_block(wrapped)
         if isinstance(vs_code, str):
             vs_code = self.compile(vs_code, "vertex", validate=not (own_vs and vs_code == vs.code))
         if isinstance(ps_code, str):
@@ -1187,7 +1201,8 @@ class VKRunner:
         state = draw.state
         mode = _primitive(draw.primitive)
         errors_before = len(dev.validation_errors)  # pipeline creation reports too
-        vs_spirv, vs_refl, ps_spirv, ps_refl, rs_block = self._prepare_shaders(vs, ps, state, mode == "POINTS")
+        vs_spirv, vs_refl, ps_spirv, ps_refl, rs_block = self._prepare_shaders(vs, ps, state, mode == "POINTS",
+                                                                                draw.state_values)
         fresh = targets is None
         if fresh:
             targets = RenderTargets(draw.size[0], draw.size[1], draw.targets)
