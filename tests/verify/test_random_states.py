@@ -24,15 +24,6 @@ FULL = os.environ.get("XLATE_CORPUS_FULL") == "1"
 SHARE = 4 * (10 if FULL else 1)  # seeds per version
 
 
-@pytest.fixture(scope="module")
-def gl():
-    from xlate.verify import differential as D
-
-    why = D.gl_available()
-    if why:
-        pytest.skip(why)
-
-
 def _coverage(seeds, versions) -> Counter:
     """What the translations of these (program, state) pairs depend on."""
     seen: Counter = Counter()

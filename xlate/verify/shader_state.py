@@ -16,7 +16,7 @@ for.
 from __future__ import annotations
 
 from ..drawstate import CmpFunc, DrawState
-from .gl import RenderState
+from .draws import RenderState
 
 MAX_CLIP_PLANES = 6  # D3D9's user clip planes (D3DRS_CLIPPLANEENABLE bits 0-5)
 

@@ -628,7 +628,7 @@ def passthrough_vs(ps_refl: dict) -> tuple[str, dict]:
     clip z, the Vulkan y flip), then y negated for WebGPU as the WGSL
     backend does; each PS input from the attribute of its (usage, index),
     at the PS's location and centroid qualifier."""
-    from .gl import HALF_PIXEL_BIAS
+    from ..passes.io import HALF_PIXEL_BIAS
 
     opts = ps_refl.get("options", {})
     attrs = {("position", 0): 0}
