@@ -14,6 +14,7 @@ import os
 import shutil
 import signal
 import tempfile
+import time
 import traceback
 import zlib
 from contextlib import contextmanager
@@ -24,7 +25,7 @@ from corpus import check_decode_invariants
 
 from xlate.errors import XlateError
 
-from .inputs import GLSL_TARGETS, TEXT_ENTRIES
+from .inputs import GLSL_TARGETS, SELFTEST, TEXT_ENTRIES
 
 
 class Hang(BaseException):
@@ -60,6 +61,8 @@ def run_entry(entry: str, data, glsl: list | None = None):
     """One input through ``entry``.  ``glsl``: GLSL produced is appended
     there as (code, stage) for a batched glslang check (SPIR-V modules, for
     the ``spirv`` entry, for spirv-val)."""
+    if entry == SELFTEST:
+        return run_selftest(data)
     if entry == "effect":
         return run_effect(data, glsl)
     if entry == "convert":
@@ -204,6 +207,24 @@ def run_effect(data: bytes, glsl: list | None = None) -> str:
 # --------------------------------------------------------------------------
 
 
+def run_selftest(index: int) -> str:
+    """The pool's own check, the same in a forked or a fresh worker (a test
+    cannot patch a fresh process): input 7 kills its worker, 13 overruns the
+    alarm, 21 blocks the alarm and sleeps (only the parent's stall check can
+    end it), 30 raises; any other input is "ok"."""
+    if index == 7:
+        os._exit(3)
+    if index == 13:
+        time.sleep(30)
+    if index == 21:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, signal.SIG_IGN)
+        time.sleep(60)
+    if index == 30:
+        {}["missing"]
+    return "ok"
+
+
 def run_convert(files: list[tuple[str, bytes]]) -> list[str]:
     """A tree of files through ``xlate.convert`` in this process (no cache,
     no progress bar, one target picked by the names): nothing raises, and the
@@ -295,7 +316,7 @@ def minimise(entry: str, data, want: str, limit: float, budget: int = 300):
     """Remove tokens (bytes), lines (text) or files (convert) while the
     failure stays ``want``.  Effects are not cut (their offsets would all
     break): they are saved as found."""
-    if entry == "effect":
+    if entry in ("effect", SELFTEST):
         return data
     if entry == "convert":
         parts, join, keep = list(data), list, 0

@@ -22,6 +22,7 @@ TEXT_ENTRIES = ("asm",)
 TRANSLATE_ENTRIES = ("glsl120", "glsl330", "glsl450", "essl100", "essl300", "vulkan", "spirv")
 CONTAINER_ENTRIES = ("effect", "convert")
 ALL_ENTRIES = BINARY_ENTRIES + TEXT_ENTRIES + TRANSLATE_ENTRIES + CONTAINER_ENTRIES
+SELFTEST = "selftest"  # the pool's own check (not a campaign entry): input i is the integer i, see entries.run_selftest
 GLSL_TARGETS = ("glsl120", "glsl330", "glsl450", "essl100", "essl300")  # checked by glslang (a share)
 # ``convert`` runs a tree of this many files (consecutive inputs) per call:
 # the run's fixed cost (walk, manifest) is paid once per tree.
@@ -40,6 +41,8 @@ def shader_seeds() -> tuple:
 def make_input(entry: str, seed: int, index: int):
     """Input ``index`` of ``entry``: bytes, assembly text (asm) or, for
     convert, one file ``(name, bytes)`` of a tree."""
+    if entry == SELFTEST:
+        return index
     rng = rng_of(seed, entry, index)
     if entry in TEXT_ENTRIES:
         return text_case(rng)

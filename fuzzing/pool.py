@@ -7,14 +7,22 @@ making progress (stuck where the alarm cannot reach) is killed and
 replaced; the input it was on is recorded as a CRASH or HANG and the rest of
 its chunk handed out again.  Inputs depend only on (seed, entry, index), so
 the outcome of a run does not depend on the number of workers.
+
+Workers are forked from the parent (warmed up once, pages shared) unless the
+parent runs a graphics driver's threads (a test process that drew with
+llvmpipe, lavapipe or wgpu): a fork of that can crash at random, so there the
+workers start from a fresh forkserver process (``fuzzing.preload`` warms it
+up) or, where there is none, are spawned.
 """
 
 from __future__ import annotations
 
 import gc
 import multiprocessing
+import os
 import resource
 import signal
+import sys
 import time
 import traceback
 from collections import Counter, deque
@@ -129,11 +137,14 @@ def run_range(entry: str, seed: int, start: int, end: int, limits: Limits, progr
     return counts, failures
 
 
-def _worker(conn, progress, entry: str, seed: int, limits: Limits) -> None:
+def _worker(conn, progress, entry: str, seed: int, limits: Limits, forked: bool = True) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
+    if not forked:  # a fresh process: warm up here (cheap when the forkserver preloaded it)
+        warm_up(entry)
     resource.setrlimit(resource.RLIMIT_AS, (limits.memory, limits.memory))
     install_alarm()
     gc.enable()
+    conn.send("ready")
     while True:
         task = conn.recv()
         if task is None:
@@ -180,15 +191,71 @@ def warm_up(entry: str) -> None:
     gc.freeze()
 
 
+def _thread_names() -> list[str]:
+    """The OS names of this process's threads (Linux; empty elsewhere)."""
+    names = []
+    try:
+        tasks = os.listdir("/proc/self/task")
+    except OSError:
+        return names
+    for task in tasks:
+        try:
+            with open(f"/proc/self/task/{task}/comm") as f:
+                names.append(f.read().strip())
+        except OSError:
+            pass  # the thread ended meanwhile
+    return names
+
+
+def fork_hazard() -> str | None:
+    """Why a fork of this process would be unsafe, or None.
+
+    A graphics driver's threads make it unsafe: the verification runners note
+    each driver they start (``xlate.verify.drivers``), and any thread named
+    otherwise than the process (llvmpipe's ``llvmpipe-N``, Mesa's shader-cache
+    thread ``python:disk$0``, ...) counts too.  BLAS's worker threads keep
+    the process's name and hold no lock while idle: they do not count."""
+    drivers = sys.modules.get("xlate.verify.drivers")  # not imported: no runner started a driver
+    started = sorted(drivers.started()) if drivers is not None else []
+    if started:
+        return f"this process started {', '.join(started)}"
+    try:
+        with open("/proc/self/comm") as f:
+            own = f.read().strip()
+    except OSError:
+        return None
+    others = sorted({name for name in _thread_names() if name != own})
+    if others:
+        return f"this process runs threads named {', '.join(others)}"
+    return None
+
+
+def start_method() -> str:
+    """How the pool starts its workers from this process: "fork" where that
+    is safe (the campaign: warm pages shared, instant start), else
+    "forkserver" (or "spawn" where there is none)."""
+    if fork_hazard() is None:
+        return "fork"
+    return "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+
+
+START_LIMIT = 300.0  # seconds a fresh worker may take to import and warm up
+
+
 def run_pool(entry: str, seed: int, start: int, *, stop: int | None = None, deadline: float | None = None,
-             jobs: int = 1, limits: Limits = Limits(), chunk: int = 200, on_chunk=None) -> tuple[int, Outcome]:
+             jobs: int = 1, limits: Limits = Limits(), chunk: int = 200, on_chunk=None,
+             method: str | None = None) -> tuple[int, Outcome]:
     """Run inputs from ``start`` until ``stop`` (exclusive) or until the
     ``deadline`` (time.monotonic) in ``jobs`` workers.  Returns the end of
     the contiguous range done (every chunk handed out is finished) and the
-    outcome.  ``on_chunk(start, end, counts, failures)`` sees each chunk."""
+    outcome.  ``on_chunk(start, end, counts, failures)`` sees each chunk.
+    ``method``: how workers start (default ``start_method()``)."""
     unit = unit_of(entry)
     chunk = max(unit, chunk - chunk % unit)
-    context = multiprocessing.get_context("fork")
+    method = method or start_method()
+    context = multiprocessing.get_context(method)
+    if method == "forkserver":
+        context.set_forkserver_preload(["fuzzing.preload"])  # applies when this process's server starts
     outcome = Outcome()
     pending: deque[tuple[int, int]] = deque()
     next_start = start
@@ -196,9 +263,19 @@ def run_pool(entry: str, seed: int, start: int, *, stop: int | None = None, dead
     def spawn() -> _Slot:
         parent, child = context.Pipe()
         progress = context.RawValue("q", -1)
-        proc = context.Process(target=_worker, args=(child, progress, entry, seed, limits), daemon=True)
+        proc = context.Process(target=_worker, args=(child, progress, entry, seed, limits, method == "fork"),
+                               daemon=True)
         proc.start()
         child.close()
+        # Ready once warm: a fresh process's imports must not count against its first input's time.
+        try:
+            ready = parent.poll(START_LIMIT) and parent.recv() == "ready"
+        except (EOFError, OSError):
+            ready = False
+        if not ready:
+            proc.kill()
+            proc.join()
+            raise RuntimeError(f"a fuzz worker ({method}) did not start (exit code {proc.exitcode})")
         return _Slot(proc, parent, progress)
 
     def record(counts: Counter, failures: list[Failure], task) -> None:

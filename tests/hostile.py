@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import random
 import struct
+from contextlib import contextmanager
 
 from xlate.bytecode import decode
 from xlate.bytecode.model import Comment
@@ -194,6 +195,41 @@ def _deepen(tokens: list[int], body_at: int, rnd: random.Random) -> bytes:
 # --------------------------------------------------------------------------
 
 GLSL_TARGETS = ("glsl120", "glsl330", "glsl450", "essl100", "essl300", "vulkan")
+
+
+# The assembler's checks that are validity.py's rules (shared with the decoder).
+VALIDITY_CHECKS = ("operand_type_problem", "written_problem", "src_modifier_problem", "result_modifier_problem",
+                   "dcl_problem")
+
+
+@contextmanager
+def assembler_without_validity():
+    """The assembler with validity.py's rules switched off (the syntax and
+    register checks stay): it then writes the tokens of text it refuses, for
+    tests that show the decoder refusing those tokens too."""
+    from xlate.bytecode.asm import rules
+
+    saved = {name: getattr(rules, name) for name in VALIDITY_CHECKS}
+    methods = {name: getattr(rules.WholeShader, name) for name in ("block_problem", "declaration_problem")}
+    try:
+        for name in saved:
+            setattr(rules, name, lambda *args, **kwargs: None)
+        for name in methods:
+            setattr(rules.WholeShader, name, lambda *args, **kwargs: None)
+        yield
+    finally:
+        for name, value in saved.items():
+            setattr(rules, name, value)
+        for name, value in methods.items():
+            setattr(rules.WholeShader, name, value)
+
+
+def unchecked_bytes(text: str) -> bytes:
+    """``assemble_bytes(text)`` without validity.py's rules."""
+    from xlate.bytecode.asm import assemble_bytes
+
+    with assembler_without_validity():
+        return assemble_bytes(text)
 
 
 def one_line_error(err: Exception, size: int | None = None) -> None:

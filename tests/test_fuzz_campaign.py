@@ -6,10 +6,7 @@ up, and the effect and convert entry points run their checks."""
 from __future__ import annotations
 
 import json
-import os
-import signal
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -22,33 +19,6 @@ from corpus import corpus_available  # noqa: E402
 from fuzzing import entries, inputs, pool  # noqa: E402
 from fuzzing import log as campaign_log  # noqa: E402
 from fuzzing.campaign import main  # noqa: E402
-
-def _drivers_started() -> bool:
-    """Whether this process has started a GL, Vulkan or WebGPU driver (whose
-    threads make a fork unsafe); BLAS's own threads are fork-safe."""
-    gl, vk, wg = (sys.modules.get(f"xlate.verify.{m}") for m in ("gl", "vk", "wgpu_runner"))
-    return bool((gl is not None and gl._CTX is not None) or (vk is not None and vk._RUNNER is not None)
-                or (wg is not None and wg._make_device.cache_info().currsize))
-
-
-@pytest.fixture(autouse=True)
-def _fresh_process_if_threaded(request):
-    """The campaign's pool forks its workers.  A test process that drew with
-    llvmpipe or lavapipe has driver threads, and a fork of it can crash at
-    random (seen once in a full run).  There the test runs again, whole, in a
-    fresh interpreter, and its verdict is that run's."""
-    if os.environ.get("XLATE_FUZZ_TEST_CHILD") or not _drivers_started():
-        yield
-        return
-    import subprocess
-
-    env = dict(os.environ, XLATE_FUZZ_TEST_CHILD="1")
-    root = Path(__file__).resolve().parent.parent
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
-                           f"{Path(__file__).resolve()}::{request.node.name}"], cwd=root, env=env,
-                          capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
-    pytest.skip("ran in a fresh interpreter (this process has driver threads): passed there")
 
 
 needs_effects = pytest.mark.skipif(not corpus_available("fxc-wine", "index.jsonl"),
@@ -74,29 +44,14 @@ def test_workers_do_not_change_the_outcome():
     assert sum(two.counts.values()) == 120 and not one.failures and not two.failures
 
 
-def _fake_entry(entry, data, glsl=None):
-    """Input 7 kills its worker, 13 overruns the alarm, 21 blocks the alarm
-    and sleeps (only the parent's stall check can end it), 30 raises."""
-    if data == 7:
-        os._exit(3)
-    if data == 13:
-        time.sleep(30)
-    if data == 21:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, signal.SIG_IGN)
-        time.sleep(60)
-    if data == 30:
-        {}["missing"]
-    return "ok"
-
-
-def test_a_crash_or_hang_is_recorded_and_the_worker_replaced(monkeypatch):
-    monkeypatch.setattr(pool, "unit_input", lambda entry, seed, index: index)
-    monkeypatch.setattr(pool, "run_entry", _fake_entry)
-    monkeypatch.setattr(pool, "minimise", lambda entry, data, kind, limit: data)
+@pytest.mark.parametrize("method", [None, "forkserver"])
+def test_a_crash_or_hang_is_recorded_and_the_worker_replaced(method):
+    # The hidden "selftest" entry: input 7 kills its worker, 13 overruns the
+    # alarm, 21 blocks it (the parent's stall check ends it), 30 raises.  It
+    # runs in the worker itself, so it works for fresh (forkserver) workers too.
     seen = []
     limits = pool.Limits(seconds=0.5, grace=0.5)
-    end, outcome = pool.run_pool("decode", 0, 0, stop=40, jobs=2, chunk=10, limits=limits,
+    end, outcome = pool.run_pool(inputs.SELFTEST, 0, 0, stop=40, jobs=2, chunk=10, limits=limits, method=method,
                                  on_chunk=lambda a, b, counts, failures: seen.append((a, b)))
     assert end == 40
     kinds = {f.index: f.kind for f in outcome.failures}
@@ -104,6 +59,51 @@ def test_a_crash_or_hang_is_recorded_and_the_worker_replaced(monkeypatch):
     assert kinds[13] == "HANG" and kinds[21] == "HANG"
     assert kinds[30].startswith("CRASH KeyError")
     assert outcome.counts == Counter(ok=36, CRASH=2, HANG=2)  # every input counted once
+
+
+def test_the_pool_forks_only_a_process_without_driver_threads(monkeypatch):
+    import ctypes
+    import threading
+
+    from xlate.verify import drivers
+
+    monkeypatch.setattr(drivers, "_STARTED", set())
+    assert pool.fork_hazard() is None or "threads named" in pool.fork_hazard()  # xdist may run this after GL tests
+    if pool.fork_hazard() is None:
+        assert pool.start_method() == "fork"
+    # A runner noted a driver: no fork.
+    monkeypatch.setattr(drivers, "_STARTED", {"llvmpipe"})
+    assert "llvmpipe" in pool.fork_hazard() and pool.start_method() == "forkserver"
+    monkeypatch.setattr(drivers, "_STARTED", set())
+    # A driver's native thread, seen by its name (llvmpipe names its threads so).
+    named, done = threading.Event(), threading.Event()
+
+    def driver_like():
+        ctypes.CDLL(None).prctl(15, b"llvmpipe-9", 0, 0, 0)  # PR_SET_NAME
+        named.set()
+        done.wait(10)
+
+    thread = threading.Thread(target=driver_like)
+    thread.start()
+    try:
+        assert named.wait(10)
+        assert "llvmpipe-9" in pool.fork_hazard() and pool.start_method() == "forkserver"
+    finally:
+        done.set()
+        thread.join()
+
+
+def test_a_process_that_drew_starts_fresh_workers():
+    from xlate.verify.gl import GLUnavailable, runner
+
+    try:
+        runner()  # llvmpipe's threads now run in this process
+    except GLUnavailable as exc:
+        pytest.skip(str(exc))
+    assert pool.fork_hazard() and pool.start_method() == "forkserver"
+    end, outcome = pool.run_pool("decode", 3, 0, stop=60, jobs=2, chunk=25)
+    here, failures = pool.run_range("decode", 3, 0, 60, pool.Limits())
+    assert end == 60 and outcome.counts == here and not outcome.failures and not failures
 
 
 def test_log_parts_add_up(tmp_path):

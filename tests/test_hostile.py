@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from corpus import dwords_to_bytes, read_jsonl, require_corpus
-from hostile import HOSTILE_NAMES, _deepen, check_entry_points, info_text, one_line_error, with_hostile_ctab
+from hostile import (HOSTILE_NAMES, _deepen, check_entry_points, info_text, one_line_error, unchecked_bytes,
+                     with_hostile_ctab)
 from xlate.api import translate
 from xlate.backends.check import validate_glsl
 from xlate.bytecode import decode
@@ -275,9 +276,12 @@ def test_fuzz_found_since(blob, error, reason):
 ])
 def test_redeclarations_are_refused(text, reason):
     """scripts/fuzz found ps_3_0 inputs declared twice (GLSL with overlapping
-    locations); the runtime refuses them, so does the decoder."""
+    locations); the runtime refuses them, so do the decoder and the assembler."""
     with pytest.raises(RegisterError, match=reason):
-        decode(assemble_bytes(text))
+        decode(unchecked_bytes(text))
+    with pytest.raises(AsmError, match=reason) as info:
+        assemble_bytes(text)
+    assert info.value.line == 3
 
 
 def test_packed_semantics_still_decode():
@@ -304,7 +308,10 @@ CAMPAIGN_P0_WRITE = bytes.fromhex(
     "vs_2_x\nmov p0, v0\nmov oPos, v0\n",
 ])
 def test_only_setp_writes_the_predicate(text):
-    blob = assemble_bytes(text)  # Microsoft's assembler is not known to refuse it; the runtime's rule is the decoder's
+    with pytest.raises(AsmError, match="only setp writes") as refused:  # one rule for the assembler and the decoder
+        assemble_bytes(text)
+    assert (refused.value.line, refused.value.column) == (2, text.split("\n")[1].index("p0") + 1)
+    blob = unchecked_bytes(text)
     with pytest.raises(OperandError, match="only setp writes") as info:
         decode(blob)
     one_line_error(info.value, len(blob))

@@ -57,13 +57,6 @@ def corpus_shaders() -> tuple[tuple[str, bytes], ...]:
     return tuple(out)
 
 
-@pytest.fixture(scope="module")
-def gl():
-    why = D.gl_available()
-    if why:
-        pytest.skip(why)
-
-
 def test_known_mismatches_exist():
     ids = {i for i, _ in corpus_shaders()}
     missing = sorted(set(KNOWN_MISMATCHES) - ids)

@@ -39,13 +39,6 @@ PROGRAMS_PER_SM1_VERSION = 100
 KNOWN_GENERATED: dict = {}
 
 
-@pytest.fixture(scope="module")
-def gl():
-    why = D.gl_available()
-    if why:
-        pytest.skip(why)
-
-
 @pytest.mark.parametrize("version", VERSIONS + SM1_VERSIONS)
 def test_generated_programs(gl, version, record_property):
     failures = []

@@ -3,7 +3,8 @@
 write, sRGB read, depth compare and unbound samplers; vertex programs with
 user clip planes (the captured clip distances against the reference's) and
 the clamped point size.  Baked and dynamic (uniforms) on llvmpipe; pixel
-programs with specialization constants on lavapipe.
+programs with specialization constants on lavapipe (Vulkan GLSL and native
+SPIR-V).
 
 A small deterministic share runs in CI; XLATE_CORPUS_FULL=1 runs ten times
 as many (the long campaign: scripts/difftest)."""
@@ -21,15 +22,6 @@ from xlate.verify.random_state import generated
 
 FULL = os.environ.get("XLATE_CORPUS_FULL") == "1"
 SHARE = 4 * (10 if FULL else 1)  # seeds per version
-
-
-@pytest.fixture(scope="module")
-def gl():
-    from xlate.verify import differential as D
-
-    why = D.gl_available()
-    if why:
-        pytest.skip(why)
 
 
 def _coverage(seeds, versions) -> Counter:
@@ -84,15 +76,17 @@ def test_clip_distances_and_point_size_are_compared(gl):
         assert v.compared >= plain.compared + 2 * 16, (v.compared, plain.compared)  # two distances per vertex
 
 
+@pytest.mark.parametrize("target", ["vulkan", "spirv"])
 @pytest.mark.parametrize("version", ["ps_2_0", "ps_2_x", "ps_3_0"])
-def test_random_pixel_programs_with_specialization_constants_vk(vkr, version):
+def test_random_pixel_programs_with_specialization_constants_vk(vkr, version, target):
     """Pixel programs on lavapipe, every state a specialization constant
-    (the runner fills VkSpecializationInfo from the reflection)."""
+    (the runner fills VkSpecializationInfo from the reflection), as Vulkan
+    GLSL and as xlate's native SPIR-V."""
     from xlate.verify import differential as D
 
     for k in range(max(2, SHARE // 2)):
         seed = 15000 + k
         program, state = generated(seed, version)
-        v = D.check_generated(program, seed, target="vulkan", runner=vkr, draw_state=state,
-                              draw_state_mode="dynamic", name=f"{version} {seed} vulkan")
+        v = D.check_generated(program, seed, target=target, runner=vkr, draw_state=state,
+                              draw_state_mode="dynamic", name=f"{version} {seed} {target}")
         assert v.ok, v.report() + "\n" + program.asm

@@ -228,17 +228,59 @@ def test_mrt_and_persistent_targets(vkr):
     targets.release()
 
 
-def test_render_state_needs_glsl(vkr):
-    """Alpha test wraps the shader's code: SPIR-V refuses, Vulkan GLSL works."""
+def test_render_state_in_spirv_or_around_glsl(vkr):
+    """Alpha test needs code in the shader: a SPIR-V PS without it is refused;
+    translated with the state (xlate's pass, baked or a specialization
+    constant) it draws, and around Vulkan GLSL the runner writes the test."""
+    from xlate.verify.shader_state import shader_draw_state
+
     ps_src = "ps_3_0\nmov oC0, c0\n"
     state = RenderState(alpha_func="greater", alpha_ref=128)
-    with pytest.raises(NotImplementedError):
+    with pytest.raises(NotImplementedError, match="alpha test needs code in the shaders"):
         draw(vkr, None, tr(ps_src), size=(2, 2), state=state)
-    for alpha, want in [(0.25, 7.0), (0.75, 1.0)]:
-        c = ReferenceConstants(floats={0: (1, 1, 1, alpha)})
-        img = draw(vkr, None, tr(ps_src, "vulkan"), size=(2, 2), state=state, constants=c,
-                   clear=(7, 7, 7, 7)).colors[0]
-        assert img[0, 0, 0] == want
+    baked = tr(ps_src, draw_state=shader_draw_state(state, "pixel"))
+    dynamic = tr(ps_src, draw_state=shader_draw_state(state, "pixel"), draw_state_mode="dynamic")
+    values = {"alphatestenable": True, "alphafunc": "greater", "alpharef": 128}
+    for ps, state_values in ((tr(ps_src, "vulkan"), None), (baked, None), (dynamic, values)):
+        for alpha, want in [(0.25, 7.0), (0.75, 1.0)]:
+            c = ReferenceConstants(floats={0: (1, 1, 1, alpha)})
+            img = draw(vkr, None, ps, size=(2, 2), state=state, constants=c, clear=(7, 7, 7, 7),
+                       state_values=state_values).colors[0]
+            assert img[0, 0, 0] == want
+    with pytest.raises(NotImplementedError):  # specialized to another reference: not the draw's state
+        draw(vkr, None, dynamic, size=(2, 2), state=state, state_values=dict(values, alpharef=10))
+
+
+def test_point_size_and_sprites_on_native_spirv(vkr):
+    """Point size (POINTSIZE clamped to MIN/MAX, or oPts clamped) and point
+    sprites from xlate's own passes on a native SPIR-V VS/PS pair: an 8x8
+    target, one point in the middle, its size and its sprite coordinates."""
+    from xlate.verify.shader_state import shader_draw_state
+
+    vs_src = "vs_3_0\ndcl_position v0\ndcl_position o0\nmov o0, v0\n"
+    vs_pts = "vs_3_0\ndcl_position v0\ndcl_position o0\ndcl_psize o1\nmov o0, v0\nmov o1.x, c0.x\n"
+    ps_src = "ps_3_0\ndcl_texcoord0 v0\nmov oC0, v0\n"
+    point = {("position", 0): F32([[0, 0, 0.5, 1]])}
+    for vs_text, vs_c, state, side in (
+            (vs_src, None, RenderState(point_size=4.0), 4),
+            (vs_src, None, RenderState(point_size=9.0, point_size_max=6.0), 6),  # clamped to MAX
+            (vs_pts, ReferenceConstants(floats={0: (1, 0, 0, 0)}), RenderState(point_size_min=2.0), 2),  # oPts >= MIN
+            (vs_src, None, RenderState(point_size=4.0, point_sprite=True), 4)):
+        vs = tr(vs_text, draw_state=shader_draw_state(state, "vertex", points=True))
+        ps = tr(ps_src, draw_state=shader_draw_state(state, "pixel", points=True))
+        assert isinstance(vs.code, bytes) and isinstance(ps.code, bytes)
+        img = vkr.draw(vs, ps, Draw(vertices=point, primitive="point_list", size=(8, 8), state=state, count=1,
+                                    vs_constants=vs_c or ReferenceConstants(), clear=(-1, -1, -1, -1))).colors[0]
+        covered = img[..., 3] != -1
+        rows, cols = np.nonzero(covered)
+        assert covered.sum() == side * side and np.ptp(rows) == np.ptp(cols) == side - 1, (state, covered.sum())
+        if state.point_sprite:  # (u, v) across the point, from the top left; u grows along x
+            uv = img[covered][:, :2].reshape(side, side, 2)
+            assert np.all(np.diff(uv[..., 0], axis=1) > 0) and np.all(np.diff(uv[..., 1], axis=0) > 0)
+            assert 0 < uv.min() and uv.max() < 1
+    with pytest.raises(NotImplementedError, match="point size state"):  # SPIR-V without the state
+        vkr.draw(tr(vs_src), tr(ps_src), Draw(vertices=point, primitive="point_list", size=(8, 8),
+                                              state=RenderState(point_size=4.0), count=1))
 
 
 def test_spirv_edits_zero_input_and_flat(vkr):
@@ -289,21 +331,20 @@ SAMPLE_STRIDE = 4
 
 
 @lru_cache(maxsize=None)
-def translated(name: str, target: str):
-    return translate((CORPUS / name).read_bytes(), target, **VKD3D_OPTIONS)
+def translated(name: str, target: str, draw_state=None):
+    return translate((CORPUS / name).read_bytes(), target, draw_state=draw_state, **VKD3D_OPTIONS)
 
 
-def needs_glsl(case) -> bool:
-    """Render state the runner wraps around the shader code (alpha test,
-    clip planes, point size state, point sprites): such cases run the
-    "vulkan" GLSL, which is what the SPIR-V target compiles.  Flat shading
-    alone stays SPIR-V (a Flat decoration on the PS's colour inputs)."""
-    from xlate.verify.vk import _needs_wrappers
+def case_draw_states(case):
+    """The draw states (vertex, pixel) the case's render state needs in the
+    shader (alpha test, clip planes, point size, point sprites), for
+    ``Options.draw_state``: xlate's own passes draw them on native SPIR-V.
+    Flat shading stays a Flat decoration on the SPIR-V PS's colour inputs."""
+    from xlate.verify.shader_state import shader_draw_state
 
-    vs = translated(case["vs_file_used"], "vulkan")  # the same reflection as spirv, without glslang
+    state = render_state(case)
     points = case["draw"]["topology"].replace(" ", "_") in ("point_list", "points")
-    # flat shading alone is a decoration edit of the SPIR-V PS (xlate.verify.spirv_edit)
-    return bool(set(_needs_wrappers(render_state(case), vs.reflection, points)) - {"flat shading"})
+    return shader_draw_state(state, "vertex", points=points), shader_draw_state(state, "pixel", points=points)
 
 
 @pytest.mark.skipif(not CASES.exists(), reason=f"peer corpus not found at {CORPUS}")
@@ -311,18 +352,20 @@ def needs_glsl(case) -> bool:
 def test_vkd3d_lavapipe(vkr, record_property, spirv_target):
     """Runnable cases, targets spirv (xlate's own writer: every case) and
     spirv-glslang (a sample of the test files unless XLATE_VK_CASES=all),
-    vulkan GLSL for the render state that needs shader code, Vulkan's
-    default options (flip_y on, clip_z off) with VKD3D_OPTIONS."""
+    each shader translated with the render state that needs shader code
+    (``case_draw_states``), Vulkan's default options (flip_y on, clip_z
+    off) with VKD3D_OPTIONS."""
     choice = os.environ.get("XLATE_VK_CASES", "all" if spirv_target == "spirv" else str(SAMPLE_STRIDE))
     stride = 1 if choice == "all" else max(int(choice), 1)
     start = time.perf_counter()
     cases = load_cases(CASES)
     by_id = {c["id"]: c for c in cases}
-    glsl_cases = 0
+    state_cases = 0
 
     def draw(case, targets):
-        target = "vulkan" if needs_glsl(case) else spirv_target
-        vs, ps = translated(case["vs_file_used"], target), translated(case["ps"], target)
+        vs_state, ps_state = case_draw_states(case)
+        vs = translated(case["vs_file_used"], spirv_target, vs_state)
+        ps = translated(case["ps"], spirv_target, ps_state)
         vkr.draw(vs, ps, make_draw(case), targets=targets, read=False)
 
     from xlate.verify.vk import RenderTargets
@@ -339,13 +382,13 @@ def test_vkd3d_lavapipe(vkr, record_property, spirv_target):
         if case["source_file"] not in chosen:
             continue
         ran += 1
-        glsl_cases += needs_glsl(case)
+        state_cases += case_draw_states(case) != (None, None)
         tally.run(case, lambda c: (session.run(c), session.probe(c))[1])
     session.close()
     elapsed = time.perf_counter() - start
     summary = (
         f"vkd3d on lavapipe ({spirv_target}): {ran} of {len(runnable)} runnable cases "
-        f"({glsl_cases} through vulkan GLSL for render state), {tally.text()}; "
+        f"({state_cases} with render state translated into the shaders), {tally.text()}; "
         f"{tally.counts['skipped']} cases not runnable; "
         f"{len(vkr.pipelines) - pipelines_before} pipelines, {session.replays} target rebuilds; {elapsed:.1f}s"
     )
@@ -366,6 +409,7 @@ from pathlib import Path
 from xlate import translate
 from xlate.verify import vk
 from xlate.verify.cases import TargetSession, load_cases, make_draw, render_state
+from xlate.verify.shader_state import shader_draw_state
 r = vk.runner()
 if not r.dev.validating:
     print(json.dumps({"skip": "VK_LAYER_KHRONOS_validation is not installed"})); sys.exit(0)
@@ -375,9 +419,9 @@ out = {"cases": [c["id"] for c in cases], "probes": [], "errors": []}
 for target in ("spirv", "spirv-glslang"):
     def draw(case, targets):
         points = case["draw"]["topology"].replace(" ", "_") in ("point_list", "points")
-        vs = translate((corpus / case["vs_file_used"]).read_bytes(), "vulkan", **json.loads(sys.argv[2]))
-        t = "vulkan" if vk._needs_wrappers(render_state(case), vs.reflection, points) else target
-        vs, ps = (translate((corpus / case[k]).read_bytes(), t, **json.loads(sys.argv[2])) for k in ("vs_file_used", "ps"))
+        states = (shader_draw_state(render_state(case), stage, points=points) for stage in ("vertex", "pixel"))
+        vs, ps = (translate((corpus / case[k]).read_bytes(), target, draw_state=ds, **json.loads(sys.argv[2]))
+                  for k, ds in zip(("vs_file_used", "ps"), states))
         r.draw(vs, ps, make_draw(case), targets=targets, read=False)
     session = TargetSession({c["id"]: c for c in cases}, vk.RenderTargets, draw)
     for case in cases:

@@ -49,6 +49,7 @@ from .validity import (
     OPERAND_REGISTERS,
     checks_operands,
     dcl_problem,
+    dcl_spelling,
     nesting_problem,
     redeclaration_problem,
     result_modifier_problem,
@@ -449,13 +450,7 @@ def _type_name(rtype: RegisterType, version: ShaderVersion) -> str:
     return rtype.name
 
 
-def _dcl_spelling(version: ShaderVersion, rtype: RegisterType) -> tuple[bool, bool, bool]:
-    """How the disassembler writes a dcl of ``rtype``: (bare ``dcl``, with a
-    usage such as ``dcl_texcoord``, with a texture type such as ``dcl_2d``);
-    validity.dcl_problem judges the register by that spelling."""
-    sampler = rtype == R.SAMPLER
-    bare = rtype == R.MISCTYPE or (version.is_pixel and version.major == 2 and rtype in (R.INPUT, R.ADDR))
-    return bare, not bare and not sampler, sampler
+_dcl_spelling = dcl_spelling  # validity.py's: the assembler judges raw dcls by it too
 
 
 def _spelling(modifier: SrcMod, name: str) -> str:

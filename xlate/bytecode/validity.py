@@ -2,14 +2,14 @@
 
 The decoder (``decoder.py``), the assembler (``asm/rules.py``) and the IR
 (``ir/cfg.py``: call depth) all read these rules; none restates them.  Each
-rule says whether Microsoft's assembler enforces it too (``assembler``): the
-assembler follows Microsoft's assembler, which does not validate everything
-the runtime does (Wine's ``asm.c`` cases "Assembly succeeds, validation
-fails"), while the decoder follows the runtime's validation
-(``IDirect3DDevice9::CreatePixelShader``/``CreateVertexShader``).  So text
-the assembler accepts may still be refused by the decoder, never the other
-way round: whatever decodes disassembles to text that assembles to the same
-tokens.
+operand rule says whether Microsoft's assembler enforces it too
+(``assembler``).  The decoder follows the runtime's validation
+(``IDirect3DDevice9::CreatePixelShader``/``CreateVertexShader``), and so does
+the assembler except where Microsoft's assembler is known to be laxer (Wine's
+``asm.c`` cases "Assembly succeeds, validation fails": the sampler slot).  So
+text the assembler accepts may be refused by the decoder only there, and
+never the other way round: whatever decodes disassembles to text that
+assembles to the same tokens (``tests/test_validity_agreement.py``).
 
 Where xlate is deliberately laxer than Windows, the case is listed in
 ``docs/validity.md`` and every later stage handles it.
@@ -101,7 +101,8 @@ SLOT_ONLY_FILES = frozenset({R.SAMPLER, R.LABEL})
 # Files only some instructions may write: p0 is set by setp alone (an
 # arithmetic result has no bool meaning D3D9 gives it; the backends cannot
 # honour "add p0, r0, c0", scripts/fuzz found GLSL glslang refuses).
-# Microsoft's assembler is not known to check it: the decoder does.
+# The decoder and the assembler both refuse the rest (whether Microsoft's
+# assembler does is not known).
 WRITTEN_ONLY_BY: dict[RegisterType, frozenset[Opcode]] = {R.PREDICATE: frozenset({Opcode.SETP})}
 
 
@@ -140,6 +141,16 @@ def checks_operands(opcode: Opcode, layout: Layout) -> bool:
 # --------------------------------------------------------------------------
 # Declarations
 # --------------------------------------------------------------------------
+
+
+def dcl_spelling(version: ShaderVersion, rtype: RegisterType) -> tuple[bool, bool, bool]:
+    """How the disassembler writes a dcl of ``rtype``: (bare ``dcl``, with a
+    usage such as ``dcl_texcoord``, with a texture type such as ``dcl_2d``);
+    ``dcl_problem`` judges a register declared by its raw token (which
+    tells neither) by that spelling."""
+    sampler = rtype == R.SAMPLER
+    bare = rtype == R.MISCTYPE or (version.is_pixel and version.major == 2 and rtype in (R.INPUT, R.ADDR))
+    return bare, not bare and not sampler, sampler
 
 
 def dcl_problem(version: ShaderVersion, rtype: RegisterType, name: str, *, usage: bool, sampler: bool) -> str | None:

@@ -6,7 +6,10 @@ rules implemented are those of ``shared/semantics/D3D9_SEMANTICS.md``; each
 handler cites its section.  The opcode handlers live in ``reference_ops.py``
 (a table keyed by opcode); ``reference_sm1.py`` extends that table for
 shader model 1 (its texture ops, and the SM1 meanings of tex, texcoord,
-texkill and cnd).  Texture filtering is in ``textures.py``.
+texkill and cnd).  Texture filtering is in ``textures.py``; the constants,
+the result and the block tree of a program in ``reference_program.py``; the
+render state around the shader in ``reference_drawstate.py`` (all re-exported
+here).
 
 API
 ---
@@ -118,8 +121,7 @@ Shader model 1 (details in ``reference_sm1``):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Mapping
 
 import numpy as np
 
@@ -132,10 +134,12 @@ from ..bytecode.tables import (
     Opcode,
     RegisterType,
     SrcMod,
-    swizzle_components,
 )
 from ..errors import StructureError, UnsupportedError
-from .reference_ops import OPS, unsupported
+from .reference_drawstate import clip_distances, point_sizes  # noqa: F401 (re-exported)
+from .reference_ops import FLOW, OPS, unsupported
+from .reference_program import (IfNode, LoopNode, Op, Program, ReferenceConstants, Result,  # noqa: F401 (re-exported)
+                                _usage, parse_program)
 from .reference_sm1 import SM1_OPS, TextureStage
 from . import textures as tx
 from .textures import Texture
@@ -148,190 +152,6 @@ MAX_LOOP_COUNT = 255
 MAX_CALL_DEPTH = 16
 
 __all__ = ["ReferenceConstants", "Result", "TextureStage", "run_shader", "MAX_LOOP_COUNT", "FLT_MAX"]
-
-
-# --------------------------------------------------------------------------
-# Constants, results
-# --------------------------------------------------------------------------
-
-
-@dataclass
-class ReferenceConstants:
-    """API constant values (Set*ShaderConstantF/I/B).  Registers not given
-    read 0 (§6.1 "Defaults").  ``floats`` may be a mapping index -> 4 floats
-    or an (N, 4) array starting at c0; likewise ``ints`` (i#, int32) and
-    ``bools`` (b#, a mapping or a sequence of truth values)."""
-
-    floats: Any = field(default_factory=dict)
-    ints: Any = field(default_factory=dict)
-    bools: Any = field(default_factory=dict)
-
-    @staticmethod
-    def _table(values, width: int, dtype, size: int) -> np.ndarray:
-        out = np.zeros((size, width), dtype=dtype)
-        if isinstance(values, Mapping):
-            items = values.items()
-        else:
-            items = enumerate(values)
-        for index, value in items:
-            if index >= size:
-                continue
-            if width == 1:
-                out[index] = bool(np.asarray(value).reshape(-1)[0])
-            else:
-                out[index] = np.asarray(value, dtype=np.float64).reshape(-1)[:width].astype(dtype)
-        return out
-
-    def floats_table(self, size: int) -> np.ndarray:
-        if isinstance(self.floats, np.ndarray):
-            out = np.zeros((size, 4), F32)
-            k = min(size, len(self.floats))
-            out[:k] = self.floats[:k]
-            return out
-        return self._table(self.floats, 4, F32, size)
-
-    def ints_table(self, size: int) -> np.ndarray:
-        if isinstance(self.ints, np.ndarray):
-            out = np.zeros((size, 4), np.int32)
-            k = min(size, len(self.ints))
-            out[:k] = self.ints[:k]
-            return out
-        return self._table(self.ints, 4, np.int32, size)
-
-    def bools_table(self, size: int) -> np.ndarray:
-        return self._table(self.bools, 1, bool, size)[:, 0]
-
-
-@dataclass
-class Result:
-    outputs: dict[str, np.ndarray]
-    semantics: dict[tuple[int, int], str]
-    output_masks: dict[str, int]
-    killed: np.ndarray
-    trace: dict[str, np.ndarray]
-    instructions: tuple[Instruction, ...]
-
-    def output(self, key) -> np.ndarray:
-        """An output by register name or by (usage, index) semantic."""
-        if isinstance(key, str):
-            return self.outputs[key]
-        usage, index = key
-        return self.outputs[self.semantics[(_usage(usage), index)]]
-
-    def last_writer(self, name: str, lane: int, component: int) -> Instruction | None:
-        i = int(self.trace[name][lane, component])
-        return None if i < 0 else self.instructions[i]
-
-
-def _usage(u) -> int:
-    if isinstance(u, str):
-        return int(DeclUsage[u.upper()])
-    return int(u)
-
-
-# --------------------------------------------------------------------------
-# Program structure: the flat stream as a tree of blocks (§4.1)
-# --------------------------------------------------------------------------
-
-
-@dataclass
-class Op:
-    index: int
-    instr: Instruction
-
-
-@dataclass
-class IfNode:
-    index: int
-    instr: Instruction
-    then: list
-    orelse: list
-
-
-@dataclass
-class LoopNode:
-    index: int
-    instr: Instruction  # LOOP or REP
-    body: list
-
-
-@dataclass
-class Program:
-    main: list
-    functions: dict[int, list]  # label number -> body
-
-
-_NOOPS = {Opcode.NOP, Opcode.DCL, Opcode.DEF, Opcode.DEFI, Opcode.DEFB, Opcode.PHASE}
-
-
-def parse_program(shader: Shader) -> Program:
-    """Split main and the LABEL bodies; nest if/else/endif, loop, rep.
-
-    A RET at nesting depth 0 ends the current function (§1.9, §4.1); the
-    instructions between main's RET and the first LABEL are unreachable."""
-    instrs = shader.instructions
-    functions: dict[int, list] = {}
-    main: list | None = None
-    # stack entries: (node or None for a function, the list being filled)
-    stack: list[tuple[Any, list]] = []
-    current: list = []
-    label: int | None = None  # None: main
-    ended = False  # the current function saw its RET
-
-    def finish():
-        nonlocal main
-        if stack:
-            node = stack[-1][0]
-            raise StructureError(node.instr.offset, f"{node.instr.info.mnemonic} is not closed")
-        if label is None:
-            if main is None:
-                main = current
-        else:
-            functions[label] = current
-
-    for idx, ins in enumerate(instrs):
-        op = ins.opcode
-        if op == Opcode.LABEL:
-            finish()
-            label, current, ended = ins.srcs[0].index, [], False
-            if label in functions:
-                raise StructureError(ins.offset, f"label l{label} is defined twice")
-            continue
-        if ended:
-            continue
-        if op == Opcode.END:
-            break
-        if op in (Opcode.IF, Opcode.IFC):
-            node = IfNode(idx, ins, [], [])
-            current.append(node)
-            stack.append((node, current))
-            current = node.then
-        elif op == Opcode.ELSE:
-            if not stack or not isinstance(stack[-1][0], IfNode) or current is not stack[-1][0].then:
-                raise StructureError(ins.offset, "else without if")
-            current = stack[-1][0].orelse
-        elif op == Opcode.ENDIF:
-            if not stack or not isinstance(stack[-1][0], IfNode):
-                raise StructureError(ins.offset, "endif without if")
-            current = stack.pop()[1]
-        elif op in (Opcode.LOOP, Opcode.REP):
-            node = LoopNode(idx, ins, [])
-            current.append(node)
-            stack.append((node, current))
-            current = node.body
-        elif op in (Opcode.ENDLOOP, Opcode.ENDREP):
-            want = Opcode.LOOP if op == Opcode.ENDLOOP else Opcode.REP
-            if not stack or not isinstance(stack[-1][0], LoopNode) or stack[-1][0].instr.opcode != want:
-                raise StructureError(ins.offset, f"{ins.info.mnemonic} without {want.name.lower()}")
-            current = stack.pop()[1]
-        elif op == Opcode.RET and not stack:
-            ended = True
-        elif op in _NOOPS:
-            continue
-        else:
-            current.append(Op(idx, ins))
-    finish()
-    return Program(main if main is not None else [], functions)
 
 
 # --------------------------------------------------------------------------
@@ -736,8 +556,8 @@ class Machine:
         ins = node.instr
         self._current_index = node.index
         op = ins.opcode
-        if op in _FLOW:
-            _FLOW[op](self, ins)
+        if op in FLOW:
+            FLOW[op](self, ins)
             return
         if not self.mask.any():
             return
@@ -895,49 +715,6 @@ def _fixed_vs_semantic(name: str):
 
 
 # --------------------------------------------------------------------------
-# Flow instructions that appear as plain ops inside blocks
-# --------------------------------------------------------------------------
-
-
-def _flow_break(m: Machine, ins: Instruction):
-    m._break(m._predicate_scalar(ins))
-
-
-def _flow_breakc(m: Machine, ins: Instruction):
-    a = m.read(ins.srcs[0])[:, 0]
-    b = m.read(ins.srcs[1])[:, 0]
-    m._break(m.compare(ins.comparison, a, b))
-
-
-def _flow_breakp(m: Machine, ins: Instruction):
-    m._break(m.condition(ins.srcs[0]))
-
-
-def _flow_call(m: Machine, ins: Instruction):
-    m.call(ins.srcs[0].index, m._predicate_scalar(ins), ins.offset)
-
-
-def _flow_callnz(m: Machine, ins: Instruction):
-    m.call(ins.srcs[0].index, m.condition(ins.srcs[1]) & m._predicate_scalar(ins), ins.offset)
-
-
-def _flow_ret(m: Machine, ins: Instruction):
-    # A ret nested in control flow: those invocations leave the function.
-    m.frame.returned |= m.mask
-    m.mask = np.zeros(m.n, bool)
-
-
-_FLOW = {
-    Opcode.BREAK: _flow_break,
-    Opcode.BREAKC: _flow_breakc,
-    Opcode.BREAKP: _flow_breakp,
-    Opcode.CALL: _flow_call,
-    Opcode.CALLNZ: _flow_callnz,
-    Opcode.RET: _flow_ret,
-}
-
-
-# --------------------------------------------------------------------------
 # Entry point
 # --------------------------------------------------------------------------
 
@@ -1020,31 +797,3 @@ def _point_sprite_inputs(shader: Shader, inputs: dict, n: int) -> dict:
     for k in range(16):
         inputs[(DeclUsage.TEXCOORD, k)] = value
     return inputs
-
-
-def clip_distances(result: Result, planes) -> dict[int, np.ndarray]:
-    """D3D9 user clip planes with a vertex shader (semantics 5.8): for each
-    enabled plane ``{index: (a, b, c, d)}`` (or (index, plane) pairs) the
-    per-vertex distance dot(plane, oPos) in clip space, (n,) float32.  The
-    rasteriser keeps the part of a primitive where every interpolated
-    distance is >= 0."""
-    pos = result.output(("position", 0)).astype(np.float64)
-    items = planes.items() if isinstance(planes, Mapping) else planes
-    return {int(i): (pos @ np.asarray(p, np.float64)).astype(F32) for i, p in items}
-
-
-def point_sizes(result: Result, draw_state) -> np.ndarray:
-    """D3D9's point size per vertex (semantics 5.2), (n,) float32: oPts where
-    the vertex shader wrote it, else D3DRS_POINTSIZE, clamped to
-    [POINTSIZE_MIN, POINTSIZE_MAX] (``draw_state``: an
-    ``xlate.drawstate.DrawState`` or its dict form)."""
-    from ..drawstate import DrawState
-
-    state = DrawState.from_dict(draw_state)
-    n = len(result.killed)
-    size = np.full(n, state.pointsize, np.float64)
-    name = result.semantics.get((_usage("psize"), 0))
-    if name is not None and name in result.outputs:
-        written = result.trace[name][:, 0] >= 0
-        size = np.where(written, result.outputs[name][:, 0], size)
-    return np.clip(size, state.pointsize_min, state.pointsize_max).astype(F32)

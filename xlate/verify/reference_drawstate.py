@@ -1,5 +1,7 @@
 """The reference interpreter's model of D3D9's render state around a pixel
-shader: the alpha test and fog (xlate/drawstate.py's ``DrawState``).
+shader: the alpha test and fog (xlate/drawstate.py's ``DrawState``); and
+around a vertex shader: the user clip planes' distances and the point size
+(``clip_distances``, ``point_sizes``, re-exported by ``reference``).
 
 This is the independent side of the check: it is written from D3D9's rules
 (shared/semantics, the D3D9 fog and alpha-test documentation, Wine's
@@ -23,10 +25,12 @@ Rules:
 from __future__ import annotations
 
 import dataclasses
+from typing import Mapping
 
 import numpy as np
 
 from ..drawstate import CmpFunc, DrawState, FogMode
+from .reference_program import Result, _usage
 
 F32 = np.float32
 
@@ -132,3 +136,36 @@ def random_draw_state(rng) -> DrawState:
         alphafunc=rng.choice(list(CmpFunc)),
         alpharef=rng.randrange(256),
     )
+
+
+# --------------------------------------------------------------------------
+# Around a vertex shader: user clip planes and the point size
+# --------------------------------------------------------------------------
+
+
+def clip_distances(result: Result, planes) -> dict[int, np.ndarray]:
+    """D3D9 user clip planes with a vertex shader (semantics 5.8): for each
+    enabled plane ``{index: (a, b, c, d)}`` (or (index, plane) pairs) the
+    per-vertex distance dot(plane, oPos) in clip space, (n,) float32.  The
+    rasteriser keeps the part of a primitive where every interpolated
+    distance is >= 0."""
+    pos = result.output(("position", 0)).astype(np.float64)
+    items = planes.items() if isinstance(planes, Mapping) else planes
+    return {int(i): (pos @ np.asarray(p, np.float64)).astype(F32) for i, p in items}
+
+
+def point_sizes(result: Result, draw_state) -> np.ndarray:
+    """D3D9's point size per vertex (semantics 5.2), (n,) float32: oPts where
+    the vertex shader wrote it, else D3DRS_POINTSIZE, clamped to
+    [POINTSIZE_MIN, POINTSIZE_MAX] (``draw_state``: an
+    ``xlate.drawstate.DrawState`` or its dict form)."""
+    from ..drawstate import DrawState
+
+    state = DrawState.from_dict(draw_state)
+    n = len(result.killed)
+    size = np.full(n, state.pointsize, np.float64)
+    name = result.semantics.get((_usage("psize"), 0))
+    if name is not None and name in result.outputs:
+        written = result.trace[name][:, 0] >= 0
+        size = np.where(written, result.outputs[name][:, 0], size)
+    return np.clip(size, state.pointsize_min, state.pointsize_max).astype(F32)

@@ -357,3 +357,47 @@ OPS = {
     O.MOVA: op_mova, O.SETP: op_setp, O.DSX: op_dsx, O.DSY: op_dsy,
     O.TEX: op_tex, O.TEXLDL: op_texldl, O.TEXLDD: op_texldd, O.TEXKILL: op_texkill,
 }
+
+
+# --------------------------------------------------------------------------
+# Flow instructions that appear as plain ops inside blocks
+# --------------------------------------------------------------------------
+
+
+def _flow_break(m, ins: Instruction):
+    m._break(m._predicate_scalar(ins))
+
+
+def _flow_breakc(m, ins: Instruction):
+    a = m.read(ins.srcs[0])[:, 0]
+    b = m.read(ins.srcs[1])[:, 0]
+    m._break(m.compare(ins.comparison, a, b))
+
+
+def _flow_breakp(m, ins: Instruction):
+    m._break(m.condition(ins.srcs[0]))
+
+
+def _flow_call(m, ins: Instruction):
+    m.call(ins.srcs[0].index, m._predicate_scalar(ins), ins.offset)
+
+
+def _flow_callnz(m, ins: Instruction):
+    m.call(ins.srcs[0].index, m.condition(ins.srcs[1]) & m._predicate_scalar(ins), ins.offset)
+
+
+def _flow_ret(m, ins: Instruction):
+    # A ret nested in control flow: those invocations leave the function.
+    m.frame.returned |= m.mask
+    m.mask = np.zeros(m.n, bool)
+
+
+# Run by the machine itself (``reference.Machine._run_op``), not through OPS.
+FLOW = {
+    Opcode.BREAK: _flow_break,
+    Opcode.BREAKC: _flow_breakc,
+    Opcode.BREAKP: _flow_breakp,
+    Opcode.CALL: _flow_call,
+    Opcode.CALLNZ: _flow_callnz,
+    Opcode.RET: _flow_ret,
+}

@@ -84,6 +84,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from .drivers import note_started
 from .gl import Draw, DrawResult, RenderState, VertexResult, _primitive, captured_vertices, usage_key
 from .reference import ReferenceConstants
 from .reference_sm1 import TextureStage
@@ -129,6 +130,7 @@ def _make_device(default_limits: bool):
         import wgpu
     except ImportError as e:
         raise WGPUUnavailable(f"the wgpu package is not installed ({e})") from None
+    note_started("wgpu")
     try:
         # Vulkan only (lavapipe): wgpu's GLES backend would make its own EGL
         # context current on this thread while it enumerates adapters, and
@@ -626,7 +628,7 @@ def passthrough_vs(ps_refl: dict) -> tuple[str, dict]:
     clip z, the Vulkan y flip), then y negated for WebGPU as the WGSL
     backend does; each PS input from the attribute of its (usage, index),
     at the PS's location and centroid qualifier."""
-    from .gl import HALF_PIXEL_BIAS
+    from ..passes.io import HALF_PIXEL_BIAS
 
     opts = ps_refl.get("options", {})
     attrs = {("position", 0): 0}

@@ -193,7 +193,7 @@ class _Statement:
         plus = self.accept("+")
         paren = self.peek()
         predicate = self.predicate() if paren.text == "(" else None
-        tok = self.expect_word("an instruction")
+        tok = self.word = self.expect_word("an instruction")
         m = self.mnemonic(tok)
         info = OPCODES[m.opcode]
         if not info.allowed_in(version):
@@ -351,8 +351,12 @@ class _Statement:
         name, suffix = _split_word(tok.text)
         if suffix:
             raise self.fail(tok.off + len(name), f"'{suffix}' is a source modifier; a destination cannot take it")
-        rtype, index, rel = self.register(tok, name, dst=True, written=rules.destination_access(info))
-        if problem := rules.operand_type_problem(info.opcode, 0, rtype, tok.text, m.spelled):
+        written = rules.destination_access(info)
+        rtype, index, rel = self.register(tok, name, dst=True, written=written)
+        problem = rules.operand_type_problem(info.opcode, 0, rtype, tok.text, m.spelled)
+        if problem is None and written:  # p0 is written by setp alone (validity.WRITTEN_ONLY_BY)
+            problem = rules.written_problem(info.opcode, rtype, tok.text, m.spelled)
+        if problem:
             raise self.fail(tok, problem)
         mask = self.write_mask() if self.accept(".") else FULL_MASK
         return DestOperand(rtype, index, mask, m.mods, m.shift, rel)
@@ -511,15 +515,18 @@ class _Statement:
     # -- dcl, def ------------------------------------------------------------------
 
     def declaration(self, m: Mnemonic) -> Instruction:
-        tok = self.expect_word("the register to declare")
+        tok = self.declared = self.expect_word("the register to declare")
         name, suffix = _split_word(tok.text)
         if suffix:
             raise self.fail(tok.off + len(name), f"'{suffix}' cannot follow a declared register")
         rtype, index, rel = self.register(tok, name, dst=True, written=None)
         if rel is not None:
             raise self.fail(tok, "a declared register cannot be relatively addressed")
-        if m.raw_decl is None and (problem := rules.dcl_problem(
-                self.version, rtype, tok.text, usage=m.usage is not None, sampler=m.sampler is not None)):
+        if m.raw_decl is None:
+            usage, sampler = m.usage is not None, m.sampler is not None
+        else:  # a raw usage token (dcl_0x...): judged as the disassembler would spell the register
+            usage, sampler = rules.dcl_spelling(self.version, rtype)[1:]
+        if problem := rules.dcl_problem(self.version, rtype, tok.text, usage=usage, sampler=sampler):
             raise self.fail(tok, problem)
         mask = self.write_mask() if self.accept(".") else FULL_MASK
         if m.raw_decl is not None:
@@ -635,13 +642,24 @@ def parse(lines: list[Line], source: str) -> Shader:
     """Assemble preprocessed lines into a ``Shader``."""
     version: ShaderVersion | None = None
     items: list[Instruction] = []
+    whole: rules.WholeShader | None = None
     for line in lines:
         if version is None:
             version = _parse_version(line, source)
+            whole = rules.WholeShader(version)
             continue
         if _VERSION.fullmatch(line.text.strip()):
             raise AsmError(*line.position(_indent(line)), "a shader has one version line; this is a second one", source)
-        items.append(_Statement(line, version, source).instruction(follows_instruction=bool(items)))
+        statement = _Statement(line, version, source)
+        inst = statement.instruction(follows_instruction=bool(items))
+        if problem := whole.block_problem(OPCODES[inst.opcode]):
+            raise statement.fail(statement.word, problem)
+        if inst.declaration is not None:
+            usage = inst.declaration.usage
+            semantic = f"{getattr(usage, 'asm', usage)}{inst.declaration.usage_index or ''}"
+            if problem := whole.declaration_problem(inst.dst, inst.declaration.raw, semantic):
+                raise statement.fail(statement.declared, problem)
+        items.append(inst)
     if version is None:
         raise AsmError(1, 1, "the text holds no shader: it needs a version line such as vs_3_0", source)
     return Shader(version, tuple(items))

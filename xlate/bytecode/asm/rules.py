@@ -6,8 +6,11 @@ rules come from Wine's assembler tests (``wine/asm_failures.jsonl`` and what
 ``asm_pairs.jsonl`` shows Microsoft's assembler accepting) and the register
 and modifier tables.  The operand-type and source-modifier rules are
 ``validity.py``'s, shared with the decoder; the decoder applies every one,
-this module only those Microsoft's assembler enforces, so the assembler never
-refuses what the decoder accepts.
+this module those too, except the ones known to be laxer in Microsoft's
+assembler (``OperandRule.assembler`` False: the sampler slot), so the
+assembler never refuses what the decoder accepts and refuses all the
+decoder refuses but those (``tests/test_validity_agreement.py`` walks the
+tables and checks both sides).
 
 Where Microsoft's assembler is laxer than the documentation, these rules
 follow the assembler: labels l0-l2047 in every version, no index check on a
@@ -34,7 +37,18 @@ from ..tables import (
     register_file,
     register_name,
 )
-from ..validity import dcl_problem, operand_problem, result_modifier_problem  # noqa: F401 (the parser's)
+from ..validity import (  # noqa: F401 (the parser's)
+    NEST_OF,
+    Nest,
+    dcl_problem,
+    dcl_spelling,
+    nesting_problem,
+    operand_problem,
+    redeclaration_problem,
+    result_modifier_problem,
+    semantic_linked,
+    written_problem,
+)
 from ..validity import src_modifier_problem as _src_modifier_problem
 
 R = RegisterType
@@ -114,6 +128,51 @@ def address_problem(version: ShaderVersion, rtype: RegisterType, name: str, swiz
 def src_modifier_problem(version: ShaderVersion, mod: SrcMod, rtype: RegisterType, opcode: Opcode, spelling: str) -> str | None:
     """``validity.src_modifier_problem``: the runtime and the assembler agree."""
     return _src_modifier_problem(version, mod, rtype, opcode, spelling)
+
+
+class WholeShader:
+    """The rules over more than one instruction, applied as the decoder
+    applies them: block nesting (``validity.nesting_problem``) and
+    declarations (each register's components declared once; where semantics
+    link stages, one register per semantic)."""
+
+    def __init__(self, version: ShaderVersion):
+        self.version = version
+        self.open: list[Nest | None] = []
+        self.depth = dict.fromkeys(Nest, 0)
+        self.declared: dict[tuple[RegisterType, int], int] = {}
+        self.semantics: dict[int, int] = {}
+
+    def block_problem(self, info: OpcodeInfo) -> str | None:
+        """Why ``info``'s instruction may not open a block here, or None
+        (closers close; an unmatched closer is left to the structure checks)."""
+        if info.block == 1:
+            nest = NEST_OF.get(info.opcode)
+            self.open.append(nest)
+            if nest is not None:
+                self.depth[nest] += 1
+                return nesting_problem(nest, self.depth[nest], self.version)
+        elif info.block == -1 and self.open:
+            nest = self.open.pop()
+            if nest is not None:
+                self.depth[nest] -= 1
+        return None
+
+    def declaration_problem(self, dst, raw: int, semantic: str) -> str | None:
+        """Why the dcl of ``dst`` (usage token ``raw``, written ``semantic``)
+        repeats an earlier one, or None."""
+        version = self.version
+        name = register_name(version, dst.type, dst.index)
+        key = (dst.type, dst.index)
+        declared = self.declared.get(key, 0)
+        if declared & dst.write_mask:
+            return redeclaration_problem(name, None, None)
+        self.declared[key] = declared | dst.write_mask
+        if semantic_linked(version, dst.type):
+            other = self.semantics.setdefault(raw & 0x000F000F, dst.index)  # usage and usage index
+            if other != dst.index:
+                return redeclaration_problem(name, semantic, register_name(version, dst.type, other))
+        return None
 
 
 def coissue_problem(version: ShaderVersion) -> str | None:
