@@ -13,8 +13,26 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..bytecode.model import Instruction, SourceOperand
-from ..bytecode.tables import TEXTURE, Comparison, Opcode, RegisterType, SamplerType, SrcMod, TexControl, swizzle_components
-from .generate_program import MATRIX_SHAPE, PER_COMPONENT, SCALAR_OPS, SCALAR_SLOT, SPECIAL_OK, Node, _mask_comps, _tex_dims
+from ..bytecode.tables import (
+    TEXTURE,
+    Comparison,
+    Opcode,
+    RegisterType,
+    SamplerType,
+    SrcMod,
+    TexControl,
+    swizzle_components,
+)
+from .generate_program import (
+    MATRIX_SHAPE,
+    PER_COMPONENT,
+    SCALAR_OPS,
+    SCALAR_SLOT,
+    SPECIAL_OK,
+    Node,
+    _mask_comps,
+    _tex_dims,
+)
 from .generate_values import (
     AFFINE,
     HALF,
