@@ -141,7 +141,11 @@ def _work(item):
 def corpus_results():
     corpus.require_corpus()
     blobs = _selection()
-    with multiprocessing.get_context("fork").Pool(min(2, os.cpu_count() or 1)) as pool:
+    # Fork only where that is safe: a pytest worker that already drew with
+    # llvmpipe/lavapipe has driver threads, and a forked child of it can crash.
+    from fuzzing.pool import start_method
+
+    with multiprocessing.get_context(start_method()).Pool(min(2, os.cpu_count() or 1)) as pool:
         full = os.environ.get("XLATE_CORPUS_FULL") == "1"
         # SPIR-V for every 2nd shader, and for every ps_1_x (few, and the
         # ones with draw-state uniform blocks)
