@@ -30,6 +30,8 @@ translates it).
 
 from __future__ import annotations
 
+import struct
+
 from ...errors import UnsupportedError
 from ...ir import cfg
 from ...ir.ops import Code, Op
@@ -43,7 +45,7 @@ from .control import ControlFlow
 from .helpers import HelperFunctions
 from .interface import Place
 from .module import OP
-from .values import Values
+from .values import PACK_FLOATS, Values
 
 G = grammar()
 EXT = G.glsl450
@@ -144,7 +146,7 @@ class Emitter(ControlFlow, HelperFunctions, Values):
 
     __slots__ = ("p", "t", "o", "fragment", "version", "debug", "legacy", "lay", "m", "iface", "glsl", "void",
                  "fn_type", "float", "int", "bool", "pointers", "helper_fns", "chains", "helper_words", "images",
-                 "types", "vecs", "bits", "vector_constants", "static", "plain", "fn_ids", "words", "ids", "known",
+                 "types", "vecs", "vector_constants", "static", "plain", "fn_ids", "words", "ids", "known",
                  "stack")
 
     def __init__(self, program: Program, target: Target, options, version: str = "1.0", names: bool = True):
@@ -199,7 +201,6 @@ class Emitter(ControlFlow, HelperFunctions, Values):
         self.vecs: dict = {(FLOAT, 1): self.float, (INT, 1): self.int, (BOOL, 1): self.bool,
                            (FLOAT, 4): types[("vec", self.float, 4)],
                            (BOOL, 4): types[("vec", self.bool, 4)]}  # (Scalar, width) -> type id
-        self.bits: dict = {}  # nonzero float -> its float32 bits
         # (width, packed float32 values) or (Scalar, width, values) -> constant id
         self.vector_constants: dict = {}
         self.static: dict = {}  # (Variable, element) -> access() of a static access
@@ -276,7 +277,8 @@ class Emitter(ControlFlow, HelperFunctions, Values):
         types_get = self.types.get
         type_of = self.type_of
         load, store = Emitter.load, Emitter.store
-        const_ids: dict = {}  # (Scalar, width, imm) -> a CONST op's id (imm without a float zero)
+        # (width, float32 bytes) or (Scalar, width, imm) -> a CONST op's id
+        const_ids: dict = {}
         const_get = const_ids.get
         try:
             for op in body:
@@ -336,11 +338,18 @@ class Emitter(ControlFlow, HelperFunctions, Values):
                 elif code is CONST:
                     imm = op.imm
                     t = op.type
-                    key = (t.scalar, t.width, imm)
+                    scalar = t.scalar
+                    if scalar is FLOAT:  # float32 bytes as the key: 0.0 and -0.0 stay apart
+                        try:
+                            key = (t.width, PACK_FLOATS[len(imm)].pack(*imm))
+                        except (OverflowError, struct.error, IndexError, AttributeError):
+                            key = None
+                    else:
+                        key = (scalar, t.width, imm)
                     c = const_get(key)
                     if c is None:
-                        c = self.constant(t.scalar, t.width, imm)
-                        if t.scalar is not FLOAT or 0.0 not in imm:  # 0.0 == -0.0: a key that would merge them
+                        c = self.constant(scalar, t.width, imm)
+                        if key is not None:
                             const_ids[key] = c
                     ids[op] = c
                 elif code is SWIZZLE:

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from ...errors import UnsupportedError
 from ..layout import Layout
 from . import stage_state
-from .module import DECORATION, E, OpMemberDecorate, Module
+from .module import (DECORATION, E, STORAGE, Module, OpDecorate, OpMemberDecorate, OpMemberName, OpName, OpVariable,
+                     string_words)
 
 # GLSL type name -> (scalar, width)
 GLSL_SCALARS = {"float": "float", "vec": "float", "int": "int", "ivec": "int", "bool": "bool", "bvec": "bool"}
@@ -33,6 +34,10 @@ BUILTINS = {
 STORAGE_OF_KIND = {"vs_input": "Input", "fs_input": "Input", "vs_output": "Output", "fs_output": "Output",
                    "global": "Private", "sampler": "UniformConstant"}
 STD140_ARRAY_STRIDE = 16  # every array in the layout's blocks is of 16-byte registers
+# first words of the instructions the common declarations write inline
+VARIABLE_HEAD, VARIABLE_INIT_HEAD = (4 << 16) | OpVariable, (5 << 16) | OpVariable
+LOCATION, CENTROID, OFFSET = DECORATION["Location"], DECORATION["Centroid"], DECORATION["Offset"]
+LOCATION_HEAD, CENTROID_HEAD, OFFSET_HEAD = (4 << 16) | OpDecorate, (3 << 16) | OpDecorate, (5 << 16) | OpMemberDecorate
 
 
 @dataclass(slots=True)
@@ -75,6 +80,9 @@ class Interface:
         self.depth = False
         self.names = names
         self.locations: dict = {}  # (storage class, location) -> the name there
+        self.vectors: dict = {}  # (scalar kind, width) -> type id
+        # (declaration kind, GLSL type) -> (type, pointer type, storage class, initializer or None)
+        self.common: dict = {}
         for d in lay.decls:
             self._decl(d)
         for b in lay.blocks:
@@ -82,7 +90,8 @@ class Interface:
 
     def scalar(self, kind: str) -> int:
         m = self.m
-        return m.float() if kind == "float" else m.int() if kind == "int" else m.bool()
+        return m.float() if kind == "float" else m.int() if kind == "int" else m.int(False) if kind == "uint" \
+            else m.bool()
 
     def type_of(self, glsl: str) -> int:
         kind, width = split_type(glsl)
@@ -95,7 +104,46 @@ class Interface:
 
     def _decl(self, d) -> None:
         m = self.m
-        if d.kind == "spec_constant":  # a draw-time state parameter: its value is the constant's id
+        kind = d.kind
+        storage = STORAGE_OF_KIND.get(kind)
+        if storage is not None and kind != "sampler" and d.array is None:  # the common declaration, inline
+            # (what the general path below does, in the same order: the
+            # same ids, the same words)
+            key = (kind, d.type)
+            found = self.common.get(key)
+            if found is None:
+                split = SPLIT.get(d.type) or _split(d.type)
+                t = self.vector_type(split)
+                init = self._zero(split[0], split[1]) if kind == "global" else None
+                v = m.bound
+                m.bound = v + 1
+                sc = STORAGE[storage]
+                ptr = m.pointer(storage, t)
+                found = self.common[key] = (t, ptr, sc, init)
+            else:
+                t, ptr, sc, init = found
+                v = m.bound
+                m.bound = v + 1
+            if init is None:
+                m.globals += (VARIABLE_HEAD, ptr, v, sc)
+            else:
+                m.globals += (VARIABLE_INIT_HEAD, ptr, v, sc, init)
+            self.places[d.name] = Place(v, storage, None, t, None)
+            if storage != "Private":
+                self.io.append(v)
+                location = d.location
+                if location is not None:
+                    taken = self.locations.setdefault((storage, location), d.name)
+                    if taken != d.name:  # e.g. one semantic declared on two input registers
+                        raise UnsupportedError(-1, f"{d.name} and {taken} would share location {location}")
+                    m.annotations += (LOCATION_HEAD, v, LOCATION, location)
+                if d.centroid:
+                    m.annotations += (CENTROID_HEAD, v, CENTROID)
+            if self.names:
+                text = string_words(d.name)
+                m.names += (((len(text) + 2) << 16) | OpName, v, *text)
+            return
+        if kind == "spec_constant":  # a draw-time state parameter: its value is the constant's id
             kind, _ = split_type(d.type)
             t = self.scalar(kind)
             default = d.init == "true" if kind == "bool" else int(d.init) if kind == "int" else float(d.init)
@@ -103,7 +151,6 @@ class Interface:
             self._name(c, d.name)
             self.places[d.name] = Place(c, "SpecConstant", None, t, None)
             return
-        storage = STORAGE_OF_KIND.get(d.kind)
         if storage is None:  # "uniform": GL only, never in a Vulkan layout
             raise ValueError(f"declaration kind {d.kind} has no SPIR-V form")
         if d.kind == "sampler":
@@ -117,33 +164,34 @@ class Interface:
             return
         kind, width = split_type(d.type)
         t = m.vector(self.scalar(kind), width)
-        if d.array:
-            whole = m.array(t, d.array)
-            v = m.variable(storage, whole)
-            self.places[d.name] = Place(v, storage, None, whole, t)
-        else:
-            init = self._zero(kind, width) if d.kind == "global" else None
-            v = m.variable(storage, t, init)
-            self.places[d.name] = Place(v, storage, None, t, None)
+        whole = m.array(t, d.array)
+        v = m.variable(storage, whole)
+        self.places[d.name] = Place(v, storage, None, whole, t)
         if storage != "Private":
             self.io.append(v)
             if d.location is not None:
                 taken = self.locations.setdefault((storage, d.location), d.name)
-                if taken != d.name:  # e.g. one semantic declared on two input registers
+                if taken != d.name:
                     raise UnsupportedError(-1, f"{d.name} and {taken} would share location {d.location}")
                 m.decorate(v, "Location", d.location)
             if d.centroid:
                 m.decorate(v, "Centroid")
         self._name(v, d.name)
 
+    def vector_type(self, split: tuple[str, int]) -> int:
+        """The type id of a ("float", 4) pair, made on first use."""
+        t = self.vectors.get(split)
+        if t is None:
+            t = self.vectors[split] = self.m.vector(self.scalar(split[0]), split[1])
+        return t
+
     def _block(self, b) -> None:
         m = self.m
         members, places = [], []
-        for k, d in enumerate(b.members):
-            kind, width = split_type(d.type)
-            uint_bool = kind == "bool"
-            scalar = m.int(False) if uint_bool else self.scalar(kind)
-            t = m.vector(scalar, width)
+        for d in b.members:
+            split = SPLIT.get(d.type) or _split(d.type)
+            uint_bool = split[0] == "bool"
+            t = self.vector_type(("uint", split[1]) if uint_bool else split)
             if d.array:
                 whole = m.array(t, d.array, STD140_ARRAY_STRIDE)
                 places.append((d.name, whole, t, uint_bool))
@@ -153,16 +201,20 @@ class Interface:
             members.append(whole)
         s = m.struct(members)
         m.decorate(s, "Block")
+        annotations = m.annotations
+        names = m.names if self.names else None
         for k, d in enumerate(b.members):
-            m.member_decorate(s, k, "Offset", d.offset if d.offset is not None else 0)
-            if self.names:
-                m.member_name(s, k, d.name)
+            annotations += (OFFSET_HEAD, s, k, OFFSET, d.offset if d.offset is not None else 0)
+            if names is not None:
+                text = string_words(d.name)
+                names += (((len(text) + 3) << 16) | OpMemberName, s, k, *text)
         v = m.variable("Uniform", s)
         m.decorate(v, "DescriptorSet", b.set)
         m.decorate(v, "Binding", b.binding)
         self._name(s, b.name)
+        places_out = self.places
         for k, (name, whole, element, uint_bool) in enumerate(places):
-            self.places[name] = Place(v, "Uniform", k, whole, element, uint_bool)
+            places_out[name] = Place(v, "Uniform", k, whole, element, uint_bool)
 
     def per_vertex(self) -> None:
         """gl_Position and gl_PointSize as glslang declares them: members of
