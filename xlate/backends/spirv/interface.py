@@ -33,6 +33,8 @@ BUILTINS = {
 }
 STORAGE_OF_KIND = {"vs_input": "Input", "fs_input": "Input", "vs_output": "Output", "fs_output": "Output",
                    "global": "Private", "sampler": "UniformConstant"}
+# the declarations Interface writes inline (unless arrays): one variable each
+COMMON_KINDS = {kind: storage for kind, storage in STORAGE_OF_KIND.items() if kind != "sampler"}
 STD140_ARRAY_STRIDE = 16  # every array in the layout's blocks is of 16-byte registers
 # first words of the instructions the common declarations write inline
 VARIABLE_HEAD, VARIABLE_INIT_HEAD = (4 << 16) | OpVariable, (5 << 16) | OpVariable
@@ -82,9 +84,51 @@ class Interface:
         self.locations: dict = {}  # (storage class, location) -> the name there
         self.vectors: dict = {}  # (scalar kind, width) -> type id
         # (declaration kind, GLSL type) -> (type, pointer type, storage class, initializer or None)
-        self.common: dict = {}
+        common: dict = {}
+        places, io, locations = self.places, self.io, self.locations
         for d in lay.decls:
-            self._decl(d)
+            kind = d.kind
+            storage = COMMON_KINDS.get(kind)
+            if storage is None or d.array is not None:
+                self._decl(d)
+                continue
+            # The common declaration (an input, output or private register),
+            # written here: what _decl would do, in the same order (the same
+            # ids, the same words).
+            key = (kind, d.type)
+            found = common.get(key)
+            if found is None:
+                split = SPLIT.get(d.type) or _split(d.type)
+                t = self.vector_type(split)
+                init = self._zero(split[0], split[1]) if kind == "global" else None
+                v = m.bound
+                m.bound = v + 1
+                sc = STORAGE[storage]
+                ptr = m.pointer(storage, t)
+                found = common[key] = (t, ptr, sc, init)
+            else:
+                t, ptr, sc, init = found
+                v = m.bound
+                m.bound = v + 1
+            name = d.name
+            if init is None:
+                m.globals += (VARIABLE_HEAD, ptr, v, sc)
+            else:
+                m.globals += (VARIABLE_INIT_HEAD, ptr, v, sc, init)
+            places[name] = Place(v, storage, None, t, None)
+            if init is None:  # an input or output (a private register has an initializer)
+                io.append(v)
+                location = d.location
+                if location is not None:
+                    taken = locations.setdefault((storage, location), name)
+                    if taken != name:  # e.g. one semantic declared on two input registers
+                        raise UnsupportedError(-1, f"{name} and {taken} would share location {location}")
+                    m.annotations += (LOCATION_HEAD, v, LOCATION, location)
+                if d.centroid:
+                    m.annotations += (CENTROID_HEAD, v, CENTROID)
+            if names:
+                text = string_words(name)
+                m.names += (((len(text) + 2) << 16) | OpName, v, *text)
         for b in lay.blocks:
             self._block(b)
 
@@ -103,46 +147,11 @@ class Interface:
         return z if width == 1 else m.composite_constant(m.vector(self.scalar(kind), width), (z,) * width)
 
     def _decl(self, d) -> None:
+        """A declaration ``__init__`` does not write inline: a state
+        parameter, a sampler, an array."""
         m = self.m
         kind = d.kind
         storage = STORAGE_OF_KIND.get(kind)
-        if storage is not None and kind != "sampler" and d.array is None:  # the common declaration, inline
-            # (what the general path below does, in the same order: the
-            # same ids, the same words)
-            key = (kind, d.type)
-            found = self.common.get(key)
-            if found is None:
-                split = SPLIT.get(d.type) or _split(d.type)
-                t = self.vector_type(split)
-                init = self._zero(split[0], split[1]) if kind == "global" else None
-                v = m.bound
-                m.bound = v + 1
-                sc = STORAGE[storage]
-                ptr = m.pointer(storage, t)
-                found = self.common[key] = (t, ptr, sc, init)
-            else:
-                t, ptr, sc, init = found
-                v = m.bound
-                m.bound = v + 1
-            if init is None:
-                m.globals += (VARIABLE_HEAD, ptr, v, sc)
-            else:
-                m.globals += (VARIABLE_INIT_HEAD, ptr, v, sc, init)
-            self.places[d.name] = Place(v, storage, None, t, None)
-            if storage != "Private":
-                self.io.append(v)
-                location = d.location
-                if location is not None:
-                    taken = self.locations.setdefault((storage, location), d.name)
-                    if taken != d.name:  # e.g. one semantic declared on two input registers
-                        raise UnsupportedError(-1, f"{d.name} and {taken} would share location {location}")
-                    m.annotations += (LOCATION_HEAD, v, LOCATION, location)
-                if d.centroid:
-                    m.annotations += (CENTROID_HEAD, v, CENTROID)
-            if self.names:
-                text = string_words(d.name)
-                m.names += (((len(text) + 2) << 16) | OpName, v, *text)
-            return
         if kind == "spec_constant":  # a draw-time state parameter: its value is the constant's id
             kind, _ = split_type(d.type)
             t = self.scalar(kind)

@@ -55,6 +55,7 @@ OpSource, OpString, OpCapability, OpExtInstImport = (OP[n] for n in ("OpSource",
 OpMemoryModel, OpEntryPoint, OpExecutionMode = (OP[n] for n in ("OpMemoryModel", "OpEntryPoint",
                                                                 "OpExecutionMode"))
 DECORATION = E["Decoration"]
+CONSTANT_HEAD = (4 << 16) | OpConstant
 STORAGE = E["StorageClass"]
 SPEC_ID = DECORATION["SpecId"]
 
@@ -237,15 +238,20 @@ class Module:
         key = (type_id, bits)
         c = self.constants.get(key)
         if c is None:
-            c = self.constants[key] = self.new_id()
-            self.put(self.globals, OpConstant, type_id, c, bits)
+            c = self.constants[key] = self.bound
+            self.bound = c + 1
+            self.globals += (CONSTANT_HEAD, type_id, c, bits)
         return c
 
     def float_constant(self, value: float) -> int:
         return self.scalar_constant(self.float(), f32_bits(value))
 
     def int_constant(self, value: int) -> int:
-        return self.scalar_constant(self.int(), int(value) & 0xFFFFFFFF)
+        # (the int type, made first as before, then the constant, in one call)
+        t = self.types.get("int") or self.int()
+        key = (t, int(value) & 0xFFFFFFFF)
+        c = self.constants.get(key)
+        return c if c is not None else self.scalar_constant(*key)
 
     def uint_constant(self, value: int) -> int:
         return self.scalar_constant(self.int(False), int(value) & 0xFFFFFFFF)
