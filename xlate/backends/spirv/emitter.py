@@ -42,7 +42,7 @@ from ..targets import Target, unsupported
 from .grammar import grammar
 from . import interface
 from .control import ControlFlow
-from .helpers import HelperFunctions
+from .helpers import HELPER_AFTER, HelperFunctions
 from .interface import Place
 from .module import OP
 from .values import PACK_FLOATS, Values
@@ -73,18 +73,23 @@ DERIVATIVES = {Code.FDDX: OP["OpDPdx"], Code.FDDY: OP["OpDPdy"]}
 (OpLoad, OpStore, OpAccessChain, OpExtInst, OpCompositeExtract, OpCompositeConstruct, OpCompositeInsert,
  OpVectorShuffle, OpSelect, OpFOrdEqual, OpFOrdGreaterThan, OpLogicalOr, OpFMul, OpFAdd, OpFDiv, OpDot, OpAny,
  OpConvertFToS, OpINotEqual, OpIAdd, OpLabel, OpBranch, OpBranchConditional, OpSelectionMerge, OpLoopMerge, OpReturn,
- OpKill, OpFunction, OpFunctionEnd, OpImageSampleImplicitLod, OpImageSampleExplicitLod) = (OP[n] for n in (
+ OpKill, OpFunction, OpFunctionEnd, OpImageSampleImplicitLod, OpImageSampleExplicitLod, OpFunctionCall) = (OP[n] for n in (
     "OpLoad", "OpStore", "OpAccessChain", "OpExtInst", "OpCompositeExtract", "OpCompositeConstruct",
     "OpCompositeInsert", "OpVectorShuffle", "OpSelect", "OpFOrdEqual", "OpFOrdGreaterThan", "OpLogicalOr", "OpFMul",
     "OpFAdd", "OpFDiv", "OpDot", "OpAny", "OpConvertFToS", "OpINotEqual", "OpIAdd", "OpLabel", "OpBranch",
     "OpBranchConditional", "OpSelectionMerge", "OpLoopMerge", "OpReturn", "OpKill", "OpFunction", "OpFunctionEnd",
-    "OpImageSampleImplicitLod", "OpImageSampleExplicitLod"))
+    "OpImageSampleImplicitLod", "OpImageSampleExplicitLod", "OpFunctionCall"))
 EXT_FLOOR, EXT_ROUND_EVEN = EXT["Floor"], EXT["RoundEven"]
 FUNCTION_CONTROL_NONE = G.enums["FunctionControl"]["None"]
 FULL = (0, 0x1, 0x3, 0x7, 0xF)  # width -> the write mask of every component
 # first words of the instructions ``function`` writes inline
 LOAD_HEAD, STORE_HEAD, EXTRACT_HEAD = (4 << 16) | OpLoad, (3 << 16) | OpStore, (5 << 16) | OpCompositeExtract
 INSERT_HEAD = (6 << 16) | OpCompositeInsert
+CALL2_HEAD = (6 << 16) | OpFunctionCall
+# [width] -> the helper_fns key of the legacy multiply / dot of that width
+MUL_HELPER = [None] + [("mul_legacy", n) for n in range(1, 5)]
+DOT_HELPER = [None] + [("dot_legacy", n) for n in range(1, 5)]
+SHUFFLE_HEAD = [((5 + n) << 16) | OpVectorShuffle for n in range(5)]  # [components] -> OpVectorShuffle's first word
 LOAD, STORE, CONST, SWIZZLE = Code.LOAD, Code.STORE, Code.CONST, Code.SWIZZLE
 FMUL_LEGACY, FDOT_LEGACY = Code.FMUL_LEGACY, Code.FDOT_LEGACY
 # never loaded or stored whole through their own variable (a state
@@ -280,6 +285,10 @@ class Emitter(ControlFlow, HelperFunctions, Values):
         # (width, float32 bytes) or (Scalar, width, imm) -> a CONST op's id
         const_ids: dict = {}
         const_get = const_ids.get
+        legacy = self.legacy
+        mul_calls = legacy.get(FMUL_LEGACY, 0) >= HELPER_AFTER[FMUL_LEGACY]
+        dot_calls = legacy.get(FDOT_LEGACY, 0) >= HELPER_AFTER[FDOT_LEGACY]
+        helper_get = self.helper_fns.get
         try:
             for op in body:
                 code = op.code
@@ -371,8 +380,9 @@ class Emitter(ControlFlow, HelperFunctions, Values):
                         elif max(comps) < width:
                             r = m.bound
                             m.bound = r + 1
-                            w += (((5 + n) << 16) | OpVectorShuffle, types_get(id(op.type)) or type_of(op.type), r,
-                                  ids[src], ids[src], *comps)
+                            v = ids[src]
+                            w += (SHUFFLE_HEAD[n], types_get(id(op.type)) or type_of(op.type), r, v, v)
+                            w += comps
                             ids[op] = r
                             continue
                     handlers[code](self, op)
@@ -388,6 +398,17 @@ class Emitter(ControlFlow, HelperFunctions, Values):
                         else:
                             w += (((len(args) + 3) << 16) | native, types_get(id(op.type)) or type_of(op.type), r,
                                   *[ids[a] for a in args])
+                        ids[op] = r
+                        continue
+                    if code is FMUL_LEGACY and mul_calls or code is FDOT_LEGACY and dot_calls:
+                        # a call of the helper function (helpers.HelperFunctions.call_helper)
+                        a, b = op.args
+                        key = MUL_HELPER[op.type.width] if code is FMUL_LEGACY else DOT_HELPER[a.type.width]
+                        fn = helper_get(key) or self.helper(*key)
+                        t = types_get(id(op.type)) or type_of(op.type)
+                        r = m.bound
+                        m.bound = r + 1
+                        w += (CALL2_HEAD, t, r, fn, ids[a], ids[b])
                         ids[op] = r
                         continue
                     handlers[code](self, op)
