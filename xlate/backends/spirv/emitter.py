@@ -541,6 +541,10 @@ class Emitter(ControlFlow, HelperFunctions, Values):
                 self.ids[op] = known
                 return
             ready = self.chains.get(key)
+            if ready is None and key[1] is not None and op.var.storage in FILES:
+                ready = self.register_chain(op.var, key[1])
+                if ready is not None:
+                    self.chains[key] = ready
             if ready is None:
                 place, chain, component = self.access(op, key[1], None)
                 arrayed = place.element_type is not None and len(chain) > (place.member is not None)
@@ -578,6 +582,29 @@ class Emitter(ControlFlow, HelperFunctions, Values):
         if component:
             v = self.inst(OpCompositeExtract, self.type_of(t), v, 0)
         self.ids[op] = v
+
+    def register_chain(self, var, element: int):
+        """``load``'s ready-made chain to register ``element`` of the
+        constant file ``var`` (what ``_access`` and ``load`` work out for it,
+        the constants made in the same order), or None where ``load``'s
+        general path has to (a bool kept as a uint, a register outside the
+        layout's groups)."""
+        g = self.lay.group_at(var, element)
+        if g is None:
+            return None
+        place = self.iface.places[g.name]
+        if place.uint_bool:
+            return None
+        m = self.m
+        member = place.member
+        chain = () if member is None else (m.int_constant(member),)
+        if g.array:
+            chain += (m.int_constant(element - g.first),)
+        if not chain:
+            return None
+        pointee = place.element_type if g.array and place.element_type is not None else place.value_type
+        return (((4 + len(chain)) << 16) | OpAccessChain, m.pointer(place.storage, pointee), place.var, chain,
+                pointee)
 
     def store(self, op: Op) -> None:
         args = op.args
