@@ -151,7 +151,7 @@ class Emitter(ControlFlow, HelperFunctions, Values):
 
     __slots__ = ("p", "t", "o", "fragment", "version", "debug", "legacy", "lay", "m", "iface", "glsl", "void",
                  "fn_type", "float", "int", "bool", "pointers", "helper_fns", "chains", "helper_words", "images",
-                 "types", "vecs", "vector_constants", "static", "plain", "fn_ids", "words", "ids", "known",
+                 "types", "vecs", "vector_constants", "static", "plain", "plain_store", "fn_ids", "words", "ids", "known",
                  "stack")
 
     def __init__(self, program: Program, target: Target, options, version: str = "1.0", names: bool = True):
@@ -214,6 +214,10 @@ class Emitter(ControlFlow, HelperFunctions, Values):
         # registers read and written whole through their own variable (or
         # a member of a block, gl_Position)
         self.plain = plain = {}
+        # Variable -> (pointer, pointee type, IR scalar, width, full write
+        # mask) for the plain ones (no chain, no IR scalar in .x) a store may
+        # write whole through their own variable
+        self.plain_store = plain_store = {}
         places = self.iface.places
         skip = SKIP_PLAIN
         for var in p.variables:
@@ -227,6 +231,9 @@ class Emitter(ControlFlow, HelperFunctions, Values):
                 continue
             if place.member is None:
                 plain[var] = (place.var, place.value_type, bool(acc.component), place.storage != "Input", None)
+                if place.storage != "Input" and not acc.component:
+                    width = var.type.width
+                    plain_store[var] = (place.var, place.value_type, var.type.scalar, width, FULL[width])
             else:  # a block member (gl_Position): reached through a chain of one constant index
                 ptr_type = m.pointer(place.storage, place.value_type)
                 plain[var] = (None, place.value_type, bool(acc.component), place.storage != "Input",
@@ -279,6 +286,7 @@ class Emitter(ControlFlow, HelperFunctions, Values):
         known = self.known
         known_get = known.get
         plain_get = self.plain.get
+        store_get = self.plain_store.get
         types_get = self.types.get
         type_of = self.type_of
         load, store = Emitter.load, Emitter.store
@@ -312,21 +320,18 @@ class Emitter(ControlFlow, HelperFunctions, Values):
                     imm = op.imm
                     if len(args) == 1 and len(imm) == 1:  # a whole register, all or some of it written
                         var = op.var
-                        found = plain_get(var)
-                        vt, t = args[0].type, var.type
-                        if found is not None and found[4] is None and found[3] and not found[2] \
-                                and vt.scalar is t.scalar:
-                            width = t.width
-                            full = FULL[width]
+                        found = store_get(var)
+                        vt = args[0].type
+                        if found is not None and vt.scalar is found[2]:
+                            ptr, pointee, _, width, full = found
                             mask = imm[0] & full
                             if mask == full and vt.width == width:
                                 v = ids[args[0]]
-                                w += (STORE_HEAD, found[0], v)
+                                w += (STORE_HEAD, ptr, v)
                                 known[var] = v
                                 continue
                             if mask and width > 1 and mask != full:
                                 # the new components into the old value (this block's, else a load)
-                                ptr, pointee = found[0], found[1]
                                 old = known_get(var)
                                 r = m.bound
                                 if old is None:
