@@ -273,8 +273,10 @@ class Interface:
 # places, io, depth).  Shaders of one game (and of the corpora) share a few
 # interfaces between thousands of shaders; building one costs more than
 # the code of a median shader, copying a finished one a few lists.  The
-# least recently used one goes first when it is full (about 10 KiB each;
-# fxc-wine's 3,157 shaders have 772 interfaces between them: 75% find theirs).
+# oldest one goes first when it is full (about 10 KiB each; fxc-wine's
+# 3,157 shaders have 772 interfaces between them: 75% find theirs).  Not
+# least recently used: moving a hit to the end would hash its long key
+# twice more.
 _BUILT: dict = {}
 _BUILT_MAX = 1024
 
@@ -303,11 +305,9 @@ def build(version: str, lay: Layout, names: bool, vertex: bool, builtins: tuple)
         for name in builtins:
             iface.builtin(name)
         if len(_BUILT) >= _BUILT_MAX:
-            del _BUILT[next(iter(_BUILT))]  # the least recently used (dicts keep insertion order)
+            del _BUILT[next(iter(_BUILT))]  # the oldest (dicts keep insertion order)
         _BUILT[key] = (m.snapshot(), dict(iface.places), list(iface.io), iface.depth)
         return m, iface
-    del _BUILT[key]
-    _BUILT[key] = found  # now the most recently used
     state, places, io, depth = found
     m = Module.restore(state)
     iface = Interface.__new__(Interface)
