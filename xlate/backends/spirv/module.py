@@ -340,10 +340,14 @@ class Module:
     def snapshot(self) -> dict:
         """The module's state, for ``restore`` (containers copied; each
         section's words packed once, for every module restored from it)."""
-        state = {name: getattr(self, name) for name in self.__slots__ if name != "packed"}
-        state = {name: value.copy() if isinstance(value, (list, dict, set)) else value
-                 for name, value in state.items()}
-        state["packed"] = tuple([(len(state[name]), pack_words(state[name])) for name in SECTIONS])
+        state = {"version": self.version, "bound": self.bound, "glsl": self.glsl, "types": self.types.copy(),
+                 "constants": self.constants.copy(), "spec_ids": self.spec_ids.copy()}
+        packed = []
+        for name in SECTIONS:
+            words = getattr(self, name)
+            state[name] = words.copy()
+            packed.append((len(words), pack_words(words)))
+        state["packed"] = tuple(packed)
         return state
 
     @classmethod
