@@ -239,6 +239,21 @@ def test_interface_cache_gives_the_same_bytes():
         assert translate(blob, "spirv", debug_names=False).code == stripped
 
 
+def test_interface_cache_is_bounded_and_evicts_the_oldest(monkeypatch):
+    """Past ``_BUILT_MAX`` interfaces the oldest goes: the cache stays that
+    size, and a shader whose interface was evicted (built again) or is still
+    there (copied) gives the bytes it gave the first time."""
+    from xlate.backends.spirv import interface
+
+    monkeypatch.setattr(interface, "_BUILT", {})
+    monkeypatch.setattr(interface, "_BUILT_MAX", 2)
+    blobs = [assemble_bytes(src) for src in (PS, VS, VS_COLOR4)]  # three interfaces
+    first = [translate(b, "spirv").code for b in blobs]
+    assert len(interface._BUILT) == 2
+    assert [translate(b, "spirv").code for b in reversed(blobs)] == first[::-1]
+    assert len(interface._BUILT) == 2
+
+
 VS_COLOR4 = "vs_3_0\ndcl_position v0\ndcl_position o0\ndcl_color4 o1\nmov o0, v0\nmov o1, c0\n"
 PS_COLOR4 = "ps_3_0\ndcl_color4 v0\nmov oC0, v0\n"
 

@@ -9,7 +9,7 @@ Two writers produce it:
   (``interface``): the same sets, bindings, blocks and locations, the same
   reflection.  Its mixins: ``control`` (structured control flow),
   ``helpers`` (saturate, the legacy multiply and dot), ``values`` (types,
-  constants, texture sampling).
+  constants, texture sampling), ``access`` (places and access chains).
 - ``glslang`` (target ``spirv-glslang``): the ``vulkan``
   GLSL compiled by glslangValidator -V and checked by spirv-val.
 

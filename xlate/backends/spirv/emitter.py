@@ -30,6 +30,8 @@ translates it).
 
 from __future__ import annotations
 
+import struct
+
 from ...errors import UnsupportedError
 from ...ir import cfg
 from ...ir.ops import Code, Op
@@ -39,11 +41,11 @@ from .. import layout as layout_mod
 from ..targets import Target, unsupported
 from .grammar import grammar
 from . import interface
+from .access import Access
 from .control import ControlFlow
-from .helpers import HelperFunctions
-from .interface import Place
+from .helpers import HELPER_AFTER, HelperFunctions
 from .module import OP
-from .values import Values
+from .values import PACK_FLOATS, Values
 
 G = grammar()
 EXT = G.glsl450
@@ -71,18 +73,24 @@ DERIVATIVES = {Code.FDDX: OP["OpDPdx"], Code.FDDY: OP["OpDPdy"]}
 (OpLoad, OpStore, OpAccessChain, OpExtInst, OpCompositeExtract, OpCompositeConstruct, OpCompositeInsert,
  OpVectorShuffle, OpSelect, OpFOrdEqual, OpFOrdGreaterThan, OpLogicalOr, OpFMul, OpFAdd, OpFDiv, OpDot, OpAny,
  OpConvertFToS, OpINotEqual, OpIAdd, OpLabel, OpBranch, OpBranchConditional, OpSelectionMerge, OpLoopMerge, OpReturn,
- OpKill, OpFunction, OpFunctionEnd, OpImageSampleImplicitLod, OpImageSampleExplicitLod) = (OP[n] for n in (
+ OpKill, OpFunction, OpFunctionEnd, OpImageSampleImplicitLod, OpImageSampleExplicitLod,
+ OpFunctionCall) = (OP[n] for n in (
     "OpLoad", "OpStore", "OpAccessChain", "OpExtInst", "OpCompositeExtract", "OpCompositeConstruct",
     "OpCompositeInsert", "OpVectorShuffle", "OpSelect", "OpFOrdEqual", "OpFOrdGreaterThan", "OpLogicalOr", "OpFMul",
     "OpFAdd", "OpFDiv", "OpDot", "OpAny", "OpConvertFToS", "OpINotEqual", "OpIAdd", "OpLabel", "OpBranch",
     "OpBranchConditional", "OpSelectionMerge", "OpLoopMerge", "OpReturn", "OpKill", "OpFunction", "OpFunctionEnd",
-    "OpImageSampleImplicitLod", "OpImageSampleExplicitLod"))
+    "OpImageSampleImplicitLod", "OpImageSampleExplicitLod", "OpFunctionCall"))
 EXT_FLOOR, EXT_ROUND_EVEN = EXT["Floor"], EXT["RoundEven"]
 FUNCTION_CONTROL_NONE = G.enums["FunctionControl"]["None"]
 FULL = (0, 0x1, 0x3, 0x7, 0xF)  # width -> the write mask of every component
 # first words of the instructions ``function`` writes inline
 LOAD_HEAD, STORE_HEAD, EXTRACT_HEAD = (4 << 16) | OpLoad, (3 << 16) | OpStore, (5 << 16) | OpCompositeExtract
 INSERT_HEAD = (6 << 16) | OpCompositeInsert
+CALL2_HEAD = (6 << 16) | OpFunctionCall
+# [width] -> the helper_fns key of the legacy multiply / dot of that width
+MUL_HELPER = [None] + [("mul_legacy", n) for n in range(1, 5)]
+DOT_HELPER = [None] + [("dot_legacy", n) for n in range(1, 5)]
+SHUFFLE_HEAD = [((5 + n) << 16) | OpVectorShuffle for n in range(5)]  # [components] -> OpVectorShuffle's first word
 LOAD, STORE, CONST, SWIZZLE = Code.LOAD, Code.STORE, Code.CONST, Code.SWIZZLE
 FMUL_LEGACY, FDOT_LEGACY = Code.FMUL_LEGACY, Code.FDOT_LEGACY
 # never loaded or stored whole through their own variable (a state
@@ -136,16 +144,17 @@ def used_constants(p: Program, legacy: dict) -> dict:
     return used
 
 
-class Emitter(ControlFlow, HelperFunctions, Values):
+class Emitter(ControlFlow, HelperFunctions, Values, Access):
     """One program's module: ``run`` gives (bytes, the layout's reflection).
-    Structured control flow is ``control.ControlFlow``'s, the helpers
+    Structured control flow is ``control.ControlFlow``'s, variable access
+    ``access.Access``'s, the helpers
     (saturate, legacy multiply and dot) ``helpers.HelperFunctions``'.
     Slotted (its mixins too): the handlers read its attributes for every op."""
 
     __slots__ = ("p", "t", "o", "fragment", "version", "debug", "legacy", "lay", "m", "iface", "glsl", "void",
                  "fn_type", "float", "int", "bool", "pointers", "helper_fns", "chains", "helper_words", "images",
-                 "types", "vecs", "bits", "vector_constants", "static", "plain", "fn_ids", "words", "ids", "known",
-                 "stack")
+                 "types", "vecs", "vector_constants", "static", "plain", "plain_store", "fn_ids", "words", "ids",
+                 "known", "stack")
 
     def __init__(self, program: Program, target: Target, options, version: str = "1.0", names: bool = True):
         self.p = program
@@ -199,7 +208,6 @@ class Emitter(ControlFlow, HelperFunctions, Values):
         self.vecs: dict = {(FLOAT, 1): self.float, (INT, 1): self.int, (BOOL, 1): self.bool,
                            (FLOAT, 4): types[("vec", self.float, 4)],
                            (BOOL, 4): types[("vec", self.bool, 4)]}  # (Scalar, width) -> type id
-        self.bits: dict = {}  # nonzero float -> its float32 bits
         # (width, packed float32 values) or (Scalar, width, values) -> constant id
         self.vector_constants: dict = {}
         self.static: dict = {}  # (Variable, element) -> access() of a static access
@@ -208,6 +216,10 @@ class Emitter(ControlFlow, HelperFunctions, Values):
         # registers read and written whole through their own variable (or
         # a member of a block, gl_Position)
         self.plain = plain = {}
+        # Variable -> (pointer, pointee type, IR scalar, width, full write
+        # mask) for the plain ones (no chain, no IR scalar in .x) a store may
+        # write whole through their own variable
+        self.plain_store = plain_store = {}
         places = self.iface.places
         skip = SKIP_PLAIN
         for var in p.variables:
@@ -221,6 +233,9 @@ class Emitter(ControlFlow, HelperFunctions, Values):
                 continue
             if place.member is None:
                 plain[var] = (place.var, place.value_type, bool(acc.component), place.storage != "Input", None)
+                if place.storage != "Input" and not acc.component:
+                    width = var.type.width
+                    plain_store[var] = (place.var, place.value_type, var.type.scalar, width, FULL[width])
             else:  # a block member (gl_Position): reached through a chain of one constant index
                 ptr_type = m.pointer(place.storage, place.value_type)
                 plain[var] = (None, place.value_type, bool(acc.component), place.storage != "Input",
@@ -273,11 +288,17 @@ class Emitter(ControlFlow, HelperFunctions, Values):
         known = self.known
         known_get = known.get
         plain_get = self.plain.get
+        store_get = self.plain_store.get
         types_get = self.types.get
         type_of = self.type_of
         load, store = Emitter.load, Emitter.store
-        const_ids: dict = {}  # (Scalar, width, imm) -> a CONST op's id (imm without a float zero)
+        # (width, float32 bytes) or (Scalar, width, imm) -> a CONST op's id
+        const_ids: dict = {}
         const_get = const_ids.get
+        legacy = self.legacy
+        mul_calls = legacy.get(FMUL_LEGACY, 0) >= HELPER_AFTER[FMUL_LEGACY]
+        dot_calls = legacy.get(FDOT_LEGACY, 0) >= HELPER_AFTER[FDOT_LEGACY]
+        helper_get = self.helper_fns.get
         try:
             for op in body:
                 code = op.code
@@ -301,21 +322,18 @@ class Emitter(ControlFlow, HelperFunctions, Values):
                     imm = op.imm
                     if len(args) == 1 and len(imm) == 1:  # a whole register, all or some of it written
                         var = op.var
-                        found = plain_get(var)
-                        vt, t = args[0].type, var.type
-                        if found is not None and found[4] is None and found[3] and not found[2] \
-                                and vt.scalar is t.scalar:
-                            width = t.width
-                            full = FULL[width]
+                        found = store_get(var)
+                        vt = args[0].type
+                        if found is not None and vt.scalar is found[2]:
+                            ptr, pointee, _, width, full = found
                             mask = imm[0] & full
                             if mask == full and vt.width == width:
                                 v = ids[args[0]]
-                                w += (STORE_HEAD, found[0], v)
+                                w += (STORE_HEAD, ptr, v)
                                 known[var] = v
                                 continue
                             if mask and width > 1 and mask != full:
                                 # the new components into the old value (this block's, else a load)
-                                ptr, pointee = found[0], found[1]
                                 old = known_get(var)
                                 r = m.bound
                                 if old is None:
@@ -336,11 +354,18 @@ class Emitter(ControlFlow, HelperFunctions, Values):
                 elif code is CONST:
                     imm = op.imm
                     t = op.type
-                    key = (t.scalar, t.width, imm)
+                    scalar = t.scalar
+                    if scalar is FLOAT:  # float32 bytes as the key: 0.0 and -0.0 stay apart
+                        try:
+                            key = (t.width, PACK_FLOATS[len(imm)].pack(*imm))
+                        except (OverflowError, struct.error, IndexError, AttributeError):
+                            key = None
+                    else:
+                        key = (scalar, t.width, imm)
                     c = const_get(key)
                     if c is None:
-                        c = self.constant(t.scalar, t.width, imm)
-                        if t.scalar is not FLOAT or 0.0 not in imm:  # 0.0 == -0.0: a key that would merge them
+                        c = self.constant(scalar, t.width, imm)
+                        if key is not None:
                             const_ids[key] = c
                     ids[op] = c
                 elif code is SWIZZLE:
@@ -362,8 +387,9 @@ class Emitter(ControlFlow, HelperFunctions, Values):
                         elif max(comps) < width:
                             r = m.bound
                             m.bound = r + 1
-                            w += (((5 + n) << 16) | OpVectorShuffle, types_get(id(op.type)) or type_of(op.type), r,
-                                  ids[src], ids[src], *comps)
+                            v = ids[src]
+                            w += (SHUFFLE_HEAD[n], types_get(id(op.type)) or type_of(op.type), r, v, v)
+                            w += comps
                             ids[op] = r
                             continue
                     handlers[code](self, op)
@@ -379,6 +405,17 @@ class Emitter(ControlFlow, HelperFunctions, Values):
                         else:
                             w += (((len(args) + 3) << 16) | native, types_get(id(op.type)) or type_of(op.type), r,
                                   *[ids[a] for a in args])
+                        ids[op] = r
+                        continue
+                    if code is FMUL_LEGACY and mul_calls or code is FDOT_LEGACY and dot_calls:
+                        # a call of the helper function (helpers.HelperFunctions.call_helper)
+                        a, b = op.args
+                        key = MUL_HELPER[op.type.width] if code is FMUL_LEGACY else DOT_HELPER[a.type.width]
+                        fn = helper_get(key) or self.helper(*key)
+                        t = types_get(id(op.type)) or type_of(op.type)
+                        r = m.bound
+                        m.bound = r + 1
+                        w += (CALL2_HEAD, t, r, fn, ids[a], ids[b])
                         ids[op] = r
                         continue
                     handlers[code](self, op)
@@ -418,61 +455,6 @@ class Emitter(ControlFlow, HelperFunctions, Values):
 
     # -- variables ------------------------------------------------------------
 
-    def access(self, op: Op, element, index: int | None) -> tuple[Place, list[int], str]:
-        """The place of ``op.var`` (element ``element``, plus the dynamic
-        index id ``index``): its Place, the access chain's index ids and the
-        layout's component suffix ("" or ".x").  Static accesses are
-        remembered (their chains hold only module-level constants)."""
-        if index is None:
-            key = (op.var, element)
-            found = self.static.get(key)
-            if found is None:
-                found = self.static[key] = self._access(op, element, None)
-            return found
-        return self._access(op, element, index)
-
-    def _access(self, op: Op, element, index: int | None) -> tuple[Place, list[int], str]:
-        var = op.var
-        lay = self.lay
-        if index is None and element is not None and var.storage in FILES:
-            g = lay.group_at(var, element)
-            if g is not None:
-                place = self.iface.places[g.name]
-                chain = [self.member(place)] if place.member is not None else []
-                if g.array:
-                    chain.append(self.m.int_constant(element - g.first))
-                return place, chain, ""
-        acc = lay.access.get(id(var))
-        if acc is None:
-            raise self.unsupported(op, f"{var.name} has no place in the layout")
-        place = self.iface.places.get(acc.name)
-        if place is None:
-            place = self.iface.builtin(acc.name)
-        chain = [self.member(place)] if place.member is not None else []
-        if acc.array:
-            offset = (element or 0) - acc.base
-            if index is None:
-                chain.append(self.m.int_constant(offset))
-            elif offset:
-                chain.append(self.inst(OpIAdd, self.int, index, self.m.int_constant(offset)))
-            else:
-                chain.append(index)
-        elif index is not None:
-            raise self.unsupported(op, f"dynamic index on {var.name}, which is not an array (relative pass missing?)")
-        return place, chain, acc.component
-
-    def member(self, place: Place) -> int:
-        return self.m.int_constant(place.member)
-
-    def pointer(self, place: Place, chain: list[int], pointee: int) -> int:
-        if not chain:
-            return place.var
-        key = (place.storage, pointee)
-        ptr = self.pointers.get(key)
-        if ptr is None:
-            ptr = self.pointers[key] = self.m.pointer(place.storage, pointee)
-        return self.inst(OpAccessChain, ptr, place.var, *chain)
-
     def load(self, op: Op) -> None:
         if not op.args and not op.imm:  # the common load: a whole register, without a call
             var = op.var
@@ -511,6 +493,10 @@ class Emitter(ControlFlow, HelperFunctions, Values):
                 self.ids[op] = known
                 return
             ready = self.chains.get(key)
+            if ready is None and key[1] is not None and op.var.storage in FILES:
+                ready = self.register_chain(op.var, key[1])
+                if ready is not None:
+                    self.chains[key] = ready
             if ready is None:
                 place, chain, component = self.access(op, key[1], None)
                 arrayed = place.element_type is not None and len(chain) > (place.member is not None)

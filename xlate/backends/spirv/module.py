@@ -21,6 +21,7 @@ has its own ``SpecId`` (room for the draw-state issue's switches).
 from __future__ import annotations
 
 import struct
+import sys
 from array import array
 
 from .grammar import grammar
@@ -37,6 +38,7 @@ GENERATOR = 0
 _BASES: dict = {}  # version -> the snapshot of the module Module.start copies
 _F32 = struct.Struct("<f")
 _U32 = struct.Struct("<I")
+_SWAP = sys.byteorder != "little"  # SPIR-V files here are little-endian
 
 OpTypeVoid, OpTypeBool, OpTypeInt, OpTypeFloat = (OP[n] for n in ("OpTypeVoid", "OpTypeBool", "OpTypeInt",
                                                                    "OpTypeFloat"))
@@ -55,6 +57,7 @@ OpSource, OpString, OpCapability, OpExtInstImport = (OP[n] for n in ("OpSource",
 OpMemoryModel, OpEntryPoint, OpExecutionMode = (OP[n] for n in ("OpMemoryModel", "OpEntryPoint",
                                                                 "OpExecutionMode"))
 DECORATION = E["Decoration"]
+CONSTANT_HEAD = (4 << 16) | OpConstant
 STORAGE = E["StorageClass"]
 SPEC_ID = DECORATION["SpecId"]
 
@@ -93,9 +96,17 @@ DEBUG_SECTIONS = frozenset({"debug_strings", "names"})
 
 
 def pack_words(words) -> bytes:
-    """Words as little-endian bytes (struct packs a list of ints faster
-    than array() converts one)."""
-    return struct.pack(f"<{len(words)}I", *words)
+    """Words as little-endian bytes (array's machine words, swapped on a
+    big-endian host: no format string to build and parse per call)."""
+    a = array("I", words)
+    if _SWAP:
+        a.byteswap()
+    return a.tobytes()
+
+
+if array("I").itemsize != 4:  # a platform whose unsigned int is not 32 bits: struct, whatever the length
+    def pack_words(words) -> bytes:  # noqa: F811 - the portable fallback of the one above
+        return struct.pack(f"<{len(words)}I", *words)
 
 
 class Module:
@@ -237,15 +248,20 @@ class Module:
         key = (type_id, bits)
         c = self.constants.get(key)
         if c is None:
-            c = self.constants[key] = self.new_id()
-            self.put(self.globals, OpConstant, type_id, c, bits)
+            c = self.constants[key] = self.bound
+            self.bound = c + 1
+            self.globals += (CONSTANT_HEAD, type_id, c, bits)
         return c
 
     def float_constant(self, value: float) -> int:
         return self.scalar_constant(self.float(), f32_bits(value))
 
     def int_constant(self, value: int) -> int:
-        return self.scalar_constant(self.int(), int(value) & 0xFFFFFFFF)
+        # (the int type, made first as before, then the constant, in one call)
+        t = self.types.get("int") or self.int()
+        key = (t, int(value) & 0xFFFFFFFF)
+        c = self.constants.get(key)
+        return c if c is not None else self.scalar_constant(*key)
 
     def uint_constant(self, value: int) -> int:
         return self.scalar_constant(self.int(False), int(value) & 0xFFFFFFFF)
@@ -324,18 +340,38 @@ class Module:
     def snapshot(self) -> dict:
         """The module's state, for ``restore`` (containers copied; each
         section's words packed once, for every module restored from it)."""
-        state = {name: getattr(self, name) for name in self.__slots__ if name != "packed"}
-        state = {name: value.copy() if isinstance(value, (list, dict, set)) else value
-                 for name, value in state.items()}
-        state["packed"] = tuple([(len(state[name]), pack_words(state[name])) for name in SECTIONS])
+        state = {"version": self.version, "bound": self.bound, "glsl": self.glsl, "types": self.types.copy(),
+                 "constants": self.constants.copy(), "spec_ids": self.spec_ids.copy()}
+        packed = []
+        for name in SECTIONS:
+            words = getattr(self, name)
+            state[name] = words.copy()
+            packed.append((len(words), pack_words(words)))
+        state["packed"] = tuple(packed)
         return state
 
     @classmethod
     def restore(cls, state: dict) -> "Module":
-        """A module in the state ``snapshot`` took (containers copied again)."""
+        """A module in the state ``snapshot`` took (containers copied again;
+        every slot written out: a loop of setattr cost more than the rest)."""
         m = cls.__new__(cls)
-        for name, value in state.items():
-            setattr(m, name, value.copy() if isinstance(value, (list, dict, set)) else value)
+        m.version = state["version"]
+        m.bound = state["bound"]
+        m.capabilities = state["capabilities"].copy()
+        m.ext_imports = state["ext_imports"].copy()
+        m.memory_model = state["memory_model"].copy()
+        m.entry_points = state["entry_points"].copy()
+        m.execution_modes = state["execution_modes"].copy()
+        m.debug_strings = state["debug_strings"].copy()
+        m.names = state["names"].copy()
+        m.annotations = state["annotations"].copy()
+        m.globals = state["globals"].copy()
+        m.functions = state["functions"].copy()
+        m.types = state["types"].copy()
+        m.constants = state["constants"].copy()
+        m.spec_ids = state["spec_ids"].copy()
+        m.glsl = state["glsl"]
+        m.packed = state["packed"]
         return m
 
     # -- the binary -----------------------------------------------------------
@@ -353,20 +389,21 @@ class Module:
     def to_bytes(self, *, debug: bool = True) -> bytes:
         """The module, little-endian on every host.  The words of a
         snapshot's sections were packed when it was taken: only the words
-        added since are packed here."""
-        parts = [pack_words((G.magic, self.version, GENERATOR, self.bound, 0))]
+        added since are packed here, each run of them between two packed
+        prefixes at once."""
+        parts = []
+        run = [G.magic, self.version, GENERATOR, self.bound, 0]  # words not packed yet
         packed = self.packed
         for k, name in enumerate(SECTIONS):
             if not debug and name in DEBUG_SECTIONS:
                 continue
             words = getattr(self, name)
-            if packed is not None:
-                n, prefix = packed[k]
-                if n:
-                    parts.append(prefix)
-                    if len(words) > n:
-                        parts.append(pack_words(words[n:]))
-                    continue
-            if words:
-                parts.append(pack_words(words))
+            n = packed[k][0] if packed is not None else 0
+            if n:
+                parts.append(pack_words(run))
+                parts.append(packed[k][1])
+                run = words[n:]
+            else:
+                run += words
+        parts.append(pack_words(run))
         return b"".join(parts)

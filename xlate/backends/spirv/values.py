@@ -23,11 +23,14 @@ OpLoad, OpImageSampleImplicitLod, OpImageSampleExplicitLod, OpVectorShuffle = (
 DIM_COORDS = {"2D": 2, "Cube": 3, "3D": 3}
 # [n] -> the packer of n float32s: their bytes are a key that tells 0.0 from -0.0
 PACK_FLOATS = [None] + [struct.Struct(f"<{n}f") for n in (1, 2, 3, 4)]
+# nonzero float -> its float32 bits: the same constants recur from shader to shader
+_BITS: dict = {}
+_BITS_MAX = 65536
 
 
 class Values:
     """Mixin of ``Emitter``: uses its ``m``, ``float``/``int``/``bool``,
-    ``types``, ``vecs``, ``bits``, ``vector_constants``, ``images``,
+    ``types``, ``vecs``, ``vector_constants``, ``images``,
     ``lay``, ``iface``, ``ids``, ``fragment`` and ``inst``/``value``."""
 
     __slots__ = ()
@@ -51,12 +54,14 @@ class Values:
         return r
 
     def float_bits(self, x: float) -> int:
-        """f32_bits, memoised per shader (zeros answered first: 0.0 == -0.0)."""
+        """f32_bits, memoised for the process (zeros answered first: 0.0 == -0.0)."""
         if x == 0:
             return 0x80000000 if copysign(1.0, x) < 0 else 0
-        bits = self.bits.get(x)
+        bits = _BITS.get(x)
         if bits is None:
-            bits = self.bits[x] = f32_bits(x)
+            if len(_BITS) >= _BITS_MAX:  # hostile inputs cannot grow it without bound
+                _BITS.clear()
+            bits = _BITS[x] = f32_bits(x)
         return bits
 
     def constant(self, s: Scalar, width: int, values) -> int:
