@@ -158,6 +158,7 @@ _SAMPLER = RegisterType.SAMPLER
 _END = int(Opcode.END)
 _OPERANDS = Layout.OPERANDS
 _DCL = Layout.DCL
+_LOOP, _IF = Nest.LOOP, Nest.IF
 
 # A plain operand: (register type, number of registers, modifier, shared
 # operands), the last by ``_SHARED_FIELDS`` bits (see ``_SharedOperands``).
@@ -534,7 +535,7 @@ class _Decoder:
         # each linked semantic (usage and index bits) names.
         self.declared: dict[tuple, int] = {}
         self.semantics: dict[int, int] = {}
-        self.depth = {Nest.LOOP: 0, Nest.IF: 0}
+        self.depth = {_LOOP: 0, _IF: 0}
         plain_instructions = profile.plain_instructions
         items: list[Item] = []
         # Shader.instructions is handed over, so that no reader filters
