@@ -21,7 +21,6 @@ from .bytecode import decode
 from .ir.builder import lift
 from .options import Options
 from .passes import run_passes
-from .preshader.reflect import describe_preshader, preshader_of
 
 # Each target's options when the caller gives none (the usual call): built
 # once here, as building and resolving a frozen Options costs more than
@@ -95,16 +94,30 @@ def _translate(data: bytes, target: Target, options: Options) -> tuple[str | byt
     if noted:
         diagnostics.extend([str(d) for d in noted])
     # A preshader (PRES comment) fills constants on the CPU: say which.
-    preshader, notes = describe_preshader(shader, reflection.get("constants", ()), inlined)
-    if preshader is not None:
-        reflection["preshader"] = preshader
-        diagnostics.extend(notes)
+    if _has_pres(shader):
+        from .preshader.reflect import describe_preshader
+
+        preshader, notes = describe_preshader(shader, reflection.get("constants", ()), inlined)
+        if preshader is not None:
+            reflection["preshader"] = preshader
+            diagnostics.extend(notes)
     return code, reflection, diagnostics
+
+
+def _has_pres(shader) -> bool:
+    """Whether ``shader`` has a PRES comment, the only place a preshader can
+    be: without one, the preshader package (a tenth of the translator's
+    import time) is not imported at all."""
+    return any(comment.fourcc == "PRES" for comment in shader.comments)
 
 
 def _inline(program, shader):
     """Options.inline_preshader: the preshader computed in the shader (an
     ``Inlined``), or why not (a str); None without a (decodable) preshader."""
+    if not _has_pres(shader):
+        return None
+    from .preshader.reflect import preshader_of
+
     pre = preshader_of(shader)
     if pre is None:
         return None

@@ -499,7 +499,7 @@ class _Parser:
                 name = self.string(name_at, at, "constant name")
             known = types.get(type_at)
             if known is None:
-                known = _COMMON_TYPES.get(data[type_at:type_at + TYPE_INFO_SIZE])
+                known = (_COMMON_TYPES or _common_types()).get(data[type_at:type_at + TYPE_INFO_SIZE])
                 if known is None:
                     known = self.type_info(type_at, at + 12, 0)
                 else:
@@ -525,7 +525,9 @@ def _common_types() -> dict[bytes, tuple[TypeInfo, int, int, int]]:
     or a struct -- by their 16-byte TYPEINFO record, parsed once here (by the
     parser itself) rather than in every table.  A constant's type is looked
     up here by its record's bytes; TypeInfo is immutable, so every table may
-    share these."""
+    share these.  Filled into ``_COMMON_TYPES`` on the first table parsed,
+    not at import (which would cost every process that imports the decoder
+    without reading a CTAB)."""
     shapes = [(ParameterClass.OBJECT, typ, 1, 1) for typ in ParameterType]
     shapes += [
         (cls, typ, rows, columns)
@@ -538,10 +540,11 @@ def _common_types() -> dict[bytes, tuple[TypeInfo, int, int, int]]:
     for cls, typ, rows, columns in shapes:
         record = _TYPE_INFO.pack(cls, typ, rows, columns, 1, 0, 0)
         table[record] = _Parser(record, 0).type_info(0, 0, 0)
-    return table
+    _COMMON_TYPES.update(table)  # (all at once: a thread reading it sees all or nothing)
+    return _COMMON_TYPES
 
 
-_COMMON_TYPES = _common_types()
+_COMMON_TYPES: dict[bytes, tuple[TypeInfo, int, int, int]] = {}
 
 
 def parse_ctab(payload: bytes, base_offset: int = 0) -> ConstantTable:

@@ -159,6 +159,7 @@ _SAMPLER = RegisterType.SAMPLER
 _END = int(Opcode.END)
 _OPERANDS = Layout.OPERANDS
 _DCL = Layout.DCL
+_LOOP, _IF = Nest.LOOP, Nest.IF
 
 # A plain operand: (register type, number of registers, modifier, shared
 # operands), the last by ``_SHARED_FIELDS`` bits (see ``_SharedOperands``).
@@ -421,7 +422,7 @@ def decode_version(data: bytes) -> ShaderVersion:
 
 
 def _parse_version(token: int) -> ShaderVersion:
-    profile = _PROFILES.get(token)
+    profile = _profile(token)
     if profile is None:
         _unknown_version(token)
     return profile.version
@@ -519,7 +520,7 @@ class _Decoder:
         if n == 0:
             raise TruncatedError(0, f"the blob is {len(data)} bytes long; a shader needs at least a version token")
         tokens = self.tokens
-        profile = self.profile = _PROFILES.get(tokens[0]) or _unknown_version(tokens[0])
+        profile = self.profile = _PROFILES.get(tokens[0]) or _profile(tokens[0]) or _unknown_version(tokens[0])
         version = self.version = profile.version
         self.sm1 = profile.sm1
         # Open blocks, innermost last (their Nest kind), and how many of each
@@ -529,7 +530,7 @@ class _Decoder:
         # each linked semantic (usage and index bits) names.
         self.declared: dict[tuple, int] = {}
         self.semantics: dict[int, int] = {}
-        self.depth = {Nest.LOOP: 0, Nest.IF: 0}
+        self.depth = {_LOOP: 0, _IF: 0}
         plain_instructions = profile.plain_instructions
         items: list[Item] = []
         # Shader.instructions is handed over, so that no reader filters
@@ -1049,11 +1050,23 @@ class _Decoder:
         return new_relative_address(rtype, index, (token & BITS.SWIZZLE_MASK) >> BITS.SWIZZLE_SHIFT, False)
 
 
-def _profiles() -> dict[int, _Profile]:
-    shared = _SharedOperands()
-    return {v.token: _Profile(v, shared) for v in KNOWN_VERSIONS}
+# Version token -> profile, for the versions met so far: a profile is built
+# the first time a shader of its version is decoded (a few milliseconds
+# each; building all eleven at import was a fifth of the translator's import
+# time, and most processes meet only some versions).
+_PROFILES: dict[int, _Profile] = {}
+_VERSIONS: dict[int, ShaderVersion] = {v.token: v for v in KNOWN_VERSIONS}
+_SHARED = _SharedOperands()
 
 
-# Version token -> profile.  A token that is not here is not a known version.
-# (Built last: the plain forms name ``_Decoder``'s readers.)
-_PROFILES: dict[int, _Profile] = _profiles()
+def _profile(token: int) -> _Profile | None:
+    """The profile of a version token (built on first use); None when the
+    token is no known version."""
+    profile = _PROFILES.get(token)
+    if profile is None:
+        version = _VERSIONS.get(token)
+        if version is None:
+            return None
+        # (Two threads may both build it: the profiles are equal, either may stay.)
+        profile = _PROFILES[token] = _Profile(version, _SHARED)
+    return profile

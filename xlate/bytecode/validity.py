@@ -253,6 +253,10 @@ def result_modifier_problem(version: ShaderVersion, info: OpcodeInfo, spelled: s
 class Nest(enum.Enum):
     """The kinds of nesting D3D9 limits separately."""
 
+    # Members are singletons: hash by identity (C speed; Enum's own hash is a
+    # Python call, and the decoder keys a dict by these in every shader).
+    __hash__ = object.__hash__
+
     LOOP = "loop/rep"
     IF = "if"
     CALL = "call"

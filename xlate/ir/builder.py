@@ -685,7 +685,8 @@ class _Builder:
         relative = dst.relative
         args: tuple[Op, ...] = (value,)
         if predicate is None and relative is None and var.length is None and not dst.shift and not inst.coissue:
-            imm = _PLAIN_STORES[inst.opcode][dst.modifiers][dst.write_mask]
+            opcode = inst.opcode
+            imm = (_PLAIN_STORES.get(opcode) or _plain_stores(opcode))[dst.modifiers][dst.write_mask]
         else:
             if predicate is not None:
                 args += (self.predicate(predicate),)
@@ -878,22 +879,24 @@ def _plain_store(mask: int, saturate: bool, partial_precision: bool, opcode: Opc
     return info
 
 
-def _plain_stores() -> dict[Opcode, tuple[tuple[tuple[DstInfo], ...], ...]]:
-    """The immediates of every plain D3D_STORE -- to a register variable, not
-    predicated, relative, shifted or co-issued: nearly all -- by opcode, then
-    result modifiers, then write mask.  A DstInfo keeps only _sat and _pp of
-    the modifiers: modifier values that differ in nothing else share one."""
-    table = {}
-    for opcode, handler in _HANDLERS.items():
-        if handler in (_Builder.arithmetic, _Builder.compute) and opcode not in _NO_RESULT:
-            by_flags = {
-                (saturate, partial_precision): tuple((_plain_store(mask, saturate, partial_precision, opcode),) for mask in range(16))
-                for saturate in (False, True) for partial_precision in (False, True)
-            }
-            table[opcode] = tuple(by_flags[saturate, partial_precision] for saturate, partial_precision, _ in _DST_FLAGS)
+def _plain_stores(opcode: Opcode) -> tuple[tuple[tuple[DstInfo], ...], ...]:
+    """The immediates of every plain D3D_STORE of ``opcode`` -- to a register
+    variable, not predicated, relative, shifted or co-issued: nearly all --
+    by result modifiers, then write mask, made on the opcode's first store
+    and kept in ``_PLAIN_STORES``.  A DstInfo keeps only _sat and _pp of the
+    modifiers: modifier values that differ in nothing else share one."""
+    by_flags = {
+        (saturate, partial_precision): tuple((_plain_store(mask, saturate, partial_precision, opcode),) for mask in range(16))
+        for saturate in (False, True) for partial_precision in (False, True)
+    }
+    table = tuple(by_flags[saturate, partial_precision] for saturate, partial_precision, _ in _DST_FLAGS)
+    # (Two threads may both make one: equal tables, either may stay.)
+    _PLAIN_STORES[opcode] = table
     return table
 
 
 # Shared, so that a store need not build (and later free) its DstInfo and
-# the tuple around it: they are a quarter of a store's cost.
-_PLAIN_STORES = _plain_stores()
+# the tuple around it: they are a quarter of a store's cost.  Filled per
+# opcode on first use: building all of them at import was a twentieth of
+# the translator's import time, and a shader uses a handful of opcodes.
+_PLAIN_STORES: dict[Opcode, tuple[tuple[tuple[DstInfo], ...], ...]] = {}

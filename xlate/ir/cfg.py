@@ -5,19 +5,32 @@ has one node per block plus ``entry`` and ``exit`` nodes, and an edge for
 every way control can pass.  The call graph has one node per function.
 networkx then answers what graphs are good for: reachability, dominators,
 cycles (recursion), and drawing (``to_dot``).
+
+networkx is imported on first use (``_nx``), not with this module: importing
+it costs about 0.1 s, more than the rest of the translator's import, and a
+translation needs a graph only for a shader with a CALL (or for a report).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from operator import attrgetter
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from ..bytecode.validity import Nest, nesting_limits, nesting_problem
 from ..errors import StructureError
 from .ops import Code, Op
 from .program import Function, Program
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+
+def _nx():
+    """The networkx module, imported on first use (see the module docstring)."""
+    import networkx
+
+    return networkx
 
 ENTRY = "entry"
 EXIT = "exit"
@@ -39,6 +52,7 @@ def build_cfg(fn: Function) -> nx.DiGraph:
     a ``block`` attribute.  Assumes the body is well nested (the builder
     guarantees it; ``check_structure`` verifies it).
     """
+    nx = _nx()
     graph = nx.DiGraph()
     blocks: list[Block] = []
 
@@ -111,11 +125,11 @@ def build_cfg(fn: Function) -> nx.DiGraph:
 
 
 def reachable_blocks(graph: nx.DiGraph) -> set:
-    return nx.descendants(graph, ENTRY) | {ENTRY}
+    return _nx().descendants(graph, ENTRY) | {ENTRY}
 
 
 def dominators(graph: nx.DiGraph) -> dict:
-    return nx.immediate_dominators(graph, ENTRY)
+    return _nx().immediate_dominators(graph, ENTRY)
 
 
 def check_structure(fn: Function, program: Program | None = None, *, error=None) -> None:
@@ -153,7 +167,7 @@ def check_structure(fn: Function, program: Program | None = None, *, error=None)
 
 
 def call_graph(program: Program) -> nx.DiGraph:
-    graph = nx.DiGraph()
+    graph = _nx().DiGraph()
     graph.add_nodes_from(program.functions)
     CALL = Code.CALL
     for fn in program.functions.values():
@@ -176,6 +190,7 @@ def check_calls(program: Program) -> nx.DiGraph | None:
     check, and no graph is built)."""
     if not _has_calls(program):
         return None
+    nx = _nx()
     graph = call_graph(program)
     for caller, callee, data in graph.edges(data=True):
         if callee not in program.functions:
@@ -195,6 +210,7 @@ def _check_call_depth(program: Program, graph: nx.DiGraph) -> None:
     nesting limit (linear: one pass over the acyclic graph)."""
     if "main" not in graph:
         return
+    nx = _nx()
     depth: dict[str, int] = {}
     via: dict[str, object] = {}
     reachable = nx.descendants(graph, "main") | {"main"}
@@ -215,6 +231,7 @@ def call_order(program: Program) -> list[str]:
     graph = check_calls(program)
     if graph is None:
         return ["main"]
+    nx = _nx()
     reachable = nx.descendants(graph, "main") | {"main"}
     order = list(reversed(list(nx.topological_sort(graph.subgraph(reachable)))))
     return order

@@ -86,23 +86,37 @@ def index_range(op: Op) -> tuple[int | None, int | None]:
     return _range(op, 0)
 
 
+# (module constants: ``Code.X`` is an enum class attribute lookup, some 70 ns,
+# and these run for every dynamic index several times per pass)
+_CONST, _IADD, _SELECT, _BAND, _INT = Code.CONST, Code.IADD, Code.SELECT, Code.BAND, Scalar.INT
+# A compare of value and constant -> the fact it gives when true: (bound
+# offset, True for a lower bound); and the compare with its sides swapped.
+_BOUND_OF = {Code.ILT: (-1, False), Code.ILE: (0, False), Code.IGT: (1, True), Code.IGE: (0, True)}
+_SWAPPED = {Code.ILT: Code.IGT, Code.ILE: Code.IGE, Code.IGT: Code.ILT, Code.IGE: Code.ILE}
+
+
 def _range(op: Op, depth: int):
     if depth > 32:
         return None, None
-    if op.code is Code.CONST and op.type.is_int:
-        values = [int(v) for v in op.imm]
-        return min(values), max(values)
-    if op.code is Code.IADD:
+    code = op.code
+    if code is _CONST:
+        if op.type.scalar is _INT:
+            values = [int(v) for v in op.imm]
+            return min(values), max(values)
+        return None, None
+    if code is _IADD:
         (alo, ahi), (blo, bhi) = _range(op.args[0], depth + 1), _range(op.args[1], depth + 1)
         lo = None if alo is None or blo is None else alo + blo
         hi = None if ahi is None or bhi is None else ahi + bhi
         return lo, hi
-    if op.code is Code.SELECT and op.type.is_int:
+    if code is _SELECT and op.type.scalar is _INT:
         cond, a, b = op.args
         alo, ahi = _range(a, depth + 1)
-        for value, bound, kind in _facts(cond):
+        facts: list = []
+        _facts(cond, facts)
+        for value, bound, lower in facts:
             if value is a:
-                if kind == "lo":
+                if lower:
                     alo = bound if alo is None else max(alo, bound)
                 else:
                     ahi = bound if ahi is None else min(ahi, bound)
@@ -113,30 +127,24 @@ def _range(op: Op, depth: int):
     return None, None
 
 
-def _facts(cond: Op):
-    """(value, bound, "lo"|"hi") facts implied by ``cond`` being true."""
-    if cond.code is Code.BAND:
+def _facts(cond: Op, out: list) -> None:
+    """Append to ``out`` the (value, bound, is a lower bound) facts implied
+    by ``cond`` being true, in order."""
+    code = cond.code
+    if code is _BAND:
         for arg in cond.args:
-            yield from _facts(arg)
+            _facts(arg, out)
         return
-    if cond.code not in (Code.ILT, Code.ILE, Code.IGT, Code.IGE) or cond.type.width != 1:
+    if code not in _BOUND_OF or cond.type.width != 1:
         return
     a, b = cond.args
-    code = cond.code
-    if a.code is Code.CONST and b.code is not Code.CONST:  # k < x  ==  x > k
+    if a.code is _CONST and b.code is not _CONST:  # k < x  ==  x > k
         a, b = b, a
-        code = {Code.ILT: Code.IGT, Code.ILE: Code.IGE, Code.IGT: Code.ILT, Code.IGE: Code.ILE}[code]
-    if b.code is not Code.CONST:
+        code = _SWAPPED[code]
+    if b.code is not _CONST:
         return
-    k = int(b.imm[0])
-    if code is Code.ILT:
-        yield a, k - 1, "hi"
-    elif code is Code.ILE:
-        yield a, k, "hi"
-    elif code is Code.IGT:
-        yield a, k + 1, "lo"
-    else:
-        yield a, k, "lo"
+    offset, lower = _BOUND_OF[code]
+    out.append((a, int(b.imm[0]) + offset, lower))
 
 
 # -- the checks -----------------------------------------------------------------

@@ -43,13 +43,14 @@ from __future__ import annotations
 
 import itertools
 from collections import defaultdict
-from typing import Iterable
-
-import networkx as nx
+from typing import TYPE_CHECKING, Iterable
 
 from ..ir.cfg import ENTRY, EXIT, build_cfg
 from ..ir.ops import Code, Op
 from ..ir.program import Function, Program, Storage, Variable
+
+if TYPE_CHECKING:  # (imported where used: see ir/cfg.py)
+    import networkx as nx
 
 ENTRY_DEF = "entry"  # the value a register holds when the function starts
 
@@ -333,6 +334,8 @@ class RegisterAnalysis:
         graph = self.graph
         # reverse postorder: predecessors first (but for back edges), so the
         # fixpoint settles in a few sweeps; unreachable blocks go last
+        import networkx as nx
+
         self._order = list(reversed(list(nx.dfs_postorder_nodes(graph, ENTRY))))
         reached = set(self._order)
         self._order += [n for n in graph.nodes if n not in reached]

@@ -39,6 +39,7 @@ _DEFAULT_NAMES = {Storage.FLOAT_CONST: "c", Storage.INT_CONST: "i", Storage.BOOL
 # (module constants: ``Storage.X`` is an enum class attribute lookup, slow
 # where every DEF and every shader passes)
 _FLOAT_CONST, _INT_CONST = Storage.FLOAT_CONST, Storage.INT_CONST
+_CONST, _IEQ, _SELECT = Code.CONST, Code.IEQ, Code.SELECT  # (per dynamic load and DEF it may read)
 
 
 def def_values(program: Program) -> dict[tuple[Storage, int], tuple]:
@@ -60,7 +61,7 @@ def def_values(program: Program) -> dict[tuple[Storage, int], tuple]:
 
 
 def _const(rw: Rewriter, type: Type, values: tuple) -> Op:
-    return rw.emit(Code.CONST, type, imm=tuple(values[: type.width]))
+    return rw.emit(_CONST, type, imm=tuple(values[: type.width]))
 
 
 def run(program: Program, options: Options, loads: list[Op] | None = None) -> None:
@@ -105,8 +106,8 @@ def _select_dynamic_loads(program: Program, table: dict) -> None:
                  if (lo is None or k >= base + lo) and (hi is None or k <= base + hi)]
         value = rw.keep(op)
         for k in reach:
-            hit = rw.emit(Code.IEQ, B1, (index, rw.emit(Code.CONST, I1, imm=(k - base,))))
-            value = rw.emit(Code.SELECT, var.type, (hit, _const(rw, var.type, table[(var.storage, k)]), value))
+            hit = rw.emit(_IEQ, B1, (index, rw.emit(_CONST, I1, imm=(k - base,))))
+            value = rw.emit(_SELECT, var.type, (hit, _const(rw, var.type, table[(var.storage, k)]), value))
         return value
 
     rewrite(program, {Code.LOAD: dynamic_load})
