@@ -116,7 +116,7 @@ class Module:
     out as the specification orders them.  A slotted class: the emitter
     reads ``bound`` and the sections for nearly every instruction."""
 
-    __slots__ = ("version", "bound", *SECTIONS, "types", "constants", "spec_ids", "glsl", "prefix", "packed")
+    __slots__ = ("version", "bound", *SECTIONS, "types", "constants", "spec_ids", "glsl", "prefix")
 
     def __init__(self, version: str = "1.0"):
         if version not in VERSIONS:
@@ -137,10 +137,9 @@ class Module:
         self.constants: dict = {}  # (type id, bits or component ids) -> id
         self.spec_ids: set[int] = set()
         self.glsl: int | None = None  # the GLSL.std.450 import (``start``)
-        # a restored module (``restore``): per section, the snapshot's words
-        # before this module's own, and their bytes, packed already
+        # a restored module (``restore``): per section, the snapshot's
+        # words, before this module's own
         self.prefix: tuple | None = None
-        self.packed: tuple | None = None
 
     # -- ids and raw instructions -------------------------------------------
 
@@ -339,17 +338,12 @@ class Module:
         return cls.restore(state)
 
     def snapshot(self) -> dict:
-        """The module's state, for ``restore`` (containers copied).  Its
-        sections' words are packed by the first ``restore``, once for every
-        module restored from it: most interfaces are never restored (fxc-wine
-        restores 2,385 times from 772 snapshots, 337 of them never), and the
-        module that took it packs its words in ``to_bytes`` anyway."""
+        """The module's state, for ``restore`` (containers copied)."""
         state = {"version": self.version, "bound": self.bound, "glsl": self.glsl, "types": self.types.copy(),
-                 "constants": self.constants.copy(), "spec_ids": self.spec_ids.copy(), "packed": None}
+                 "constants": self.constants.copy(), "spec_ids": self.spec_ids.copy()}
         prefix = self.prefix
-        for k, name in enumerate(SECTIONS):
-            words = getattr(self, name)
-            state[name] = words.copy() if prefix is None or not prefix[k] else prefix[k] + words
+        state["prefix"] = tuple([getattr(self, name).copy() if prefix is None or not prefix[k]
+                                 else prefix[k] + getattr(self, name) for k, name in enumerate(SECTIONS)])
         return state
 
     @classmethod
@@ -357,8 +351,8 @@ class Module:
         """A module in the state ``snapshot`` took.  Its sections start empty:
         the snapshot's words are its ``prefix`` (read, never written: every
         section is appended to, and only the functions, never in a
-        snapshot, are patched), already packed, so a restore copies no word
-        list (the copies were a third of an interface cache hit)."""
+        snapshot, are patched), so a restore copies no word list (the
+        copies were a third of an interface cache hit)."""
         m = cls.__new__(cls)
         m.version = state["version"]
         m.bound = state["bound"]
@@ -376,11 +370,7 @@ class Module:
         m.constants = state["constants"].copy()
         m.spec_ids = state["spec_ids"].copy()
         m.glsl = state["glsl"]
-        packed = state["packed"]
-        if packed is None:  # the first restore: pack the words once for all (``snapshot``)
-            packed = state["packed"] = (tuple([state[name] for name in SECTIONS]),
-                                        tuple([pack_words(state[name]) for name in SECTIONS]))
-        m.prefix, m.packed = packed
+        m.prefix = state["prefix"]
         return m
 
     # -- the binary -----------------------------------------------------------
@@ -397,31 +387,19 @@ class Module:
 
     def word_list(self, *, debug: bool = True) -> list[int]:
         words = [G.magic, self.version, GENERATOR, self.bound, 0]
+        prefix = self.prefix
         for k, name in enumerate(SECTIONS):
             if debug or name not in DEBUG_SECTIONS:
-                words += self.section(k)
+                if prefix is not None:
+                    words += prefix[k]
+                words += getattr(self, name)
         return words
 
     def words(self, *, debug: bool = True) -> array:
         return array("I", self.word_list(debug=debug))
 
     def to_bytes(self, *, debug: bool = True) -> bytes:
-        """The module, little-endian on every host.  A restored module's
-        prefixes were packed once for all its snapshot's modules: only the
-        words added since are packed here, each run of them between two
-        packed prefixes at once."""
-        parts = []
-        run = [G.magic, self.version, GENERATOR, self.bound, 0]  # words not packed yet
-        prefix, packed = self.prefix, self.packed
-        for k, name in enumerate(SECTIONS):
-            if not debug and name in DEBUG_SECTIONS:
-                continue
-            words = getattr(self, name)
-            if prefix is not None and prefix[k]:
-                parts.append(pack_words(run))
-                parts.append(packed[k])
-                run = words.copy()
-            else:
-                run += words
-        parts.append(pack_words(run))
-        return b"".join(parts)
+        """The module, little-endian on every host, packed at once: packing
+        a restored module's prefixes once per snapshot and the rest run by
+        run between them cost as much, and a first restore paid for it."""
+        return pack_words(self.word_list(debug=debug))
