@@ -116,7 +116,7 @@ class Module:
     out as the specification orders them.  A slotted class: the emitter
     reads ``bound`` and the sections for nearly every instruction."""
 
-    __slots__ = ("version", "bound", *SECTIONS, "types", "constants", "spec_ids", "glsl", "packed")
+    __slots__ = ("version", "bound", *SECTIONS, "types", "constants", "spec_ids", "glsl", "prefix")
 
     def __init__(self, version: str = "1.0"):
         if version not in VERSIONS:
@@ -137,9 +137,9 @@ class Module:
         self.constants: dict = {}  # (type id, bits or component ids) -> id
         self.spec_ids: set[int] = set()
         self.glsl: int | None = None  # the GLSL.std.450 import (``start``)
-        # per section, (words, their bytes) of a prefix packed already (a
-        # snapshot's): to_bytes packs only what came after
-        self.packed: tuple | None = None
+        # a restored module (``restore``): per section, the snapshot's
+        # words, before this module's own
+        self.prefix: tuple | None = None
 
     # -- ids and raw instructions -------------------------------------------
 
@@ -338,48 +338,60 @@ class Module:
         return cls.restore(state)
 
     def snapshot(self) -> dict:
-        """The module's state, for ``restore`` (containers copied; each
-        section's words packed once, for every module restored from it)."""
+        """The module's state, for ``restore`` (containers copied)."""
         state = {"version": self.version, "bound": self.bound, "glsl": self.glsl, "types": self.types.copy(),
                  "constants": self.constants.copy(), "spec_ids": self.spec_ids.copy()}
-        packed = []
-        for name in SECTIONS:
-            words = getattr(self, name)
-            state[name] = words.copy()
-            packed.append((len(words), pack_words(words)))
-        state["packed"] = tuple(packed)
+        prefix = self.prefix
+        state["prefix"] = tuple([getattr(self, name).copy() if prefix is None or not prefix[k]
+                                 else prefix[k] + getattr(self, name) for k, name in enumerate(SECTIONS)])
         return state
 
     @classmethod
     def restore(cls, state: dict) -> "Module":
-        """A module in the state ``snapshot`` took (containers copied again;
-        every slot written out: a loop of setattr cost more than the rest)."""
+        """A module in the state ``snapshot`` took.  Its sections start empty:
+        the snapshot's words are its ``prefix`` (read, never written: every
+        section is appended to, and only the functions, never in a
+        snapshot, are patched), so a restore copies no word list (the
+        copies were a third of an interface cache hit)."""
         m = cls.__new__(cls)
         m.version = state["version"]
         m.bound = state["bound"]
-        m.capabilities = state["capabilities"].copy()
-        m.ext_imports = state["ext_imports"].copy()
-        m.memory_model = state["memory_model"].copy()
-        m.entry_points = state["entry_points"].copy()
-        m.execution_modes = state["execution_modes"].copy()
-        m.debug_strings = state["debug_strings"].copy()
-        m.names = state["names"].copy()
-        m.annotations = state["annotations"].copy()
-        m.globals = state["globals"].copy()
-        m.functions = state["functions"].copy()
+        m.capabilities = []
+        m.ext_imports = []
+        m.memory_model = []
+        m.entry_points = []
+        m.execution_modes = []
+        m.debug_strings = []
+        m.names = []
+        m.annotations = []
+        m.globals = []
+        m.functions = []
         m.types = state["types"].copy()
         m.constants = state["constants"].copy()
         m.spec_ids = state["spec_ids"].copy()
         m.glsl = state["glsl"]
-        m.packed = state["packed"]
+        m.prefix = state["prefix"]
         return m
 
     # -- the binary -----------------------------------------------------------
 
+    def section(self, k: int) -> list[int]:
+        """All the words of section number ``k`` (of ``SECTIONS``), a
+        restored module's prefix included."""
+        words = getattr(self, SECTIONS[k])
+        return words if self.prefix is None or not self.prefix[k] else self.prefix[k] + words
+
+    def has_capability(self, name: str) -> bool:
+        """Whether the module declares OpCapability ``name`` already."""
+        return E["Capability"][name] in self.section(0)[1::2]
+
     def word_list(self, *, debug: bool = True) -> list[int]:
         words = [G.magic, self.version, GENERATOR, self.bound, 0]
-        for name in SECTIONS:
+        prefix = self.prefix
+        for k, name in enumerate(SECTIONS):
             if debug or name not in DEBUG_SECTIONS:
+                if prefix is not None:
+                    words += prefix[k]
                 words += getattr(self, name)
         return words
 
@@ -387,23 +399,7 @@ class Module:
         return array("I", self.word_list(debug=debug))
 
     def to_bytes(self, *, debug: bool = True) -> bytes:
-        """The module, little-endian on every host.  The words of a
-        snapshot's sections were packed when it was taken: only the words
-        added since are packed here, each run of them between two packed
-        prefixes at once."""
-        parts = []
-        run = [G.magic, self.version, GENERATOR, self.bound, 0]  # words not packed yet
-        packed = self.packed
-        for k, name in enumerate(SECTIONS):
-            if not debug and name in DEBUG_SECTIONS:
-                continue
-            words = getattr(self, name)
-            n = packed[k][0] if packed is not None else 0
-            if n:
-                parts.append(pack_words(run))
-                parts.append(packed[k][1])
-                run = words[n:]
-            else:
-                run += words
-        parts.append(pack_words(run))
-        return b"".join(parts)
+        """The module, little-endian on every host, packed at once: packing
+        a restored module's prefixes once per snapshot and the rest run by
+        run between them cost as much, and a first restore paid for it."""
+        return pack_words(self.word_list(debug=debug))

@@ -32,7 +32,7 @@ POINT_COORD = "gl_PointCoord"
 
 def capability_once(m, name: str) -> None:
     """OpCapability ``name`` unless the module declares it already."""
-    if E["Capability"][name] not in m.capabilities[1::2]:
+    if not m.has_capability(name):
         m.capability(name)
 
 
