@@ -80,23 +80,33 @@ def _point_sprite(code: str, refl: dict, flip_y: bool) -> str:
     return _wrap_main(code, "", before, "")
 
 
+def d3d_clip_position(refl: dict, flip_default: bool) -> str:
+    """GLSL lines that set ``vec4 p`` to the position in D3D9's clip space
+    from ``gl_Position``: the translation's own y flip, half-pixel offset and
+    z remap undone (user clip planes are given in D3D's space).  The GL
+    targets flip y only when asked, the Vulkan ones by default
+    (``flip_default``)."""
+    opts = refl.get("options", {})
+    lines = "    vec4 p = gl_Position;\n"
+    if opts.get("flip_y", flip_default):
+        lines += "    p.y = -p.y;\n"
+    if refl.get("viewport") and opts.get("half_pixel", True):
+        vp = refl["viewport"]["glsl"]
+        k = repr(float(opts.get("half_pixel_scale", HALF_PIXEL_BIAS)))
+        lines += f"    p.x -= p.w * {k} * {vp}.x;\n    p.y += p.w * {k} * {vp}.y;\n"
+    if opts.get("clip_z"):
+        lines += "    p.z = (p.z + p.w) * 0.5;\n"
+    return lines
+
+
 def _vs_wrapper(code: str, refl: dict, state: RenderState, points: bool) -> str:
     """Clip distances and point size after the translated VS's main."""
     decls, after = "", ""
     if state.clip_planes:
         _need_130(code, "user clip planes")
-        opts = refl.get("options", {})
         n = len(state.clip_planes)
         decls += f"uniform vec4 xl_clip_planes[{n}];\n"
-        after += "    vec4 p = gl_Position;\n"
-        if opts.get("flip_y"):
-            after += "    p.y = -p.y;\n"
-        if refl.get("viewport") and opts.get("half_pixel", True):
-            vp = refl["viewport"]["glsl"]
-            k = repr(float(opts.get("half_pixel_scale", HALF_PIXEL_BIAS)))
-            after += f"    p.x -= p.w * {k} * {vp}.x;\n    p.y += p.w * {k} * {vp}.y;\n"
-        if opts.get("clip_z"):
-            after += "    p.z = (p.z + p.w) * 0.5;\n"
+        after += d3d_clip_position(refl, flip_default=False)
         for k in range(n):
             after += f"    gl_ClipDistance[{k}] = dot(xl_clip_planes[{k}], p);\n"
     if points and not (refl.get("render_state") or {}).get("pointsize"):

@@ -10,9 +10,8 @@ import re
 
 import numpy as np
 
-from ..passes.io import HALF_PIXEL_BIAS
 from .draws import RenderState
-from .gl_source import _wrap_main, passthrough_parts, passthrough_reflection
+from .gl_source import _wrap_main, d3d_clip_position, passthrough_parts, passthrough_reflection
 from .shader_state import ALPHA_TEST, CLIP_PLANES, POINT_SIZE, POINT_SPRITES
 
 F32 = np.float32
@@ -72,19 +71,10 @@ def _vs_render_state(code: str, refl: dict, state: RenderState, points: bool) ->
     """Clip distances and the point size clamp after the VS's main (Vulkan GLSL;
     the values live in the runner's block at set 0, binding 21)."""
     decls, after = "", ""
-    opts = refl.get("options", {})
     members = ["vec4 xl_point_size;"]
     if state.clip_planes:
         members.append(f"vec4 xl_clip_planes[{len(state.clip_planes)}];")
-        after += "    vec4 p = gl_Position;\n"
-        if opts.get("flip_y", True):
-            after += "    p.y = -p.y;\n"
-        if refl.get("viewport") and opts.get("half_pixel", True):
-            vp = refl["viewport"]["glsl"]
-            k = repr(float(opts.get("half_pixel_scale", HALF_PIXEL_BIAS)))
-            after += f"    p.x -= p.w * {k} * {vp}.x;\n    p.y += p.w * {k} * {vp}.y;\n"
-        if opts.get("clip_z"):
-            after += "    p.z = (p.z + p.w) * 0.5;\n"
+        after += d3d_clip_position(refl, flip_default=True)
         decls += f"out float gl_ClipDistance[{len(state.clip_planes)}];\n"
         for k in range(len(state.clip_planes)):
             after += f"    gl_ClipDistance[{k}] = dot(xl_clip_planes[{k}], p);\n"
