@@ -138,3 +138,31 @@ def test_huge_names_and_sizes_are_refused():
         assert "larger than the effect" in err.reason
     else:
         raise AssertionError("a 1 GB value accepted")
+
+
+def test_zero_size_arrays_are_bounded_by_the_effect():
+    """Object elements take no bytes of the value area, so the byte check
+    cannot bound them: a texture[2^31] (fuzz campaign, effect input 562,084)
+    or nested arrays of them (struct[1000] { texture[1000] }) made every walk
+    over the values take minutes.  More values than the effect has DWORDs are
+    refused at the type, in bounded time; a real array still parses."""
+    texture = 5  # D3DXPT_TEXTURE, class OBJECT (4)
+    cases = {
+        "texture[2^31]": struct.pack("<5I", texture, 4, 0, 0, 0x80000000),
+        "struct[1000] { texture[1000] }": struct.pack("<6I", 0, 5, 0, 0, 1000, 1) + struct.pack("<5I", texture, 4, 0, 0, 1000),
+    }
+    for what, typedef in cases.items():
+        t = time.perf_counter()
+        try:
+            parse_effect(_effect_with_type(typedef))
+        except EffectError as err:
+            assert "more than an effect of" in err.reason, what
+            assert err.offset >= 8, what
+        else:
+            raise AssertionError(f"{what} accepted")
+        assert time.perf_counter() - t < 2.0, what
+    # texture[4] (object ids 1-4 of 5) parses
+    body = struct.pack("<2I", 0, 0) + struct.pack("<5I", texture, 4, 0, 0, 4) + struct.pack("<4I", 1, 2, 3, 4)
+    structured = struct.pack("<4I", 1, 0, 0, 5) + struct.pack("<4I", 8, 28, 0, 0) + struct.pack("<2I", 0, 0)
+    (param,) = parse_effect(struct.pack("<2I", 0xFEFF0901, len(body)) + body + structured).parameters
+    assert param.elements == 4 and param.type_text() == "texture"

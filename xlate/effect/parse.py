@@ -79,6 +79,7 @@ class _Reader:
         self.data = data
         self.size = len(data)
         self._types: dict[int, tuple[Parameter, int]] = {}
+        self._leaves: dict[int, int] = {}  # typedef position -> values it holds, elements and members expanded
         self._names: dict[int, str | None] = {}
         self.objects: dict[int, EffectObject] = {}
         self.object_count = 0
@@ -146,9 +147,12 @@ class _Reader:
             n = self.count(self.dword(end, "member count"), 24, end + 4, "struct member")
             end += 4
             out = []
+            member_leaves = 0
             for _ in range(n):
+                member_pos = end
                 member, end = self.typedef(end, depth + 1)
                 out.append(member)
+                member_leaves += self._leaves[member_pos]
             members = tuple(out)
         if pclass in (ParameterClass.SCALAR, ParameterClass.VECTOR, ParameterClass.MATRIX_ROWS, ParameterClass.MATRIX_COLUMNS):
             # HLSL types have 1-4 rows and columns, but state values are wider
@@ -161,6 +165,16 @@ class _Reader:
         param = Parameter(name or "", semantic, pclass, ptype, rows, columns, elements, members, offset=pos)
         if element_size(param) * max(elements, 1) > self.size:
             raise EffectError(pos + 16, f"{elements} elements of {element_size(param)} bytes are larger than the effect")
+        # Every value a type holds -- a number, an object id, a sampler's state
+        # list -- takes 4 bytes or more of a real effect, so more values than
+        # the effect has DWORDs is hostile.  Zero-size elements (objects, empty
+        # structs) escape the byte check above, and nested arrays multiply:
+        # unbounded, each walk over the values would take minutes.
+        leaves = max(elements, 1) * (max(member_leaves, 1) if pclass == ParameterClass.STRUCT else 1)
+        if leaves > max(self.size // 4, 1):
+            raise EffectError(pos + 16, f"{elements} elements make {leaves} values in all, more than an effect of "
+                                        f"{self.size} bytes can hold")
+        self._leaves[pos] = leaves
         self._types[pos] = (param, end)
         return _copy_type(param), end
 
