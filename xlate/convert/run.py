@@ -298,7 +298,9 @@ def _prepare_for_fork(targets) -> None:
     what exists so that the workers' collector never walks, and copies, the
     inherited objects."""
     from ..api import translate
+    from ..bytecode.decoder import prepare_all_versions
 
+    prepare_all_versions()  # (built lazily otherwise: in every worker, for each version it meets)
     todo = [t for t in dict.fromkeys("vulkan" if t == "spirv" else t for t in targets)  # spirv: no glslang run here
             if t not in _warmed]
     for target in todo:
