@@ -90,15 +90,35 @@ def _union(ranges) -> int:
     return total
 
 
+def rerun(lines: list[dict], index: int) -> bool:
+    """Whether the inputs of ``lines[index]`` were all run again by later
+    lines of the same entry point and seed (the log is in time order).  A
+    rerun is how a fix is proven: the failures of the earlier line are then
+    no longer open, though the totals still count them."""
+    ln = lines[index]
+    later = [(o["start"], o["end"]) for o in lines[index + 1:] if o["entry"] == ln["entry"] and o["seed"] == ln["seed"]]
+    reach = ln["start"]
+    for a, b in sorted(later):
+        if a > reach:
+            break
+        reach = max(reach, b)
+        if reach >= ln["end"]:
+            return True
+    return reach >= ln["end"]
+
+
 def totals(lines: list[dict]) -> dict[str, dict]:
     """Per entry point: distinct inputs run (over seeds), seconds, CPU
-    seconds, failures and outcomes, and the rate."""
+    seconds, failures (all, and ``open``: those of lines not run again
+    since, see ``rerun``) and outcomes, and the rate."""
     ranges: dict[tuple[str, int], list] = defaultdict(list)
     out: dict[str, dict] = {}
-    for ln in lines:
+    for index, ln in enumerate(lines):
         ranges[(ln["entry"], ln["seed"])].append((ln["start"], ln["end"]))
         t = out.setdefault(ln["entry"], {"inputs": 0, "runs": 0, "seconds": 0.0, "cpu_seconds": 0.0, "failures": Counter(),
-                                         "outcomes": Counter(), "glslang_checked": 0, "parts": 0})
+                                         "open": 0, "outcomes": Counter(), "glslang_checked": 0, "parts": 0})
+        if not rerun(lines, index):
+            t["open"] += sum(ln["failures"].values())
         t["runs"] += ln["inputs"]
         t["parts"] += 1
         t["seconds"] += ln["seconds"]
@@ -116,9 +136,11 @@ def _duration(seconds: float) -> str:
 
 
 def summary_text(lines: list[dict], goal: int = GOAL) -> str:
-    """The table ``scripts/fuzz --summary`` prints."""
+    """The table ``scripts/fuzz --summary`` prints: the failure columns
+    count every failure ever logged; ``open`` those whose inputs were not
+    all run again later (on the fixed code)."""
     head = (f"{'entry':<9} {'inputs':>10} {'parts':>5} {'rate/s':>7} {'/cpu-s':>7} {'crash':>5} {'hang':>4} {'mem':>4} "
-            f"{'disagr':>6} {'glslang/val':>12} {'to 1M, quiet 2 cores':>21}")
+            f"{'disagr':>6} {'glslang/val':>12} {'open':>4} {'to 1M, quiet 2 cores':>21}")
     rows = [head]
     for entry, t in sorted(totals(lines).items()):
         rate = t["runs"] / t["seconds"] if t["seconds"] else 0
@@ -128,5 +150,5 @@ def summary_text(lines: list[dict], goal: int = GOAL) -> str:
         eta = _duration(left / (2 * per_cpu)) if per_cpu and left else ("done" if not left else "-")
         f = t["failures"]
         rows.append(f"{entry:<9} {t['inputs']:>10,} {t['parts']:>5} {rate:>7.0f} {per_cpu:>7.0f} {f['CRASH']:>5} {f['HANG']:>4} "
-                    f"{f['MEMORY']:>4} {f['DISAGREE']:>6} {str(f['GLSLANG'] + f['SPIRVVAL']) + '/' + str(t['glslang_checked']):>12} {eta:>21}")
+                    f"{f['MEMORY']:>4} {f['DISAGREE']:>6} {str(f['GLSLANG'] + f['SPIRVVAL']) + '/' + str(t['glslang_checked']):>12} {t['open']:>4} {eta:>21}")
     return "\n".join(rows)

@@ -119,6 +119,22 @@ def test_log_parts_add_up(tmp_path):
     assert "asm" in campaign_log.summary_text(lines)
 
 
+def test_failures_rerun_later_are_no_longer_open():
+    def line(a, b, **failures):
+        counts = Counter(ok=b - a)
+        counts.update(failures)
+        return campaign_log.record(seed=0, entry="effect", start=a, end=b, seconds=1, cpu_seconds=1, jobs=1,
+                                   counts=counts)
+    lines = [line(0, 100, HANG=2), line(100, 200, CRASH=1), line(0, 60), line(50, 100)]
+    assert campaign_log.rerun(lines, 0) and not campaign_log.rerun(lines, 1)
+    total = campaign_log.totals(lines)["effect"]
+    assert total["failures"]["HANG"] == 2 and total["failures"]["CRASH"] == 1 and total["open"] == 1
+    lines.append(line(100, 200))
+    assert campaign_log.totals(lines)["effect"]["open"] == 0
+    # a gap in the later lines leaves the earlier failures open
+    assert not campaign_log.rerun([line(0, 100, HANG=1), line(0, 40), line(60, 100)], 0)
+
+
 def test_the_command_continues_where_the_log_ends(tmp_path, capsys):
     log = tmp_path / "campaign.jsonl"
     args = ["--entry", "decode,info", "--cases", "30", "--log", str(log), "--reproducers", str(tmp_path / "r")]
