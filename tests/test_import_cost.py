@@ -2,7 +2,7 @@
 
 A batch conversion starts a process per worker and pays the translator's
 import in each (issue #12), so the costly packages load on first use:
-networkx only for a shader with a CALL (``ir/cfg.py``), the preshader
+networkx only to report unsound calls (``ir/cfg.py``), the preshader
 package only for a shader with a PRES comment (``api.py``).  Each check runs
 in a fresh interpreter, the only place where "not imported" means anything.
 """
@@ -21,9 +21,14 @@ _SCRIPT = """
 import json, sys
 from xlate.bytecode.asm import assemble_bytes
 from xlate import translate
+from xlate.errors import XlateError
+blob = assemble_bytes(sys.argv[1])
 before = set(sys.modules)
-result = translate(assemble_bytes(sys.argv[1]), "glsl330")
-print(json.dumps({"code": bool(result.code), "loaded": sorted(set(sys.modules) - before),
+try:
+    code, error = bool(translate(blob, "glsl330").code), None
+except XlateError as exc:
+    code, error = False, str(exc)
+print(json.dumps({"code": code, "error": error, "loaded": sorted(set(sys.modules) - before),
                   "at_start": sorted(m for m in before if m.split(".")[0] in ("networkx", "xlate"))}))
 """
 
@@ -43,7 +48,16 @@ def test_a_plain_shader_imports_neither_networkx_nor_the_preshader_package():
     assert not [m for m in loaded if m.startswith("xlate.preshader")]
 
 
-def test_a_shader_with_a_call_loads_networkx_and_translates():
-    seen = _translate_fresh("vs_2_0\ndcl_position v0\ncall l0\nmov oPos, r0\nret\nlabel l0\nmov r0, v0\nret\n")
+def test_a_shader_with_sound_calls_translates_without_networkx():
+    seen = _translate_fresh("vs_2_0\ndcl_position v0\ncall l0\nmov oPos, r0\nret\n"
+                            "label l0\ncall l1\nret\nlabel l1\nmov r0, v0\nret\n")
     assert seen["code"]
+    assert not [m for m in seen["loaded"] + seen["at_start"] if m.split(".")[0] == "networkx"]
+
+
+def test_recursion_is_reported_through_networkx():
+    seen = _translate_fresh("vs_2_0\ndcl_position v0\ncall l0\nmov oPos, v0\nret\n"
+                            "label l0\ncall l0\nret\n")
+    assert not seen["code"]
+    assert "recursive calls (l0 -> l0)" in seen["error"]
     assert "networkx" in seen["loaded"]

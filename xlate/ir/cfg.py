@@ -7,8 +7,11 @@ networkx then answers what graphs are good for: reachability, dominators,
 cycles (recursion), and drawing (``to_dot``).
 
 networkx is imported on first use (``_nx``), not with this module: importing
-it costs about 0.1 s, more than the rest of the translator's import, and a
-translation needs a graph only for a shader with a CALL (or for a report).
+it costs about 0.1 s, more than the rest of the translator's import.  A
+translation needs no graph: the checks and the order of a shader's calls
+(``verify_calls``, ``call_order``) are plain walks, and networkx is only
+asked to report calls that are not sound (the messages ``check_calls`` has
+always given); a report draws CFGs with it.
 """
 
 from __future__ import annotations
@@ -227,13 +230,108 @@ def _check_call_depth(program: Program, graph: nx.DiGraph) -> None:
 
 
 def call_order(program: Program) -> list[str]:
-    """Functions callees-first, the order a GLSL file must define them."""
-    graph = check_calls(program)
-    if graph is None:
+    """Functions callees-first, the order a GLSL file must define them.
+
+    Raises what ``check_calls`` raises.  A program whose calls are sound is
+    ordered without networkx (``_sound_calls``, ``_callees_first``): the
+    backends call this for every shader with a CALL, and importing networkx
+    would cost a batch conversion's worker 0.1 s for its first one."""
+    if not _has_calls(program):
         return ["main"]
+    edges = _sound_calls(program)
+    if edges is not None:
+        return _callees_first(edges)
+    graph = check_calls(program)  # raises: the same checks, with networkx's report
     nx = _nx()
     reachable = nx.descendants(graph, "main") | {"main"}
-    order = list(reversed(list(nx.topological_sort(graph.subgraph(reachable)))))
+    return list(reversed(list(nx.topological_sort(graph.subgraph(reachable)))))
+
+
+def verify_calls(program: Program) -> None:
+    """What ``check_calls`` checks, without building a networkx graph when
+    the calls are sound (the common case; its report when they are not)."""
+    if _has_calls(program) and _sound_calls(program) is None:
+        check_calls(program)
+
+
+def _call_edges(program: Program) -> dict[str, dict[str, Op]]:
+    """caller -> {callee: its last CALL of it}: ``call_graph``'s edges, in
+    the order networkx keeps them (first call first; a repeated edge keeps
+    its place and takes the later op)."""
+    CALL = Code.CALL
+    edges: dict[str, dict[str, Op]] = {}
+    for fn in program.functions.values():
+        out = edges[fn.name] = {}
+        for op in fn.body:
+            if op.code is CALL:
+                out[op.imm[0]] = op
+    return edges
+
+
+def _sound_calls(program: Program) -> dict[str, dict[str, Op]] | None:
+    """``_call_edges`` when every call names a function, none recurses and
+    main's calls nest within validity.py's limit; None when ``check_calls``
+    would raise (it is left to say why, as it always has)."""
+    edges = _call_edges(program)
+    for callees in edges.values():
+        for callee in callees:
+            if callee not in edges:
+                return None
+    # Depth-first, iteratively (a hostile shader may chain many labels):
+    # a call back into a function still on the stack is recursion;
+    # ``height`` is the longest chain of calls below a finished function.
+    height: dict[str, int] = {}
+    for root in edges:
+        if root in height:
+            continue
+        stack = [(root, iter(edges[root]))]
+        on_stack = {root}
+        while stack:
+            name, it = stack[-1]
+            for callee in it:
+                if callee in on_stack:
+                    return None
+                if callee not in height:
+                    stack.append((callee, iter(edges[callee])))
+                    on_stack.add(callee)
+                    break
+            else:
+                stack.pop()
+                on_stack.discard(name)
+                height[name] = max([height[c] + 1 for c in edges[name]], default=0)
+    if "main" in edges and nesting_problem(Nest.CALL, height["main"], program.version):
+        return None
+    return edges
+
+
+def _callees_first(edges: dict[str, dict[str, Op]]) -> list[str]:
+    """The functions main reaches, callees first: exactly the reverse of
+    networkx's ``topological_sort`` of the call graph's subgraph of them
+    (Kahn's walk by generations from main, which alone has no caller there,
+    each function's callees in the order of their first call)."""
+    reachable = {"main"}
+    todo = ["main"]
+    while todo:
+        for callee in edges[todo.pop()]:
+            if callee not in reachable:
+                reachable.add(callee)
+                todo.append(callee)
+    callers = dict.fromkeys(reachable, 0)
+    for name in reachable:
+        for callee in edges[name]:
+            callers[callee] += 1
+    order: list[str] = []
+    generation = ["main"]
+    while generation:
+        order += generation
+        following = []
+        for name in generation:
+            for callee in edges[name]:
+                callers[callee] -= 1
+                if not callers[callee]:
+                    following.append(callee)
+        generation = following
+    order.reverse()
     return order
 
 

@@ -14,7 +14,7 @@ failure come out of it:
   is: an internal consistency check failing; pytest shows it as such.
 
 Call-graph problems (a CALL to a missing label, recursion) come from the
-input, so ``cfg.check_calls``'s ``StructureError`` is passed through as is.
+input, so ``cfg.check_calls``'s ``StructureError`` (``verify_calls``) is passed through as is.
 
 ``index_range`` (the interval of values an int index can take) lives here
 because invariant 5 needs it; the relative and constants passes use it too.
@@ -22,9 +22,11 @@ because invariant 5 needs it; the relative and constants passes use it too.
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from ..bytecode.tables import Opcode
 from ..errors import UnsupportedError
-from .cfg import check_calls, check_structure
+from .cfg import check_structure, verify_calls
 from .ops import COMPARISONS, COMPONENTWISE_FLOAT, CONTROL, D3D_CODES, EFFECTS, Code, Op
 from .program import Function, Program, Storage
 from .types import Scalar
@@ -158,11 +160,11 @@ def validate(program: Program, *, full: bool = True) -> None:
     be broken by a bug in a pass (``Options.validate`` turns them on).
     """
     if not full:
-        # One look at every op: a D3D op left over is refused, and the call
-        # graph (a networkx graph, costly to build) is only checked when
-        # there is a CALL (most shaders have none, and then nothing can fail).
+        # One look at every op: a D3D op left over is refused, and the calls
+        # are only checked when there is a CALL (most shaders have none, and
+        # then nothing can fail); networkx only reports unsound ones.
         if _check_d3d(program):
-            check_calls(program)
+            verify_calls(program)
         return
     _check_d3d(program)
     known_vars = {id(v) for v in program.variables}
@@ -170,12 +172,17 @@ def validate(program: Program, *, full: bool = True) -> None:
     for fn in program.functions.values():
         check_structure(fn, program, error=lambda op, reason, fn=fn: IRValidationError(fn.name, op, R4, reason))
         _check_function(program, fn, known_vars, seen)
-    check_calls(program)
+    verify_calls(program)
+
+
+_CODE = attrgetter("code")
 
 
 def _check_d3d(program: Program) -> bool:
     """Raise for the first D3D op left; return whether there is a CALL."""
-    codes = {op.code for fn in program.functions.values() for op in fn.body}
+    codes: set[Code] = set()
+    for fn in program.functions.values():  # (``map`` of an attrgetter: the walk runs in C)
+        codes.update(map(_CODE, fn.body))
     if not codes & D3D_CODES:
         return Code.CALL in codes
     for fn, op in program.all_ops():

@@ -170,6 +170,11 @@ class _IO:
         main = self.p.main
         for emit in self.epilogue:
             emit(main.body)
+        # The epilogue's closures hold this object, which holds the program:
+        # a reference cycle that would leave the whole IR to the cyclic
+        # collector (a walk over every op of a vertex shader, after each
+        # translation) instead of freeing it as the last reference goes.
+        self.epilogue.clear()
         if self.prologue:
             main.body[:0] = self.prologue
         self.p.notes["io"] = self.notes
