@@ -292,6 +292,7 @@ class Emitter(ControlFlow, HelperFunctions, Values, Access):
         types_get = self.types.get
         type_of = self.type_of
         load, store = Emitter.load, Emitter.store
+        packed_constant = Emitter.packed_constant
         # (width, float32 bytes) or (Scalar, width, imm) -> a CONST op's id
         const_ids: dict = {}
         const_get = const_ids.get
@@ -360,6 +361,12 @@ class Emitter(ControlFlow, HelperFunctions, Values, Access):
                             key = (t.width, PACK_FLOATS[len(imm)].pack(*imm))
                         except (OverflowError, struct.error, IndexError, AttributeError):
                             key = None
+                        if key is not None:
+                            c = const_get(key)
+                            if c is None:
+                                c = const_ids[key] = packed_constant(self, key[0], key[1], len(imm))
+                            ids[op] = c
+                            continue
                     else:
                         key = (scalar, t.width, imm)
                     c = const_get(key)

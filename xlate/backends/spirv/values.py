@@ -12,17 +12,20 @@ from ...ir.ops import Op, SampleKind
 from ...ir.types import Scalar
 from .grammar import grammar
 from . import stage_state
-from .module import OP, f32_bits
+from .module import CONSTANT_HEAD, OP, f32_bits
 
 G = grammar()
 IMAGE_OPERANDS = G.enums["ImageOperands"]
 FLOAT, INT, BOOL = Scalar.FLOAT, Scalar.INT, Scalar.BOOL
-OpLoad, OpImageSampleImplicitLod, OpImageSampleExplicitLod, OpVectorShuffle = (
-    OP[n] for n in ("OpLoad", "OpImageSampleImplicitLod", "OpImageSampleExplicitLod", "OpVectorShuffle"))
+OpLoad, OpImageSampleImplicitLod, OpImageSampleExplicitLod, OpVectorShuffle, OpConstantComposite = (
+    OP[n] for n in ("OpLoad", "OpImageSampleImplicitLod", "OpImageSampleExplicitLod", "OpVectorShuffle",
+                    "OpConstantComposite"))
 # the coordinate components each sampler dimension takes
 DIM_COORDS = {"2D": 2, "Cube": 3, "3D": 3}
 # [n] -> the packer of n float32s: their bytes are a key that tells 0.0 from -0.0
 PACK_FLOATS = [None] + [struct.Struct(f"<{n}f") for n in (1, 2, 3, 4)]
+# [n] -> the reader of those bytes as n uints: the values' float32 bits
+UNPACK_BITS = [None] + [struct.Struct(f"<{n}I") for n in (1, 2, 3, 4)]
 # nonzero float -> its float32 bits: the same constants recur from shader to shader
 _BITS: dict = {}
 _BITS_MAX = 65536
@@ -84,6 +87,57 @@ class Values:
         c = self.vector_constants.get(key)
         if c is None:
             c = self.vector_constants[key] = self.constant_of(s, width, values)
+        return c
+
+    def packed_constant(self, width: int, packed: bytes, n: int) -> int:
+        """``constant(FLOAT, width, values)`` of the ``n`` values whose
+        float32 bytes are ``packed`` (``PACK_FLOATS[n]``): those bytes read
+        as uints are ``float_bits`` of each value, so the scalar and
+        composite constants are looked up and written here, in the order
+        ``constant`` and ``constant_of`` make them (the same ids), without
+        their calls: most of a shader's CONST ops make a new constant."""
+        m = self.m
+        constants = m.constants
+        f = self.float
+        if n == 1:
+            bits = UNPACK_BITS[1].unpack(packed)[0]
+            c = constants.get((f, bits))
+            if c is None:
+                c = constants[(f, bits)] = m.bound
+                m.bound = c + 1
+                m.globals += (CONSTANT_HEAD, f, c, bits)
+            if width == 1:
+                return c
+            components = (c,) * width
+        else:
+            key = (width, packed)
+            c = self.vector_constants.get(key)
+            if c is not None:
+                return c
+            bits = UNPACK_BITS[n].unpack(packed)
+            if n < width:  # constant_of's padding: the last value repeated
+                bits += (bits[-1],) * (width - n)
+            components = []
+            for b in bits[:width]:
+                c = constants.get((f, b))
+                if c is None:
+                    c = constants[(f, b)] = m.bound
+                    m.bound = c + 1
+                    m.globals += (CONSTANT_HEAD, f, c, b)
+                components.append(c)
+            if width == 1:
+                self.vector_constants[key] = c = components[0]
+                return c
+            components = tuple(components)
+        vt = self.vecs.get((FLOAT, width)) or self.vec(FLOAT, width)
+        key = (vt, components)
+        c = constants.get(key)
+        if c is None:
+            c = constants[key] = m.bound
+            m.bound = c + 1
+            m.globals += (((3 + width) << 16) | OpConstantComposite, vt, c, *components)
+        if n > 1:
+            self.vector_constants[(width, packed)] = c
         return c
 
     def constant_of(self, s: Scalar, width: int, values) -> int:
