@@ -89,9 +89,16 @@ class Access:
             return None
         m = self.m
         member = place.member
-        chain = () if member is None else (m.int_constant(member),)
+        # int_constant's ids, looked up here first (most exist already)
+        constants, t = m.constants, self.int
+        if member is None:
+            chain = ()
+        else:
+            c = constants.get((t, member))
+            chain = (c if c is not None else m.int_constant(member),)
         if g.array:
-            chain += (m.int_constant(element - g.first),)
+            c = constants.get((t, element - g.first))
+            chain += (c if c is not None else m.int_constant(element - g.first),)
         if not chain:
             return None
         pointee = place.element_type if g.array and place.element_type is not None else place.value_type

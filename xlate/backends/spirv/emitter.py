@@ -293,6 +293,7 @@ class Emitter(ControlFlow, HelperFunctions, Values, Access):
         type_of = self.type_of
         load, store = Emitter.load, Emitter.store
         packed_constant = Emitter.packed_constant
+        chains_get = self.chains.get
         # (width, float32 bytes) or (Scalar, width, imm) -> a CONST op's id
         const_ids: dict = {}
         const_get = const_ids.get
@@ -316,6 +317,22 @@ class Emitter(ControlFlow, HelperFunctions, Values, Access):
                             m.bound = r + 1
                             w += (LOAD_HEAD, found[1], r, found[0])
                             ids[op] = known[var] = r
+                            continue
+                    elif not op.args:  # an element (a constant register ...) loaded before: its chain
+                        key = (op.var, op.imm[0])
+                        v = known_get(key)
+                        if v is not None:
+                            ids[op] = v
+                            continue
+                        ready = chains_get(key)
+                        if ready is not None:
+                            head, ptr_type, var, chain, pointee = ready
+                            r = m.bound
+                            m.bound = r + 2
+                            w += (head, ptr_type, r, var, *chain, LOAD_HEAD, pointee, r + 1, r)
+                            ids[op] = r + 1
+                            if op.var.storage in FILES:  # a constant register: read-only
+                                known[key] = r + 1
                             continue
                     load(self, op)
                 elif code is STORE:
