@@ -44,7 +44,7 @@ from . import interface
 from .access import Access
 from .control import ControlFlow
 from .helpers import HELPER_AFTER, HelperFunctions
-from .module import OP
+from .module import OP, string_words
 from .values import PACK_FLOATS, Values
 
 G = grammar()
@@ -87,6 +87,16 @@ FULL = (0, 0x1, 0x3, 0x7, 0xF)  # width -> the write mask of every component
 LOAD_HEAD, STORE_HEAD, EXTRACT_HEAD = (4 << 16) | OpLoad, (3 << 16) | OpStore, (5 << 16) | OpCompositeExtract
 INSERT_HEAD = (6 << 16) | OpCompositeInsert
 CALL2_HEAD = (6 << 16) | OpFunctionCall
+# what run writes last, ready-made: main's name, OpSource, the entry point's
+# operands, its execution modes
+MAIN_WORDS = string_words("main")
+MAIN_ONLY = ("main",)
+NAME_MAIN_HEAD = ((2 + len(MAIN_WORDS)) << 16) | OP["OpName"]
+SOURCE_WORDS = ((3 << 16) | OP["OpSource"], G.enums["SourceLanguage"]["Unknown"], 0)
+OpEntryPoint = OP["OpEntryPoint"]
+FRAGMENT, VERTEX = G.enums["ExecutionModel"]["Fragment"], G.enums["ExecutionModel"]["Vertex"]
+EXECUTION_MODE_HEAD = (3 << 16) | OP["OpExecutionMode"]
+ORIGIN_UPPER_LEFT, DEPTH_REPLACING = (G.enums["ExecutionMode"][n] for n in ("OriginUpperLeft", "DepthReplacing"))
 # [width] -> the helper_fns key of the legacy multiply / dot of that width
 MUL_HELPER = [None] + [("mul_legacy", n) for n in range(1, 5)]
 DOT_HELPER = [None] + [("dot_legacy", n) for n in range(1, 5)]
@@ -181,13 +191,25 @@ class Emitter(ControlFlow, HelperFunctions, Values, Access):
         # or not the shader writes it (D3D9 draws points either way)
         access = lay.access
         builtins = []
+        # the variables that may be read or written whole through their own
+        # variable (``plain`` below), with their Access, found in this walk
+        candidates = []
         INPUT, OUTPUT = Storage.INPUT, Storage.OUTPUT
+        skip = SKIP_PLAIN
         for var in p.variables:
             storage = var.storage
             if storage is INPUT or storage is OUTPUT:
-                name = access[id(var)].name
-                if name[:3] == "gl_":
-                    builtins.append(name)
+                acc = access[id(var)]
+                if acc.name[:3] == "gl_":
+                    builtins.append(acc.name)
+            elif storage in skip:
+                continue
+            else:
+                acc = access.get(id(var))
+                if acc is None:
+                    continue
+            if not acc.array:
+                candidates.append((var, acc))
         m, self.iface = interface.build(self.version, lay, self.debug, not self.fragment, tuple(builtins))
         self.m = m
         self.glsl = m.glsl
@@ -220,44 +242,52 @@ class Emitter(ControlFlow, HelperFunctions, Values, Access):
         # mask) for the plain ones (no chain, no IR scalar in .x) a store may
         # write whole through their own variable
         self.plain_store = plain_store = {}
-        places = self.iface.places
-        skip = SKIP_PLAIN
-        for var in p.variables:
-            if var.storage in skip:
+        info_get = self.iface.plain_info.get
+        for var, acc in candidates:
+            info = info_get(acc.name)
+            if info is None:
                 continue
-            acc = access.get(id(var))
-            if acc is None or acc.array:
-                continue
-            place = places.get(acc.name)
-            if place is None or place.element_type is not None or place.uint_bool:
-                continue
-            if place.member is None:
-                plain[var] = (place.var, place.value_type, bool(acc.component), place.storage != "Input", None)
-                if place.storage != "Input" and not acc.component:
-                    width = var.type.width
-                    plain_store[var] = (place.var, place.value_type, var.type.scalar, width, FULL[width])
+            pointer, value_type, writable, member = info
+            if member is None:
+                component = acc.component
+                plain[var] = (pointer, value_type, bool(component), writable, None)
+                if writable and not component:
+                    t = var.type
+                    width = t.width
+                    plain_store[var] = (pointer, value_type, t.scalar, width, FULL[width])
             else:  # a block member (gl_Position): reached through a chain of one constant index
+                place = self.iface.places[acc.name]
                 ptr_type = m.pointer(place.storage, place.value_type)
                 plain[var] = (None, place.value_type, bool(acc.component), place.storage != "Input",
                               ((5 << 16) | OpAccessChain, ptr_type, place.var, m.int_constant(place.member)))
         # a CALL needs a subroutine to call (call_order checks the calls)
-        order = cfg.call_order(p) if len(p.functions) > 1 else ["main"]
-        self.fn_ids = {name: m.new_id() for name in order}
+        if len(p.functions) > 1:
+            order = cfg.call_order(p)
+            self.fn_ids = {name: m.new_id() for name in order}
+        else:
+            order = MAIN_ONLY
+            self.fn_ids = {"main": m.bound}
+            m.bound += 1
         for name in order:
             self.function(name, p.functions[name].body)
         m.functions.extend(self.helper_words)
         main = self.fn_ids["main"]
         if self.debug:
-            for name in order:
-                m.name(self.fn_ids[name], "main" if name == "main" else lay.namer.name(name))
-            m.source("Unknown", 0)
+            if len(order) == 1:  # main alone: its OpName, then OpSource, words made once
+                m.names += (NAME_MAIN_HEAD, main, *MAIN_WORDS)
+            else:
+                for name in order:
+                    m.name(self.fn_ids[name], "main" if name == "main" else lay.namer.name(name))
+            m.debug_strings += SOURCE_WORDS
+        io = self.iface.io
         if self.fragment:
-            m.entry_point("Fragment", main, "main", self.iface.io)
-            m.execution_mode(main, "OriginUpperLeft")
+            m.entry_points += (((3 + len(MAIN_WORDS) + len(io)) << 16) | OpEntryPoint, FRAGMENT, main, *MAIN_WORDS,
+                               *io)
+            m.execution_modes += (EXECUTION_MODE_HEAD, main, ORIGIN_UPPER_LEFT)
             if self.iface.depth:
-                m.execution_mode(main, "DepthReplacing")
+                m.execution_modes += (EXECUTION_MODE_HEAD, main, DEPTH_REPLACING)
         else:
-            m.entry_point("Vertex", main, "main", self.iface.io)
+            m.entry_points += (((3 + len(MAIN_WORDS) + len(io)) << 16) | OpEntryPoint, VERTEX, main, *MAIN_WORDS, *io)
         refl = lay.reflection
         refl["extensions"] = []
         return m.to_bytes(debug=self.debug), refl
@@ -369,29 +399,6 @@ class Emitter(ControlFlow, HelperFunctions, Values, Access):
                                 known[var] = r
                                 continue
                     store(self, op)
-                elif code is CONST:
-                    imm = op.imm
-                    t = op.type
-                    scalar = t.scalar
-                    if scalar is FLOAT:  # float32 bytes as the key: 0.0 and -0.0 stay apart
-                        try:
-                            key = (t.width, PACK_FLOATS[len(imm)].pack(*imm))
-                        except (OverflowError, struct.error, IndexError, AttributeError):
-                            key = None
-                        if key is not None:
-                            c = const_get(key)
-                            if c is None:
-                                c = const_ids[key] = packed_constant(self, key[0], key[1], len(imm))
-                            ids[op] = c
-                            continue
-                    else:
-                        key = (scalar, t.width, imm)
-                    c = const_get(key)
-                    if c is None:
-                        c = self.constant(scalar, t.width, imm)
-                        if key is not None:
-                            const_ids[key] = c
-                    ids[op] = c
                 elif code is SWIZZLE:
                     src = op.args[0]
                     comps = op.imm
@@ -417,6 +424,29 @@ class Emitter(ControlFlow, HelperFunctions, Values, Access):
                             ids[op] = r
                             continue
                     handlers[code](self, op)
+                elif code is CONST:
+                    imm = op.imm
+                    t = op.type
+                    scalar = t.scalar
+                    if scalar is FLOAT:  # float32 bytes as the key: 0.0 and -0.0 stay apart
+                        try:
+                            key = (t.width, PACK_FLOATS[len(imm)].pack(*imm))
+                        except (OverflowError, struct.error, IndexError, AttributeError):
+                            key = None
+                        if key is not None:
+                            c = const_get(key)
+                            if c is None:
+                                c = const_ids[key] = packed_constant(self, key[0], key[1], len(imm))
+                            ids[op] = c
+                            continue
+                    else:
+                        key = (scalar, t.width, imm)
+                    c = const_get(key)
+                    if c is None:
+                        c = self.constant(scalar, t.width, imm)
+                        if key is not None:
+                            const_ids[key] = c
+                    ids[op] = c
                 else:
                     native = NATIVE.get(code)
                     if native is not None:

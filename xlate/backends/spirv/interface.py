@@ -282,6 +282,8 @@ _BUILT_MAX = 1024
 
 
 def _signature(lay: Layout, vertex: bool, names: bool, version: int, builtins: tuple) -> tuple:
+    # (attribute loads in a comprehension: faster than operator.attrgetter,
+    # whose generic lookups miss the interpreter's specialised ones)
     decls = tuple([(d.kind, d.name, d.type, d.array, d.location, d.binding, d.set, d.centroid, d.constant_id, d.init)
                    for d in lay.decls])
     blocks = tuple([(b.name, b.set, b.binding, tuple([(d.name, d.type, d.array, d.offset) for d in b.members]))
@@ -304,13 +306,24 @@ def build(version: str, lay: Layout, names: bool, vertex: bool, builtins: tuple)
         iface.builtins = builtins
         for name in builtins:
             iface.builtin(name)
+        iface.plain_info = plain_info(iface.places)
         if len(_BUILT) >= _BUILT_MAX:
             del _BUILT[next(iter(_BUILT))]  # the oldest (dicts keep insertion order)
-        _BUILT[key] = (m.snapshot(), dict(iface.places), list(iface.io), iface.depth)
+        _BUILT[key] = (m.snapshot(), dict(iface.places), list(iface.io), iface.depth, iface.plain_info)
         return m, iface
-    state, places, io, depth = found
+    state, places, io, depth, info = found
     m = Module.restore(state)
     iface = Interface.__new__(Interface)
     iface.m, iface.places, iface.io, iface.depth, iface.names = m, dict(places), list(io), depth, names
     iface.builtins = builtins
+    iface.plain_info = info  # read only: shared with the cache
     return m, iface
+
+
+def plain_info(places: dict) -> dict:
+    """Name -> (variable, its type, writable?, member or None) of the
+    places a register may be read or written whole through (not an array,
+    not a bool kept as a uint): what the emitter's ``plain`` table needs
+    of a place, worked out once per interface rather than per variable."""
+    return {name: (place.var, place.value_type, place.storage != "Input", place.member)
+            for name, place in places.items() if place.element_type is None and not place.uint_bool}

@@ -93,7 +93,6 @@ def f32_bits(value: float) -> int:
 SECTIONS = ("capabilities", "ext_imports", "memory_model", "entry_points", "execution_modes", "debug_strings",
             "names", "annotations", "globals", "functions")
 DEBUG_SECTIONS = frozenset({"debug_strings", "names"})
-DEBUG_NUMBERS = frozenset(k for k, name in enumerate(SECTIONS) if name in DEBUG_SECTIONS)
 
 
 def pack_words(words) -> bytes:
@@ -406,18 +405,35 @@ class Module:
         (``fromlist``), without the joined list ``word_list`` builds.
         Packing a restored module's prefixes once per snapshot cost as
         much, and a first restore paid for it."""
-        if not _FAST_PACK:
+        prefix = self.prefix
+        if not _FAST_PACK or prefix is None:
             return pack_words(self.word_list(debug=debug))
+        # a restored module (every emitted one): its sections in order,
+        # each after its prefix, written out (a loop over them cost more
+        # than the copying)
         a = array("I", (G.magic, self.version, GENERATOR, self.bound, 0))
         add = a.fromlist
-        prefix = self.prefix
-        sections = (self.capabilities, self.ext_imports, self.memory_model, self.entry_points, self.execution_modes,
-                    self.debug_strings, self.names, self.annotations, self.globals, self.functions)
-        for k, words in enumerate(sections):
-            if debug or k not in DEBUG_NUMBERS:
-                if prefix is not None and prefix[k]:
-                    add(prefix[k])
-                add(words)
+        add(prefix[0])
+        add(self.capabilities)
+        add(prefix[1])
+        add(self.ext_imports)
+        add(prefix[2])
+        add(self.memory_model)
+        add(prefix[3])
+        add(self.entry_points)
+        add(prefix[4])
+        add(self.execution_modes)
+        if debug:
+            add(prefix[5])
+            add(self.debug_strings)
+            add(prefix[6])
+            add(self.names)
+        add(prefix[7])
+        add(self.annotations)
+        add(prefix[8])
+        add(self.globals)
+        add(prefix[9])
+        add(self.functions)
         if _SWAP:
             a.byteswap()
         return a.tobytes()

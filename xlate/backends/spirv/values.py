@@ -45,8 +45,9 @@ class Values:
 
     def type_of(self, t) -> int:
         r = self.types.get(id(t))
-        if r is None:
-            r = self.types[id(t)] = self.m.vector(self.scalar_type(t.scalar), t.width)
+        if r is None:  # (vec's table: the common ones are there from the start)
+            r = self.vecs.get((t.scalar, t.width)) or self.vec(t.scalar, t.width)
+            self.types[id(t)] = r
         return r
 
     def vec(self, s: Scalar, width: int) -> int:
