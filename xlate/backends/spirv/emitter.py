@@ -323,7 +323,9 @@ class Emitter(ControlFlow, HelperFunctions, Values, Access):
         type_of = self.type_of
         load, store = Emitter.load, Emitter.store
         packed_constant = Emitter.packed_constant
-        chains_get = self.chains.get
+        chains = self.chains
+        chains_get = chains.get
+        register_chain = Emitter.register_chain
         # (width, float32 bytes) or (Scalar, width, imm) -> a CONST op's id
         const_ids: dict = {}
         const_get = const_ids.get
@@ -355,6 +357,11 @@ class Emitter(ControlFlow, HelperFunctions, Values, Access):
                             ids[op] = v
                             continue
                         ready = chains_get(key)
+                        if ready is None and key[1] is not None and op.var.storage in FILES:
+                            # a constant register's first load: its chain made here (load's own path)
+                            ready = register_chain(self, op.var, key[1])
+                            if ready is not None:
+                                chains[key] = ready
                         if ready is not None:
                             head, ptr_type, var, chain, pointee = ready
                             r = m.bound

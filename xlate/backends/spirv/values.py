@@ -157,7 +157,9 @@ class Values:
         return m.composite_constant(self.vec(s, width), tuple(ids))
 
     def splat(self, value: float, width: int) -> int:
-        return self.constant(FLOAT, width, (value,) * width)
+        """``constant(FLOAT, width, (value,) * width)``: the scalar, then the
+        composite of it (packed_constant's one-value path: the same ids)."""
+        return self.packed_constant(width, PACK_FLOATS[1].pack(value), 1)
 
     # -- texture sampling ------------------------------------------------------
 
