@@ -87,6 +87,10 @@ FULL = (0, 0x1, 0x3, 0x7, 0xF)  # width -> the write mask of every component
 LOAD_HEAD, STORE_HEAD, EXTRACT_HEAD = (4 << 16) | OpLoad, (3 << 16) | OpStore, (5 << 16) | OpCompositeExtract
 INSERT_HEAD = (6 << 16) | OpCompositeInsert
 CALL2_HEAD = (6 << 16) | OpFunctionCall
+# SPIR-V version word -> (void, main's function type, float, int, bool,
+# {(Scalar, width): vector type}): Module.start's types, the same ids in
+# every module of that version
+_COMMON_TYPES: dict = {}
 # what run writes last, ready-made: main's name, OpSource, the entry point's
 # operands, its execution modes
 MAIN_WORDS = string_words("main")
@@ -213,12 +217,15 @@ class Emitter(ControlFlow, HelperFunctions, Values, Access):
         m, self.iface = interface.build(self.version, lay, self.debug, not self.fragment, tuple(builtins))
         self.m = m
         self.glsl = m.glsl
-        types = m.types  # the common types: in every module (Module.start)
-        self.void = types["void"]
-        self.fn_type = types[("fn", self.void)]
-        self.float = types["float"]
-        self.int = types["int"]
-        self.bool = types["bool"]
+        # the common types: in every module, with the same ids (Module.start)
+        common = _COMMON_TYPES.get(m.version)
+        if common is None:
+            types = m.types
+            common = _COMMON_TYPES[m.version] = (
+                types["void"], types[("fn", types["void"])], types["float"], types["int"], types["bool"],
+                {(FLOAT, 1): types["float"], (INT, 1): types["int"], (BOOL, 1): types["bool"],
+                 (FLOAT, 4): types[("vec", types["float"], 4)], (BOOL, 4): types[("vec", types["bool"], 4)]})
+        self.void, self.fn_type, self.float, self.int, self.bool, vecs = common
         self.pointers: dict = {}  # (storage class, pointee) -> pointer type
         self.helper_fns: dict = {}  # (helper, width) -> its function
         # (Variable, element) -> (OpAccessChain's first word, pointer type,
@@ -227,9 +234,7 @@ class Emitter(ControlFlow, HelperFunctions, Values, Access):
         self.helper_words: list[int] = []  # their definitions
         self.images: dict = {}  # dim -> sampled image type
         self.types: dict = {}  # id(IR Type) -> type id
-        self.vecs: dict = {(FLOAT, 1): self.float, (INT, 1): self.int, (BOOL, 1): self.bool,
-                           (FLOAT, 4): types[("vec", self.float, 4)],
-                           (BOOL, 4): types[("vec", self.bool, 4)]}  # (Scalar, width) -> type id
+        self.vecs: dict = vecs.copy()  # (Scalar, width) -> type id
         # (width, packed float32 values) or (Scalar, width, values) -> constant id
         self.vector_constants: dict = {}
         self.static: dict = {}  # (Variable, element) -> access() of a static access
@@ -324,6 +329,7 @@ class Emitter(ControlFlow, HelperFunctions, Values, Access):
         load, store = Emitter.load, Emitter.store
         packed_constant = Emitter.packed_constant
         chains = self.chains
+        glsl = self.glsl
         chains_get = chains.get
         register_chain = Emitter.register_chain
         # (width, float32 bytes) or (Scalar, width, imm) -> a CONST op's id
@@ -466,6 +472,15 @@ class Emitter(ControlFlow, HelperFunctions, Values, Access):
                         else:
                             w += (((len(args) + 3) << 16) | native, types_get(id(op.type)) or type_of(op.type), r,
                                   *[ids[a] for a in args])
+                        ids[op] = r
+                        continue
+                    extended = EXTENDED.get(code)
+                    if extended is not None:  # a GLSL.std.450 instruction of its args (Emitter.extended)
+                        args = op.args
+                        t = types_get(id(op.type)) or type_of(op.type)  # (before the result id, as extended)
+                        r = m.bound
+                        m.bound = r + 1
+                        w += (((len(args) + 5) << 16) | OpExtInst, t, r, glsl, extended, *[ids[a] for a in args])
                         ids[op] = r
                         continue
                     if code is FMUL_LEGACY and mul_calls or code is FDOT_LEGACY and dot_calls:

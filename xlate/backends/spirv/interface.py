@@ -344,7 +344,11 @@ def build(version: str, lay: Layout, names: bool, vertex: bool, builtins: tuple)
         iface.plain_info = plain_info(iface.places)
         if len(_BUILT) >= _BUILT_MAX:
             del _BUILT[next(iter(_BUILT))]  # the oldest (dicts keep insertion order)
-        _BUILT[key] = (m.snapshot(), dict(iface.places), list(iface.io), iface.depth, iface.plain_info)
+        # the module's words become the cached state's (no copy), and this
+        # shader's module a restore of it, as a later one's is
+        state = m.freeze()
+        _BUILT[key] = (state, dict(iface.places), list(iface.io), iface.depth, iface.plain_info)
+        m = iface.m = Module.restore(state)
         return m, iface
     state, places, io, depth, info = found
     m = Module.restore(state)

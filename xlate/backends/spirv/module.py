@@ -347,6 +347,20 @@ class Module:
                                  else prefix[k] + getattr(self, name) for k, name in enumerate(SECTIONS)])
         return state
 
+    def freeze(self) -> dict:
+        """``snapshot``'s state, made of this module's own containers, not
+        copies: the module must not be written to afterwards (``restore``
+        the state instead, which copies what a module changes).  A
+        section's words go into the state's prefix as they are (after the
+        module's own prefix, where it has one); prefixes are only read."""
+        prefix = self.prefix or ((),) * len(SECTIONS)
+        sections = (self.capabilities, self.ext_imports, self.memory_model, self.entry_points, self.execution_modes,
+                    self.debug_strings, self.names, self.annotations, self.globals, self.functions)
+        return {"version": self.version, "bound": self.bound, "glsl": self.glsl, "types": self.types,
+                "constants": self.constants, "spec_ids": self.spec_ids,
+                "prefix": tuple([(before + words if words else before) if before else words
+                                 for before, words in zip(prefix, sections)])}
+
     @classmethod
     def restore(cls, state: dict) -> "Module":
         """A module in the state ``snapshot`` took.  Its sections start empty:
