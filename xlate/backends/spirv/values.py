@@ -22,6 +22,8 @@ OpLoad, OpImageSampleImplicitLod, OpImageSampleExplicitLod, OpVectorShuffle, OpC
                     "OpConstantComposite"))
 # the coordinate components each sampler dimension takes
 DIM_COORDS = {"2D": 2, "Cube": 3, "3D": 3}
+LOAD_HEAD, SAMPLE_IMPLICIT_HEAD = (4 << 16) | OpLoad, (5 << 16) | OpImageSampleImplicitLod
+PLAIN = SampleKind.PLAIN
 # [n] -> the packer of n float32s: their bytes are a key that tells 0.0 from -0.0
 PACK_FLOATS = [None] + [struct.Struct(f"<{n}f") for n in (1, 2, 3, 4)]
 # [n] -> the reader of those bytes as n uints: the values' float32 bits
@@ -182,12 +184,16 @@ class Values:
         image_type = self.images.get(dim)
         if image_type is None:
             image_type = self.images[dim] = m.sampled_image(dim)
-        image = self.inst(OpLoad, image_type, place.var)
-        f4 = self.vec(FLOAT, 4)
+        image = m.bound  # (inst's words, written out for the commonest lookup)
+        m.bound = image + 1
+        self.words += (LOAD_HEAD, image_type, image, place.var)
+        f4 = self.vecs[(FLOAT, 4)]  # in every module (Module.start)
         coord = self.fit(op, op.args[0], DIM_COORDS[dim])
-        if kind is SampleKind.PLAIN:
+        if kind is PLAIN:
             if self.fragment:
-                r = self.inst(OpImageSampleImplicitLod, f4, image, coord)
+                r = m.bound
+                m.bound = r + 1
+                self.words += (SAMPLE_IMPLICIT_HEAD, f4, r, image, coord)
             else:  # glslang's texture() outside fragment shaders: level 0
                 r = self.inst(OpImageSampleExplicitLod, f4, image, coord, IMAGE_OPERANDS["Lod"],
                               m.float_constant(0.0))
