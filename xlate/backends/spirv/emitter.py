@@ -41,10 +41,10 @@ from .. import layout as layout_mod
 from ..targets import Target, unsupported
 from .grammar import grammar
 from . import interface
-from .access import Access
+from .access import MASK_SELECT, SINGLE, Access
 from .control import ControlFlow
 from .helpers import HELPER_AFTER, HelperFunctions
-from .module import OP
+from .module import OP, string_words
 from .values import PACK_FLOATS, Values
 
 G = grammar()
@@ -87,6 +87,20 @@ FULL = (0, 0x1, 0x3, 0x7, 0xF)  # width -> the write mask of every component
 LOAD_HEAD, STORE_HEAD, EXTRACT_HEAD = (4 << 16) | OpLoad, (3 << 16) | OpStore, (5 << 16) | OpCompositeExtract
 INSERT_HEAD = (6 << 16) | OpCompositeInsert
 CALL2_HEAD = (6 << 16) | OpFunctionCall
+# SPIR-V version word -> (void, main's function type, float, int, bool,
+# {(Scalar, width): vector type}): Module.start's types, the same ids in
+# every module of that version
+_COMMON_TYPES: dict = {}
+# what run writes last, ready-made: main's name, OpSource, the entry point's
+# operands, its execution modes
+MAIN_WORDS = string_words("main")
+MAIN_ONLY = ("main",)
+NAME_MAIN_HEAD = ((2 + len(MAIN_WORDS)) << 16) | OP["OpName"]
+SOURCE_WORDS = ((3 << 16) | OP["OpSource"], G.enums["SourceLanguage"]["Unknown"], 0)
+OpEntryPoint = OP["OpEntryPoint"]
+FRAGMENT, VERTEX = G.enums["ExecutionModel"]["Fragment"], G.enums["ExecutionModel"]["Vertex"]
+EXECUTION_MODE_HEAD = (3 << 16) | OP["OpExecutionMode"]
+ORIGIN_UPPER_LEFT, DEPTH_REPLACING = (G.enums["ExecutionMode"][n] for n in ("OriginUpperLeft", "DepthReplacing"))
 # [width] -> the helper_fns key of the legacy multiply / dot of that width
 MUL_HELPER = [None] + [("mul_legacy", n) for n in range(1, 5)]
 DOT_HELPER = [None] + [("dot_legacy", n) for n in range(1, 5)]
@@ -96,25 +110,8 @@ FMUL_LEGACY, FDOT_LEGACY = Code.FMUL_LEGACY, Code.FDOT_LEGACY
 # never loaded or stored whole through their own variable (a state
 # parameter is a specialization constant: no variable at all)
 SKIP_PLAIN = frozenset(FILES) | {Storage.SAMPLER, Storage.STATE}
-_STATE = Storage.STATE
 
 
-def _mask_select(width: int, mask: int) -> tuple[int, ...]:
-    """OpVectorShuffle's components for ``old`` (width components) with
-    the masked ones taken, in order, from the stored value."""
-    sel, k = [], 0
-    for i in range(width):
-        if mask >> i & 1:
-            sel.append(width + k)
-            k += 1
-        else:
-            sel.append(i)
-    return tuple(sel)
-
-
-# [width][mask] -> _mask_select(width, mask); mask -> its one component, or None
-MASK_SELECT = [None, None] + [{mask: _mask_select(w, mask) for mask in range(1, 1 << w)} for w in (2, 3, 4)]
-SINGLE = {mask: (mask.bit_length() - 1 if mask and not mask & (mask - 1) else None) for mask in range(16)}
 
 
 IDENTITY = [None, (0,), (0, 1), (0, 1, 2), (0, 1, 2, 3)]
@@ -181,22 +178,37 @@ class Emitter(ControlFlow, HelperFunctions, Values, Access):
         # or not the shader writes it (D3D9 draws points either way)
         access = lay.access
         builtins = []
+        # the variables that may be read or written whole through their own
+        # variable (``plain`` below), with their Access, found in this walk
+        candidates = []
         INPUT, OUTPUT = Storage.INPUT, Storage.OUTPUT
+        skip = SKIP_PLAIN
         for var in p.variables:
             storage = var.storage
             if storage is INPUT or storage is OUTPUT:
-                name = access[id(var)].name
-                if name[:3] == "gl_":
-                    builtins.append(name)
+                acc = access[id(var)]
+                if acc.name[:3] == "gl_":
+                    builtins.append(acc.name)
+            elif storage in skip:
+                continue
+            else:
+                acc = access.get(id(var))
+                if acc is None:
+                    continue
+            if not acc.array:
+                candidates.append((var, acc))
         m, self.iface = interface.build(self.version, lay, self.debug, not self.fragment, tuple(builtins))
         self.m = m
         self.glsl = m.glsl
-        types = m.types  # the common types: in every module (Module.start)
-        self.void = types["void"]
-        self.fn_type = types[("fn", self.void)]
-        self.float = types["float"]
-        self.int = types["int"]
-        self.bool = types["bool"]
+        # the common types: in every module, with the same ids (Module.start)
+        common = _COMMON_TYPES.get(m.version)
+        if common is None:
+            types = m.types
+            common = _COMMON_TYPES[m.version] = (
+                types["void"], types[("fn", types["void"])], types["float"], types["int"], types["bool"],
+                {(FLOAT, 1): types["float"], (INT, 1): types["int"], (BOOL, 1): types["bool"],
+                 (FLOAT, 4): types[("vec", types["float"], 4)], (BOOL, 4): types[("vec", types["bool"], 4)]})
+        self.void, self.fn_type, self.float, self.int, self.bool, vecs = common
         self.pointers: dict = {}  # (storage class, pointee) -> pointer type
         self.helper_fns: dict = {}  # (helper, width) -> its function
         # (Variable, element) -> (OpAccessChain's first word, pointer type,
@@ -205,9 +217,7 @@ class Emitter(ControlFlow, HelperFunctions, Values, Access):
         self.helper_words: list[int] = []  # their definitions
         self.images: dict = {}  # dim -> sampled image type
         self.types: dict = {}  # id(IR Type) -> type id
-        self.vecs: dict = {(FLOAT, 1): self.float, (INT, 1): self.int, (BOOL, 1): self.bool,
-                           (FLOAT, 4): types[("vec", self.float, 4)],
-                           (BOOL, 4): types[("vec", self.bool, 4)]}  # (Scalar, width) -> type id
+        self.vecs: dict = vecs.copy()  # (Scalar, width) -> type id
         # (width, packed float32 values) or (Scalar, width, values) -> constant id
         self.vector_constants: dict = {}
         self.static: dict = {}  # (Variable, element) -> access() of a static access
@@ -217,47 +227,60 @@ class Emitter(ControlFlow, HelperFunctions, Values, Access):
         # a member of a block, gl_Position)
         self.plain = plain = {}
         # Variable -> (pointer, pointee type, IR scalar, width, full write
-        # mask) for the plain ones (no chain, no IR scalar in .x) a store may
-        # write whole through their own variable
+        # mask, None or the access chain's words but its result id) for the
+        # plain ones (no IR scalar in .x) a store may write whole through
+        # their own variable, or a block member's chain
         self.plain_store = plain_store = {}
-        places = self.iface.places
-        skip = SKIP_PLAIN
-        for var in p.variables:
-            if var.storage in skip:
+        info_get = self.iface.plain_info.get
+        for var, acc in candidates:
+            info = info_get(acc.name)
+            if info is None:
                 continue
-            acc = access.get(id(var))
-            if acc is None or acc.array:
-                continue
-            place = places.get(acc.name)
-            if place is None or place.element_type is not None or place.uint_bool:
-                continue
-            if place.member is None:
-                plain[var] = (place.var, place.value_type, bool(acc.component), place.storage != "Input", None)
-                if place.storage != "Input" and not acc.component:
-                    width = var.type.width
-                    plain_store[var] = (place.var, place.value_type, var.type.scalar, width, FULL[width])
+            pointer, value_type, writable, member = info
+            if member is None:
+                component = acc.component
+                plain[var] = (pointer, value_type, bool(component), writable, None)
+                if writable and not component:
+                    t = var.type
+                    width = t.width
+                    plain_store[var] = (pointer, value_type, t.scalar, width, FULL[width], None)
             else:  # a block member (gl_Position): reached through a chain of one constant index
+                place = self.iface.places[acc.name]
                 ptr_type = m.pointer(place.storage, place.value_type)
-                plain[var] = (None, place.value_type, bool(acc.component), place.storage != "Input",
-                              ((5 << 16) | OpAccessChain, ptr_type, place.var, m.int_constant(place.member)))
+                chain = ((5 << 16) | OpAccessChain, ptr_type, place.var, m.int_constant(place.member))
+                plain[var] = (None, place.value_type, bool(acc.component), writable, chain)
+                if writable and not acc.component:  # stored through a chain made per store
+                    t = var.type
+                    width = t.width
+                    plain_store[var] = (None, value_type, t.scalar, width, FULL[width], chain)
         # a CALL needs a subroutine to call (call_order checks the calls)
-        order = cfg.call_order(p) if len(p.functions) > 1 else ["main"]
-        self.fn_ids = {name: m.new_id() for name in order}
+        if len(p.functions) > 1:
+            order = cfg.call_order(p)
+            self.fn_ids = {name: m.new_id() for name in order}
+        else:
+            order = MAIN_ONLY
+            self.fn_ids = {"main": m.bound}
+            m.bound += 1
         for name in order:
             self.function(name, p.functions[name].body)
         m.functions.extend(self.helper_words)
         main = self.fn_ids["main"]
         if self.debug:
-            for name in order:
-                m.name(self.fn_ids[name], "main" if name == "main" else lay.namer.name(name))
-            m.source("Unknown", 0)
+            if len(order) == 1:  # main alone: its OpName, then OpSource, words made once
+                m.names += (NAME_MAIN_HEAD, main, *MAIN_WORDS)
+            else:
+                for name in order:
+                    m.name(self.fn_ids[name], "main" if name == "main" else lay.namer.name(name))
+            m.debug_strings += SOURCE_WORDS
+        io = self.iface.io
         if self.fragment:
-            m.entry_point("Fragment", main, "main", self.iface.io)
-            m.execution_mode(main, "OriginUpperLeft")
+            m.entry_points += (((3 + len(MAIN_WORDS) + len(io)) << 16) | OpEntryPoint, FRAGMENT, main, *MAIN_WORDS,
+                               *io)
+            m.execution_modes += (EXECUTION_MODE_HEAD, main, ORIGIN_UPPER_LEFT)
             if self.iface.depth:
-                m.execution_mode(main, "DepthReplacing")
+                m.execution_modes += (EXECUTION_MODE_HEAD, main, DEPTH_REPLACING)
         else:
-            m.entry_point("Vertex", main, "main", self.iface.io)
+            m.entry_points += (((3 + len(MAIN_WORDS) + len(io)) << 16) | OpEntryPoint, VERTEX, main, *MAIN_WORDS, *io)
         refl = lay.reflection
         refl["extensions"] = []
         return m.to_bytes(debug=self.debug), refl
@@ -292,6 +315,11 @@ class Emitter(ControlFlow, HelperFunctions, Values, Access):
         types_get = self.types.get
         type_of = self.type_of
         load, store = Emitter.load, Emitter.store
+        packed_constant = Emitter.packed_constant
+        chains = self.chains
+        glsl = self.glsl
+        chains_get = chains.get
+        register_chain = Emitter.register_chain
         # (width, float32 bytes) or (Scalar, width, imm) -> a CONST op's id
         const_ids: dict = {}
         const_get = const_ids.get
@@ -316,6 +344,27 @@ class Emitter(ControlFlow, HelperFunctions, Values, Access):
                             w += (LOAD_HEAD, found[1], r, found[0])
                             ids[op] = known[var] = r
                             continue
+                    elif not op.args:  # an element (a constant register ...) loaded before: its chain
+                        key = (op.var, op.imm[0])
+                        v = known_get(key)
+                        if v is not None:
+                            ids[op] = v
+                            continue
+                        ready = chains_get(key)
+                        if ready is None and key[1] is not None and op.var.storage in FILES:
+                            # a constant register's first load: its chain made here (load's own path)
+                            ready = register_chain(self, op.var, key[1])
+                            if ready is not None:
+                                chains[key] = ready
+                        if ready is not None:
+                            head, ptr_type, var, chain, pointee = ready
+                            r = m.bound
+                            m.bound = r + 2
+                            w += (head, ptr_type, r, var, *chain, LOAD_HEAD, pointee, r + 1, r)
+                            ids[op] = r + 1
+                            if op.var.storage in FILES:  # a constant register: read-only
+                                known[key] = r + 1
+                            continue
                     load(self, op)
                 elif code is STORE:
                     args = op.args
@@ -325,14 +374,22 @@ class Emitter(ControlFlow, HelperFunctions, Values, Access):
                         found = store_get(var)
                         vt = args[0].type
                         if found is not None and vt.scalar is found[2]:
-                            ptr, pointee, _, width, full = found
+                            ptr, pointee, _, width, full, chain = found
                             mask = imm[0] & full
                             if mask == full and vt.width == width:
+                                if chain is not None:  # a block member (gl_Position): its pointer first
+                                    ptr = m.bound
+                                    m.bound = ptr + 1
+                                    w += (chain[0], chain[1], ptr, chain[2], chain[3])
                                 v = ids[args[0]]
                                 w += (STORE_HEAD, ptr, v)
                                 known[var] = v
                                 continue
                             if mask and width > 1 and mask != full:
+                                if chain is not None:
+                                    ptr = m.bound
+                                    m.bound = ptr + 1
+                                    w += (chain[0], chain[1], ptr, chain[2], chain[3])
                                 # the new components into the old value (this block's, else a load)
                                 old = known_get(var)
                                 r = m.bound
@@ -351,23 +408,6 @@ class Emitter(ControlFlow, HelperFunctions, Values, Access):
                                 known[var] = r
                                 continue
                     store(self, op)
-                elif code is CONST:
-                    imm = op.imm
-                    t = op.type
-                    scalar = t.scalar
-                    if scalar is FLOAT:  # float32 bytes as the key: 0.0 and -0.0 stay apart
-                        try:
-                            key = (t.width, PACK_FLOATS[len(imm)].pack(*imm))
-                        except (OverflowError, struct.error, IndexError, AttributeError):
-                            key = None
-                    else:
-                        key = (scalar, t.width, imm)
-                    c = const_get(key)
-                    if c is None:
-                        c = self.constant(scalar, t.width, imm)
-                        if key is not None:
-                            const_ids[key] = c
-                    ids[op] = c
                 elif code is SWIZZLE:
                     src = op.args[0]
                     comps = op.imm
@@ -393,6 +433,29 @@ class Emitter(ControlFlow, HelperFunctions, Values, Access):
                             ids[op] = r
                             continue
                     handlers[code](self, op)
+                elif code is CONST:
+                    imm = op.imm
+                    t = op.type
+                    scalar = t.scalar
+                    if scalar is FLOAT:  # float32 bytes as the key: 0.0 and -0.0 stay apart
+                        try:
+                            key = (t.width, PACK_FLOATS[len(imm)].pack(*imm))
+                        except (OverflowError, struct.error, IndexError, AttributeError):
+                            key = None
+                        if key is not None:
+                            c = const_get(key)
+                            if c is None:
+                                c = const_ids[key] = packed_constant(self, key[0], key[1], len(imm))
+                            ids[op] = c
+                            continue
+                    else:
+                        key = (scalar, t.width, imm)
+                    c = const_get(key)
+                    if c is None:
+                        c = self.constant(scalar, t.width, imm)
+                        if key is not None:
+                            const_ids[key] = c
+                    ids[op] = c
                 else:
                     native = NATIVE.get(code)
                     if native is not None:
@@ -405,6 +468,15 @@ class Emitter(ControlFlow, HelperFunctions, Values, Access):
                         else:
                             w += (((len(args) + 3) << 16) | native, types_get(id(op.type)) or type_of(op.type), r,
                                   *[ids[a] for a in args])
+                        ids[op] = r
+                        continue
+                    extended = EXTENDED.get(code)
+                    if extended is not None:  # a GLSL.std.450 instruction of its args (Emitter.extended)
+                        args = op.args
+                        t = types_get(id(op.type)) or type_of(op.type)  # (before the result id, as extended)
+                        r = m.bound
+                        m.bound = r + 1
+                        w += (((len(args) + 5) << 16) | OpExtInst, t, r, glsl, extended, *[ids[a] for a in args])
                         ids[op] = r
                         continue
                     if code is FMUL_LEGACY and mul_calls or code is FDOT_LEGACY and dot_calls:
@@ -452,162 +524,6 @@ class Emitter(ControlFlow, HelperFunctions, Values, Access):
 
     def ext(self, number: int, type_id: int, *operands: int) -> int:
         return self.inst(OpExtInst, type_id, self.glsl, number, *operands)
-
-    # -- variables ------------------------------------------------------------
-
-    def load(self, op: Op) -> None:
-        if not op.args and not op.imm:  # the common load: a whole register, without a call
-            var = op.var
-            known = self.known.get(var)
-            if known is not None:  # read or written before in this block: that value
-                self.ids[op] = known
-                return
-            found = self.plain.get(var)
-            if found is not None:
-                ptr, pointee, scalar, _, chain = found
-                m = self.m
-                if chain is not None:
-                    ptr = m.bound
-                    m.bound = ptr + 1
-                    head, ptr_type, var, member = chain
-                    self.words += (head, ptr_type, ptr, var, member)
-                r = m.bound
-                if scalar:  # an IR scalar in .x of a vec4
-                    m.bound = r + 2
-                    self.words += ((4 << 16) | OpLoad, pointee, r, ptr,
-                                   (5 << 16) | OpCompositeExtract, self.float, r + 1, r, 0)
-                    self.ids[op] = self.known[var] = r + 1
-                else:
-                    m.bound = r + 1
-                    self.words += ((4 << 16) | OpLoad, pointee, r, ptr)
-                    self.ids[op] = self.known[var] = r
-                return
-        if op.var.storage is _STATE:  # a specialization constant (layout._state_parameter)
-            self.ids[op] = self.iface.places[self.lay.access[id(op.var)].name].var
-            return
-        args = op.args
-        if not args:  # a static element (a constant register ...): its access chain, ready-made
-            key = (op.var, op.imm[0] if op.imm else None)
-            known = self.known.get(key)
-            if known is not None:  # a read-only element read before in this block
-                self.ids[op] = known
-                return
-            ready = self.chains.get(key)
-            if ready is None and key[1] is not None and op.var.storage in FILES:
-                ready = self.register_chain(op.var, key[1])
-                if ready is not None:
-                    self.chains[key] = ready
-            if ready is None:
-                place, chain, component = self.access(op, key[1], None)
-                arrayed = place.element_type is not None and len(chain) > (place.member is not None)
-                pointee = place.element_type if arrayed else place.value_type
-                ready = None
-                if chain and not place.uint_bool and not component:
-                    ready = self.chains[key] = (((4 + len(chain)) << 16) | OpAccessChain,
-                                                self.m.pointer(place.storage, pointee), place.var, tuple(chain),
-                                                pointee)
-            if ready is not None:
-                head, ptr_type, var, chain, pointee = ready
-                m = self.m
-                r = m.bound
-                m.bound = r + 2
-                self.words += (head, ptr_type, r, var, *chain, (4 << 16) | OpLoad, pointee, r + 1, r)
-                self.ids[op] = r + 1
-                if op.var.storage in FILES:  # a constant register: read-only
-                    self.known[key] = r + 1
-                return
-        index = self.value(args[0]) if args else None
-        place, chain, component = self.access(op, op.imm[0] if op.imm else None, index)
-        if place.sampler_dim is not None:
-            raise self.unsupported(op, f"the sampler {op.var.name} is read as a value (only texture "
-                                       "instructions can use a sampler register)")
-        arrayed = place.element_type is not None and len(chain) > (place.member is not None)
-        pointee = place.element_type if arrayed else place.value_type
-        v = self.inst(OpLoad, pointee, self.pointer(place, chain, pointee))
-        t = op.type
-        if place.uint_bool:
-            m = self.m
-            zero = m.uint_constant(0)
-            if t.width > 1:
-                zero = m.composite_constant(m.vector(m.int(False), t.width), (zero,) * t.width)
-            v = self.inst(OpINotEqual, self.type_of(t), v, zero)
-        if component:
-            v = self.inst(OpCompositeExtract, self.type_of(t), v, 0)
-        self.ids[op] = v
-
-    def store(self, op: Op) -> None:
-        args = op.args
-        imm = op.imm
-        var = op.var
-        value_type = args[0].type
-        if value_type.scalar is not var.type.scalar:  # e.g. a hostile setp into r#
-            raise self.unsupported(op, f"a {value_type} value stored into {var.name} ({var.type})")
-        if len(args) == 1 and len(imm) < 2:  # the common store: a whole register, written whole
-            found = self.plain.get(var)
-            if found is not None and found[3] and not found[2]:
-                ptr, pointee, _, _, chain = found
-                width = var.type.width
-                full = (1 << width) - 1
-                mask = (imm[0] if imm else 0xF) & full
-                value = self.ids[args[0]]
-                m = self.m
-                if chain is not None:
-                    ptr = m.bound
-                    m.bound = ptr + 1
-                    head, ptr_type, base, member = chain
-                    self.words += (head, ptr_type, ptr, base, member)
-                if width == 1 or mask == full:
-                    self.words += ((3 << 16) | OpStore, ptr, value)
-                    if value_type.width == width:
-                        self.known[var] = value
-                    else:
-                        self.known.pop(var, None)
-                    return
-                # a write mask: put the new components into the old value (the
-                # one this block read or wrote, else a load), store
-                known = self.known
-                old = known.get(var)
-                if old is None:
-                    old = m.bound
-                    m.bound = old + 1
-                    self.words += ((4 << 16) | OpLoad, pointee, old, ptr)
-                r = m.bound
-                m.bound = r + 1
-                single = SINGLE[mask]
-                if single is not None and value_type.width == 1:
-                    self.words += ((6 << 16) | OpCompositeInsert, pointee, r, value, old, single,
-                                   (3 << 16) | OpStore, ptr, r)
-                else:
-                    sel = MASK_SELECT[width][mask]
-                    self.words += (((5 + len(sel)) << 16) | OpVectorShuffle, pointee, r, old, value, *sel,
-                                   (3 << 16) | OpStore, ptr, r)
-                known[var] = r
-                return
-        self.known.pop(var, None)
-        value = self.value(args[0])
-        index = self.value(args[1]) if len(args) > 1 else None
-        var = op.var
-        place, chain, component = self.access(op, imm[1] if len(imm) > 1 else None, index)
-        m = self.m
-        if place.storage in ("Uniform", "UniformConstant", "Input"):
-            raise self.unsupported(op, f"a store to {var.name}, which is read-only")
-        arrayed = place.element_type is not None and len(chain) > (place.member is not None)
-        pointee = place.element_type if arrayed else place.value_type
-        if component:  # an IR scalar kept in .x of a vec4
-            chain = chain + [m.int_constant(0)]
-            pointee = self.float
-        width = 1 if component else var.type.width
-        mask = (imm[0] if imm else 0xF) & ((1 << width) - 1)
-        ptr = self.pointer(place, chain, pointee)
-        full = (1 << width) - 1
-        if width > 1 and mask != full:
-            old = self.inst(OpLoad, pointee, ptr)
-            written = [i for i in range(width) if mask >> i & 1]
-            if len(written) == 1 and args[0].type.width == 1:
-                value = self.inst(OpCompositeInsert, pointee, value, old, written[0])
-            else:
-                value = self.inst(OpVectorShuffle, pointee, old, value, *_mask_select(width, mask))
-        m.put(self.words, OpStore, ptr, value)
 
     # -- values -----------------------------------------------------------------
 

@@ -12,6 +12,7 @@ always inline.
 from __future__ import annotations
 
 import functools
+import operator
 
 from ...ir.ops import Code, Op
 from ...ir.types import Scalar
@@ -63,11 +64,10 @@ class HelperFunctions:
         bvec = self.vec(BOOL, width)
         zero = self.splat(0.0, width)
         symbols = (result, fn_type, t, bvec, zero, self.float)  # in TEMPLATE_SYMBOLS' order
-        template, count = helper_template(name, width)
+        fill, literals, count = helper_filler(name, width)
         base = m.bound  # fn, params, label, then one id per value of the plan
         m.bound = base + count
-        self.helper_words += [x if x < SLOT else base + x - SLOT if x < SYMBOL else symbols[x - SYMBOL]
-                              for x in template]
+        self.helper_words += fill(literals + symbols + tuple(range(base, base + count)))
         if self.debug:
             m.name(base, "xl_" + name)
         return base
@@ -164,6 +164,21 @@ def helper_template(name: str, width: int) -> tuple[tuple[int, ...], int]:
         words += (((3 + len(ops)) << 16) | opcode, sym[type_sym], SLOT + result_slot, *ops)
     words += ((2 << 16) | OpReturnValue, SLOT + count - 1, (1 << 16) | OpFunctionEnd)
     return tuple(words), count
+
+
+@functools.lru_cache(maxsize=None)
+def helper_filler(name: str, width: int) -> tuple:
+    """(fill, literals, number of ids): ``helper_template``'s words as
+    one ``itemgetter`` over ``literals + symbols + ids`` (the literal
+    words, TEMPLATE_SYMBOLS' ids in order, then the helper's own ids), so
+    that a definition fills its template in one C call, not word by word."""
+    template, count = helper_template(name, width)
+    literals = tuple(sorted({x for x in template if x < SLOT}))
+    at = {x: k for k, x in enumerate(literals)}
+    symbols = len(TEMPLATE_SYMBOLS)
+    index = [at[x] if x < SLOT else len(literals) + symbols + x - SLOT if x < SYMBOL
+             else len(literals) + x - SYMBOL for x in template]
+    return operator.itemgetter(*index), literals, count
 
 
 @functools.lru_cache(maxsize=None)

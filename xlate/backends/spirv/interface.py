@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from ...errors import UnsupportedError
 from ..layout import Layout
 from . import stage_state
-from .module import (DECORATION, E, STORAGE, Module, OpDecorate, OpMemberDecorate, OpMemberName, OpName, OpVariable,
-                     string_words)
+from .module import (DECORATION, E, STORAGE, Module, OpDecorate, OpMemberDecorate, OpMemberName, OpName, OpTypePointer,
+                     OpTypeStruct, OpVariable, string_words)
 
 # GLSL type name -> (scalar, width)
 GLSL_SCALARS = {"float": "float", "vec": "float", "int": "int", "ivec": "int", "bool": "bool", "bvec": "bool"}
@@ -40,6 +40,24 @@ STD140_ARRAY_STRIDE = 16  # every array in the layout's blocks is of 16-byte reg
 VARIABLE_HEAD, VARIABLE_INIT_HEAD = (4 << 16) | OpVariable, (5 << 16) | OpVariable
 LOCATION, CENTROID, OFFSET = DECORATION["Location"], DECORATION["Centroid"], DECORATION["Offset"]
 LOCATION_HEAD, CENTROID_HEAD, OFFSET_HEAD = (4 << 16) | OpDecorate, (3 << 16) | OpDecorate, (5 << 16) | OpMemberDecorate
+UNIFORM, UNIFORM_CONSTANT = STORAGE["Uniform"], STORAGE["UniformConstant"]
+DECORATE1_HEAD = (4 << 16) | OpDecorate  # OpDecorate with one literal
+DESCRIPTOR_SET, BINDING = DECORATION["DescriptorSet"], DECORATION["Binding"]
+# gl_PerVertex (Interface.per_vertex), its words' parts
+OUTPUT, BLOCK, BUILTIN = STORAGE["Output"], DECORATION["Block"], DECORATION["BuiltIn"]
+POSITION, POINT_SIZE = E["BuiltIn"]["Position"], E["BuiltIn"]["PointSize"]
+BLOCK_HEAD, MEMBER_BUILTIN_HEAD = (3 << 16) | OpDecorate, (5 << 16) | OpMemberDecorate
+
+
+def _name_words(text: str, operands: int) -> tuple:
+    """(first word, the string's words) of an OpName (``operands`` = 1) or
+    OpMemberName (2) of ``text``."""
+    words = string_words(text)
+    return ((len(words) + 1 + operands) << 16) | (OpName if operands == 1 else OpMemberName), words
+
+
+PER_VERTEX_NAME, EMPTY_NAME = _name_words("gl_PerVertex", 1), _name_words("", 1)
+PER_VERTEX_MEMBERS = (_name_words("gl_Position", 2), _name_words("gl_PointSize", 2))
 
 
 @dataclass(slots=True)
@@ -162,13 +180,17 @@ class Interface:
             return
         if storage is None:  # "uniform": GL only, never in a Vulkan layout
             raise ValueError(f"declaration kind {d.kind} has no SPIR-V form")
-        if d.kind == "sampler":
+        if d.kind == "sampler":  # (Module.variable, decorate and name, written out)
             dim = SAMPLER_DIMS[d.type]
-            v = m.variable(storage, stage_state.shadow_sampled_image(m) if dim == stage_state.SHADOW_DIM
-                           else m.sampled_image(dim))
-            m.decorate(v, "DescriptorSet", d.set)
-            m.decorate(v, "Binding", d.binding)
-            self._name(v, d.name)
+            image = stage_state.shadow_sampled_image(m) if dim == stage_state.SHADOW_DIM else m.sampled_image(dim)
+            v = m.bound
+            m.bound = v + 1
+            ptr = m.pointer(storage, image)
+            m.globals += (VARIABLE_HEAD, ptr, v, UNIFORM_CONSTANT)
+            m.annotations += (DECORATE1_HEAD, v, DESCRIPTOR_SET, d.set, DECORATE1_HEAD, v, BINDING, d.binding)
+            if self.names:
+                text = string_words(d.name)
+                m.names += (((len(text) + 2) << 16) | OpName, v, *text)
             self.places[d.name] = Place(v, storage, None, 0, None, False, dim)
             return
         kind, width = split_type(d.type)
@@ -208,19 +230,28 @@ class Interface:
                 whole = t
                 places.append((d.name, whole, None, uint_bool))
             members.append(whole)
-        s = m.struct(members)
-        m.decorate(s, "Block")
+        # the struct (Module.struct), its decorations and names, the
+        # variable and its pointer type (Module.variable: new, as the
+        # struct is), written out
+        s = m.bound
+        m.bound = s + 1
+        m.globals += (((2 + len(members)) << 16) | OpTypeStruct, s, *members)
         annotations = m.annotations
+        annotations += (BLOCK_HEAD, s, BLOCK)
         names = m.names if self.names else None
         for k, d in enumerate(b.members):
             annotations += (OFFSET_HEAD, s, k, OFFSET, d.offset if d.offset is not None else 0)
             if names is not None:
                 text = string_words(d.name)
                 names += (((len(text) + 3) << 16) | OpMemberName, s, k, *text)
-        v = m.variable("Uniform", s)
-        m.decorate(v, "DescriptorSet", b.set)
-        m.decorate(v, "Binding", b.binding)
-        self._name(s, b.name)
+        v, ptr = m.bound, m.bound + 1
+        m.bound = v + 2
+        m.types[("ptr", UNIFORM, s)] = ptr
+        m.globals += ((4 << 16) | OpTypePointer, ptr, UNIFORM, s, VARIABLE_HEAD, ptr, v, UNIFORM)
+        annotations += (DECORATE1_HEAD, v, DESCRIPTOR_SET, b.set, DECORATE1_HEAD, v, BINDING, b.binding)
+        if names is not None:
+            text = string_words(b.name)
+            names += (((len(text) + 2) << 16) | OpName, s, *text)
         places_out = self.places
         for k, (name, whole, element, uint_bool) in enumerate(places):
             places_out[name] = Place(v, "Uniform", k, whole, element, uint_bool)
@@ -230,19 +261,23 @@ class Interface:
         an output block decorated BuiltIn (the validation layer finds a
         point size written only through such a member)."""
         m = self.m
-        f = m.float()
-        v4 = m.vector(f, 4)
-        s = m.struct([v4, f])
-        m.decorate(s, "Block")
-        m.put(m.annotations, OpMemberDecorate, s, 0, DECORATION["BuiltIn"], E["BuiltIn"]["Position"])
-        m.put(m.annotations, OpMemberDecorate, s, 1, DECORATION["BuiltIn"], E["BuiltIn"]["PointSize"])
-        v = m.variable("Output", s)
+        f = m.types["float"]
+        v4 = m.types[("vec", f, 4)]
+        # the struct, then (Module.variable) the variable and its pointer
+        # type: ids in that order, the words ready-made (PER_VERTEX_*)
+        s = m.bound
+        v, ptr = s + 1, s + 2
+        m.bound = s + 3
+        m.types[("ptr", OUTPUT, s)] = ptr
+        m.globals += ((4 << 16) | OpTypeStruct, s, v4, f, (4 << 16) | OpTypePointer, ptr, OUTPUT, s, VARIABLE_HEAD, ptr,
+                      v, OUTPUT)
+        m.annotations += (BLOCK_HEAD, s, BLOCK, MEMBER_BUILTIN_HEAD, s, 0, BUILTIN, POSITION, MEMBER_BUILTIN_HEAD, s, 1,
+                          BUILTIN, POINT_SIZE)
         self.io.append(v)
         if self.names:
-            m.name(s, "gl_PerVertex")
-            m.member_name(s, 0, "gl_Position")
-            m.member_name(s, 1, "gl_PointSize")
-            m.name(v, "")
+            m.names += (PER_VERTEX_NAME[0], s, *PER_VERTEX_NAME[1], PER_VERTEX_MEMBERS[0][0], s, 0,
+                        *PER_VERTEX_MEMBERS[0][1], PER_VERTEX_MEMBERS[1][0], s, 1, *PER_VERTEX_MEMBERS[1][1],
+                        EMPTY_NAME[0], v, *EMPTY_NAME[1])
         self.places["gl_Position"] = Place(v, "Output", 0, v4, None)
         self.places["gl_PointSize"] = Place(v, "Output", 1, f, None)
 
@@ -282,6 +317,8 @@ _BUILT_MAX = 1024
 
 
 def _signature(lay: Layout, vertex: bool, names: bool, version: int, builtins: tuple) -> tuple:
+    # (attribute loads in a comprehension: faster than operator.attrgetter,
+    # whose generic lookups miss the interpreter's specialised ones)
     decls = tuple([(d.kind, d.name, d.type, d.array, d.location, d.binding, d.set, d.centroid, d.constant_id, d.init)
                    for d in lay.decls])
     blocks = tuple([(b.name, b.set, b.binding, tuple([(d.name, d.type, d.array, d.offset) for d in b.members]))
@@ -304,13 +341,28 @@ def build(version: str, lay: Layout, names: bool, vertex: bool, builtins: tuple)
         iface.builtins = builtins
         for name in builtins:
             iface.builtin(name)
+        iface.plain_info = plain_info(iface.places)
         if len(_BUILT) >= _BUILT_MAX:
             del _BUILT[next(iter(_BUILT))]  # the oldest (dicts keep insertion order)
-        _BUILT[key] = (m.snapshot(), dict(iface.places), list(iface.io), iface.depth)
+        # the module's words become the cached state's (no copy), and this
+        # shader's module a restore of it, as a later one's is
+        state = m.freeze()
+        _BUILT[key] = (state, dict(iface.places), list(iface.io), iface.depth, iface.plain_info)
+        m = iface.m = Module.restore(state)
         return m, iface
-    state, places, io, depth = found
+    state, places, io, depth, info = found
     m = Module.restore(state)
     iface = Interface.__new__(Interface)
     iface.m, iface.places, iface.io, iface.depth, iface.names = m, dict(places), list(io), depth, names
     iface.builtins = builtins
+    iface.plain_info = info  # read only: shared with the cache
     return m, iface
+
+
+def plain_info(places: dict) -> dict:
+    """Name -> (variable, its type, writable?, member or None) of the
+    places a register may be read or written whole through (not an array,
+    not a bool kept as a uint): what the emitter's ``plain`` table needs
+    of a place, worked out once per interface rather than per variable."""
+    return {name: (place.var, place.value_type, place.storage != "Input", place.member)
+            for name, place in places.items() if place.element_type is None and not place.uint_bool}

@@ -12,17 +12,22 @@ from ...ir.ops import Op, SampleKind
 from ...ir.types import Scalar
 from .grammar import grammar
 from . import stage_state
-from .module import OP, f32_bits
+from .module import CONSTANT_HEAD, OP, f32_bits
 
 G = grammar()
 IMAGE_OPERANDS = G.enums["ImageOperands"]
 FLOAT, INT, BOOL = Scalar.FLOAT, Scalar.INT, Scalar.BOOL
-OpLoad, OpImageSampleImplicitLod, OpImageSampleExplicitLod, OpVectorShuffle = (
-    OP[n] for n in ("OpLoad", "OpImageSampleImplicitLod", "OpImageSampleExplicitLod", "OpVectorShuffle"))
+OpLoad, OpImageSampleImplicitLod, OpImageSampleExplicitLod, OpVectorShuffle, OpConstantComposite = (
+    OP[n] for n in ("OpLoad", "OpImageSampleImplicitLod", "OpImageSampleExplicitLod", "OpVectorShuffle",
+                    "OpConstantComposite"))
 # the coordinate components each sampler dimension takes
 DIM_COORDS = {"2D": 2, "Cube": 3, "3D": 3}
+LOAD_HEAD, SAMPLE_IMPLICIT_HEAD = (4 << 16) | OpLoad, (5 << 16) | OpImageSampleImplicitLod
+PLAIN = SampleKind.PLAIN
 # [n] -> the packer of n float32s: their bytes are a key that tells 0.0 from -0.0
 PACK_FLOATS = [None] + [struct.Struct(f"<{n}f") for n in (1, 2, 3, 4)]
+# [n] -> the reader of those bytes as n uints: the values' float32 bits
+UNPACK_BITS = [None] + [struct.Struct(f"<{n}I") for n in (1, 2, 3, 4)]
 # nonzero float -> its float32 bits: the same constants recur from shader to shader
 _BITS: dict = {}
 _BITS_MAX = 65536
@@ -42,8 +47,9 @@ class Values:
 
     def type_of(self, t) -> int:
         r = self.types.get(id(t))
-        if r is None:
-            r = self.types[id(t)] = self.m.vector(self.scalar_type(t.scalar), t.width)
+        if r is None:  # (vec's table: the common ones are there from the start)
+            r = self.vecs.get((t.scalar, t.width)) or self.vec(t.scalar, t.width)
+            self.types[id(t)] = r
         return r
 
     def vec(self, s: Scalar, width: int) -> int:
@@ -86,6 +92,57 @@ class Values:
             c = self.vector_constants[key] = self.constant_of(s, width, values)
         return c
 
+    def packed_constant(self, width: int, packed: bytes, n: int) -> int:
+        """``constant(FLOAT, width, values)`` of the ``n`` values whose
+        float32 bytes are ``packed`` (``PACK_FLOATS[n]``): those bytes read
+        as uints are ``float_bits`` of each value, so the scalar and
+        composite constants are looked up and written here, in the order
+        ``constant`` and ``constant_of`` make them (the same ids), without
+        their calls: most of a shader's CONST ops make a new constant."""
+        m = self.m
+        constants = m.constants
+        f = self.float
+        if n == 1:
+            bits = UNPACK_BITS[1].unpack(packed)[0]
+            c = constants.get((f, bits))
+            if c is None:
+                c = constants[(f, bits)] = m.bound
+                m.bound = c + 1
+                m.globals += (CONSTANT_HEAD, f, c, bits)
+            if width == 1:
+                return c
+            components = (c,) * width
+        else:
+            key = (width, packed)
+            c = self.vector_constants.get(key)
+            if c is not None:
+                return c
+            bits = UNPACK_BITS[n].unpack(packed)
+            if n < width:  # constant_of's padding: the last value repeated
+                bits += (bits[-1],) * (width - n)
+            components = []
+            for b in bits[:width]:
+                c = constants.get((f, b))
+                if c is None:
+                    c = constants[(f, b)] = m.bound
+                    m.bound = c + 1
+                    m.globals += (CONSTANT_HEAD, f, c, b)
+                components.append(c)
+            if width == 1:
+                self.vector_constants[key] = c = components[0]
+                return c
+            components = tuple(components)
+        vt = self.vecs.get((FLOAT, width)) or self.vec(FLOAT, width)
+        key = (vt, components)
+        c = constants.get(key)
+        if c is None:
+            c = constants[key] = m.bound
+            m.bound = c + 1
+            m.globals += (((3 + width) << 16) | OpConstantComposite, vt, c, *components)
+        if n > 1:
+            self.vector_constants[(width, packed)] = c
+        return c
+
     def constant_of(self, s: Scalar, width: int, values) -> int:
         m = self.m
         values = list(values)
@@ -102,7 +159,9 @@ class Values:
         return m.composite_constant(self.vec(s, width), tuple(ids))
 
     def splat(self, value: float, width: int) -> int:
-        return self.constant(FLOAT, width, (value,) * width)
+        """``constant(FLOAT, width, (value,) * width)``: the scalar, then the
+        composite of it (packed_constant's one-value path: the same ids)."""
+        return self.packed_constant(width, PACK_FLOATS[1].pack(value), 1)
 
     # -- texture sampling ------------------------------------------------------
 
@@ -125,12 +184,16 @@ class Values:
         image_type = self.images.get(dim)
         if image_type is None:
             image_type = self.images[dim] = m.sampled_image(dim)
-        image = self.inst(OpLoad, image_type, place.var)
-        f4 = self.vec(FLOAT, 4)
+        image = m.bound  # (inst's words, written out for the commonest lookup)
+        m.bound = image + 1
+        self.words += (LOAD_HEAD, image_type, image, place.var)
+        f4 = self.vecs[(FLOAT, 4)]  # in every module (Module.start)
         coord = self.fit(op, op.args[0], DIM_COORDS[dim])
-        if kind is SampleKind.PLAIN:
+        if kind is PLAIN:
             if self.fragment:
-                r = self.inst(OpImageSampleImplicitLod, f4, image, coord)
+                r = m.bound
+                m.bound = r + 1
+                self.words += (SAMPLE_IMPLICIT_HEAD, f4, r, image, coord)
             else:  # glslang's texture() outside fragment shaders: level 0
                 r = self.inst(OpImageSampleExplicitLod, f4, image, coord, IMAGE_OPERANDS["Lod"],
                               m.float_constant(0.0))
