@@ -89,3 +89,28 @@ def test_called_from_python_the_command_exits_as_usual(tmp_path):
     src = _tree(tmp_path)
     result = CliRunner().invoke(main, ["convert", str(src), "-o", str(tmp_path / "out"), "-q", "--no-cache", "-j", "1"])
     assert result.exit_code == 1 and not _Main.process_entry
+
+
+def _fingerprint_by_rglob() -> str:
+    """``source_fingerprint`` as it was first written (Path.rglob), the reference for the scandir walk."""
+    import hashlib
+
+    from xlate import __version__
+    from xlate.convert import cache
+
+    package = Path(cache.__file__).resolve().parents[1]
+    h = hashlib.sha256(__version__.encode())
+    for root in (package, package.parent / "templates", package / "templates"):
+        if not root.is_dir():
+            continue
+        for path in sorted(root.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
+                h.update(str(path.relative_to(root)).encode() + b"\0")
+                h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def test_source_fingerprint_hashes_what_rglob_finds_in_its_order():
+    from xlate.convert.cache import source_fingerprint
+
+    assert source_fingerprint() == _fingerprint_by_rglob()

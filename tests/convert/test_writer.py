@@ -14,6 +14,25 @@ def test_atomic_write_leaves_only_the_file(tmp_path):
     assert os.listdir(target.parent) == ["out.glsl"]
 
 
+
+def test_atomic_write_to_a_bare_name_and_a_missing_folder(tmp_path, monkeypatch):
+    """The temporary file sits beside the target whatever the path's shape:
+    a bare name (the current folder), a folder made on demand, or not made
+    (``make_dirs`` off: the error is the open's, nothing is left)."""
+    monkeypatch.chdir(tmp_path)
+    atomic_write("bare.json", b"{}")
+    assert (tmp_path / "bare.json").read_bytes() == b"{}"
+    atomic_write("x/y/deep.vert", b"v", make_dirs=True)
+    assert (tmp_path / "x" / "y" / "deep.vert").read_bytes() == b"v"
+    try:
+        atomic_write(str(tmp_path / "missing" / "f"), b"f")
+    except FileNotFoundError:
+        pass
+    else:
+        raise AssertionError("a missing folder without make_dirs must raise")
+    assert sorted(os.listdir(tmp_path)) == ["bare.json", "x"]
+    assert os.listdir(tmp_path / "x" / "y") == ["deep.vert"]
+
 def test_a_reused_pid_does_not_keep_a_dead_writers_file(tmp_path):
     """A temporary file is kept only while the process that wrote it runs:
     its PID alone is not enough (PIDs are reused, and a kill-and-rerun on a

@@ -91,18 +91,39 @@ class CacheEntry:
 
 @functools.lru_cache(maxsize=1)
 def source_fingerprint() -> str:
-    """A hash of xlate's version, source files and GLSL templates."""
-    package = Path(__file__).resolve().parents[1]
+    """A hash of xlate's version, source files and GLSL templates.
+
+    Each root's files (``__pycache__`` folders and ``.pyc`` files left out)
+    are hashed in the order of their relative paths' parts, each as its
+    relative path, a NUL and its bytes.  The walk is ``os.scandir``'s, not
+    ``Path.rglob``'s: the same files in the same order (the test suite
+    checks it against rglob) for about half the cost, paid once per run."""
+    package = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
     h = hashlib.sha256(__version__.encode())
-    roots = [package, package.parent / "templates", package / "templates"]
+    roots = [package, os.path.join(os.path.dirname(package), "templates"), os.path.join(package, "templates")]
     for root in roots:
-        if not root.is_dir():
+        if not os.path.isdir(root):
             continue
-        for path in sorted(root.rglob("*")):
-            if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
-                h.update(str(path.relative_to(root)).encode() + b"\0")
-                h.update(path.read_bytes())
+        found: list[tuple[tuple[str, ...], str]] = []
+        _source_files(root, (), found)
+        found.sort()
+        for parts, path in found:
+            h.update("/".join(parts).encode() + b"\0")
+            with open(path, "rb") as f:
+                h.update(f.read())
     return h.hexdigest()
+
+
+def _source_files(folder: str, parts: tuple[str, ...], found: list) -> None:
+    """Every file under ``folder`` but ``__pycache__``'s and ``.pyc`` files, as (relative parts, path)."""
+    with os.scandir(folder) as it:
+        for e in it:
+            if e.name == "__pycache__":
+                continue
+            if e.is_dir():  # (follows links, as rglob's is_file did for the files below them)
+                _source_files(e.path, parts + (e.name,), found)
+            elif e.is_file() and not e.name.endswith(".pyc"):
+                found.append((parts + (e.name,), e.path))
 
 
 def default_cache_dir() -> Path:

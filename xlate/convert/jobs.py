@@ -109,10 +109,10 @@ def finish(result: Result, out_root: str, cache: Cache | None, keys: dict) -> No
 
 def write_outputs(cached: CacheEntry, rel: str, out_root: str) -> dict:
     files = []
+    base = os.path.join(out_root, rel)  # each output's path is the input's with a suffix
     for f in cached.files:
-        path = rel + f.suffix
-        atomic_write(os.path.join(out_root, path), f.data, make_dirs=True)
-        files.append({"path": path, "sha256": f.sha256, "size": len(f.data)})
+        atomic_write(base + f.suffix, f.data, make_dirs=True)
+        files.append({"path": rel + f.suffix, "sha256": f.sha256, "size": len(f.data)})
     error = dict(cached.error, file=rel) if cached.error else None
     return {
         "status": cached.status,

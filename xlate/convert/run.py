@@ -20,6 +20,7 @@ import os
 import signal
 import time
 from dataclasses import asdict, dataclass, field
+from operator import itemgetter
 
 from .. import __version__
 from . import manifest as mf
@@ -33,6 +34,7 @@ from .walk import SourceFile, walk
 from .writer import atomic_write, remove_stale_temps
 
 RUNNING_MARKER = ".xlate-convert-running"
+_path_of = itemgetter("path")  # an entry's sort key
 MAX_CHUNK = 64
 MIN_CHUNK = 4
 
@@ -199,11 +201,11 @@ def _convert(sources, out, targets, options, jobs, cache_dir, use_cache, schedul
             header = {"xlate": __version__, "key": run_key, "targets": list(targets), "options": _plain(options),
                       "counts": counts.to_json()}
             lines.update(kept_lines)
+            entries.sort(key=_path_of)  # (in place, once: mf.write's own sort then finds them in order)
             mf.write(out, header, entries, unreadable, lines)
             if busy:
                 remove_stale_temps(out)
             os.unlink(marker)
-            entries.sort(key=lambda e: e["path"])
             return RunResult(out, entries, unreadable, counts, time.perf_counter() - started, len(kept_lines), report_entries)
         finally:
             _join(closing)

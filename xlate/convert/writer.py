@@ -54,14 +54,29 @@ if hasattr(os, "register_at_fork"):  # (absent where there is no fork: one proce
     os.register_at_fork(after_in_child=_forget_writer)
 
 
+def _split(path: str) -> tuple[str, str]:
+    """``os.path.split`` where a folder's trailing separator is kept (``"a/b/"``,
+    ``"c"``): the folder and the name join back by concatenation.  Written
+    out for POSIX paths (a convert run writes two or three files per input,
+    and the general functions cost more than the rest of the Python here)."""
+    cut = path.rfind("/") + 1
+    return path[:cut], path[cut:]
+
+
+if os.altsep:  # (Windows: drives and two separators; the general functions)
+    def _split(path: str) -> tuple[str, str]:  # noqa: F811 - the platform's version of the above
+        head, name = os.path.split(path)
+        return (os.path.join(head, "") if head else ""), name
+
+
 def atomic_write(path: str, data: bytes, *, make_dirs: bool = False) -> None:
     """Write ``data`` to ``path`` so that no reader ever sees part of it."""
-    head, name = os.path.split(path)
-    temp = os.path.join(head, f".{name}.{_writer_tag()}-{next(_counter)}{TEMP_SUFFIX}")
+    head, name = _split(path)
+    temp = f"{head}.{name}.{_writer or _writer_tag()}-{next(_counter)}{TEMP_SUFFIX}"
     try:
         fd = os.open(temp, _FLAGS, 0o644)
     except FileNotFoundError:
-        if not make_dirs:
+        if not make_dirs or not head:
             raise
         os.makedirs(head, exist_ok=True)
         fd = os.open(temp, _FLAGS, 0o644)
