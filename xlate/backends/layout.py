@@ -165,7 +165,7 @@ class Layout:
     literals, which costs a fraction of a dataclass's default factories."""
 
     __slots__ = ("stage", "prefix", "decls", "blocks", "access", "const_groups", "groups", "draw_state",
-                 "reflection", "extensions", "namer", "sampler_types", "texts", "varying_map")
+                 "reflection", "extensions", "namer", "sampler_types", "texts", "varying_map", "off_table")
 
     def __init__(self, stage: str, prefix: str):
         self.stage = stage
@@ -184,6 +184,10 @@ class Layout:
         self.sampler_types: dict[str, str] = {}  # sampler name -> GLSL type
         self.texts: dict[Variable, str] = {}  # var -> its GLSL text, when not an array
         self.varying_map: dict | None = None  # Options.varying_locations, {(usage, index): location}
+        # Whether a varying is off the location table (or renamed): only
+        # then can two share a default Vulkan location (table locations are
+        # distinct), so only then does plan() look for such a pair.
+        self.off_table = False
 
     def reach(self, var: Variable, acc: Access) -> None:
         """Record how the emitter reaches ``var`` (and its text, when whole)."""
@@ -306,7 +310,7 @@ def plan(program: Program, target: Target, options, used_constants: dict | None 
         _interface(lay, interface, program, target, vertex)
         if lay.varying_map is not None:
             check_varying_locations(lay)
-        elif target.api is Api.VULKAN:  # (wgsl has its own table: wgsl/locations.py)
+        elif lay.off_table and target.api is Api.VULKAN:  # (wgsl has its own table: wgsl/locations.py)
             spread_varyings(lay, program)
     # 2. Constants, in file order.
     if by_storage:
@@ -373,9 +377,12 @@ def _constants(lay: Layout, program: Program, var: Variable, regs: set[int], dyn
         entry = {"file": kind, "first": g.first, "count": g.count, "glsl": g.name, "element": 0 if g.array else None}
         if g.ctab_name is not None:
             entry["ctab"] = g.ctab_name
-        if in_block:
-            d.offset = 16 * g.first
-            entry.update(set=sset, binding=binding, offset=d.offset, stride=16)
+        if in_block:  # (item by item: dict.update with keywords costs twice as much)
+            d.offset = offset = 16 * g.first
+            entry["set"] = sset
+            entry["binding"] = binding
+            entry["offset"] = offset
+            entry["stride"] = 16
         decls.append(d)
         entries.append(entry)
     if in_block:
@@ -410,8 +417,8 @@ def _sampler(lay: Layout, var: Variable, program: Program, target: Target, optio
     if entry is not None:
         r["ctab"] = entry.name
     if target.vulkan:
-        d.set, d.binding = STAGE_SET[lay.stage], SAMPLER_BINDING_BASE + reg
-        r.update(set=d.set, binding=d.binding)
+        d.set = r["set"] = STAGE_SET[lay.stage]
+        d.binding = r["binding"] = SAMPLER_BINDING_BASE + reg
     elif target.sampler_bindings:
         d.binding = unit
         r["binding"] = unit
@@ -573,15 +580,19 @@ def _fragment_input(lay: Layout, var: Variable, target: Target) -> None:
             reg = index  # ps_1_0-1_3 coordinate set m belongs to t(m), as t# does in ps_1_4 / ps_2_x
         _, usage_name, gl_loc, vk_loc, _, name, _ = (SEMANTIC_ROWS[usage][index] if 0 <= index < 16
                                                      else semantic_row(usage, index))
+        if gl_loc is None:
+            lay.off_table = True
         loc = vk_loc if target.vulkan else gl_loc
         if lay.varying_map is not None:
             loc = lay.varying_map.get((usage, index), loc)
     else:
         usage_name, index, name = None, None, f"v_v{reg}"
         loc = no_semantic_vk_location(reg) if target.vulkan else None
+        lay.off_table = True
     namer = lay.namer
     if name in namer.used:
         name = namer.name(name)
+        lay.off_table = True
     else:
         namer.used.add(name)
     d = Decl("fs_input", name, "vec4", None, loc if target.varying_locations else None)
@@ -643,6 +654,8 @@ def _vertex_output(lay: Layout, var: Variable, program: Program, target: Target)
             lay.texts[var] = builtin
             lay.reflection["outputs"].append(_io_entry(usage_name, index, reg, mask, builtin, None))
             return
+        if gl_loc is None:
+            lay.off_table = True
         loc = vk_loc if target.vulkan else gl_loc
         if lay.varying_map is not None:
             loc = lay.varying_map.get((usage, index), loc)
@@ -650,6 +663,7 @@ def _vertex_output(lay: Layout, var: Variable, program: Program, target: Target)
         label, usage_name, index = f"o{reg}", None, None
         name = f"v_{label}"
         loc = no_semantic_vk_location(reg) if target.vulkan else None
+        lay.off_table = True
     used = lay.namer.used
     if name in used:
         raise UnsupportedError(-1, f"two outputs carry the semantic {label}")

@@ -132,7 +132,8 @@ def spread_varyings(lay: Layout, program: Program) -> None:
     outside the table (the later one when both are) moves to the first
     free location of FALLBACK_LOCATIONS, then of 0-31, then past 31; a
     diagnostic names the semantics, as the partner stage computes the same
-    only if it declares the same semantics."""
+    only if it declares the same semantics.  plan() calls it only when
+    ``lay.off_table`` (table locations never collide)."""
     varyings = [d for d in lay.decls if (d.kind == "vs_output" or d.kind == "fs_input") and d.location is not None]
     if len(varyings) < 2:
         return
