@@ -167,7 +167,7 @@ class Layout:
     __slots__ = ("stage", "prefix", "decls", "blocks", "access", "const_groups", "groups", "draw_state",
                  "reflection", "extensions", "namer", "sampler_types", "texts", "varying_map", "off_table")
 
-    def __init__(self, stage: str, prefix: str):
+    def __init__(self, stage: str, prefix: str, texts: bool = True):
         self.stage = stage
         self.prefix = prefix
         self.decls: list[Decl] = []
@@ -182,7 +182,10 @@ class Layout:
         self.extensions: list[str] = []
         self.namer = Namer()
         self.sampler_types: dict[str, str] = {}  # sampler name -> GLSL type
-        self.texts: dict[Variable, str] = {}  # var -> its GLSL text, when not an array
+        # var -> its GLSL text, when not an array; None for a writer that
+        # reads no text (SPIR-V: plan's ``target.native``), which then
+        # costs no string or store per variable.
+        self.texts: dict[Variable, str] | None = {} if texts else None
         self.varying_map: dict | None = None  # Options.varying_locations, {(usage, index): location}
         # Whether a varying is off the location table (or renamed): only
         # then can two share a default Vulkan location (table locations are
@@ -192,7 +195,7 @@ class Layout:
     def reach(self, var: Variable, acc: Access) -> None:
         """Record how the emitter reaches ``var`` (and its text, when whole)."""
         self.access[id(var)] = acc
-        if not acc.array:
+        if not acc.array and self.texts is not None:
             self.texts[var] = acc.name + acc.component
 
     def group_at(self, var: Variable, element: int) -> ConstGroup | None:
@@ -284,7 +287,8 @@ def plan(program: Program, target: Target, options, used_constants: dict | None 
     ``_used_constants`` would find, when the caller has already walked the
     ops (the emitter does, deciding what to inline)."""
     vertex = program.version.kind is VERTEX_SHADER  # program.is_vertex, without two property calls
-    lay = Layout("vertex", "vs_") if vertex else Layout("fragment", "ps_")
+    texts = not target.native
+    lay = Layout("vertex", "vs_", texts) if vertex else Layout("fragment", "ps_", texts)
     if options.varying_locations and target.varying_locations:
         lay.varying_map = varying_location_map(options.varying_locations)
 
@@ -469,7 +473,8 @@ def _privates(lay: Layout, privates: list[Variable]) -> None:
             d.init = ZERO_INITS[t.scalar][t.width]
             decls.append(d)
             access[id(var)] = Access(name)
-            texts[var] = name
+            if texts is not None:
+                texts[var] = name
 
 
 def _packed_semantics(var: Variable, what: str) -> UnsupportedError:
@@ -561,7 +566,8 @@ def _vertex_input(lay: Layout, var: Variable, target: Target) -> None:
         d.precision = "mediump"
     lay.decls.append(d)
     lay.access[id(var)] = Access(name)
-    lay.texts[var] = name
+    if lay.texts is not None:
+        lay.texts[var] = name
     mask = var.mask
     lay.reflection["inputs"].append({
         "usage": usage_name, "usage_index": index, "register": reg,
@@ -612,7 +618,8 @@ def _reach_varying(lay: Layout, var: Variable, name: str) -> None:
     """A varying is a vec4 whatever the IR type: a scalar lives in ``.x``."""
     acc = Access(name, ".x") if var.type.width == 1 else Access(name)
     lay.access[id(var)] = acc
-    lay.texts[var] = acc.name + acc.component
+    if lay.texts is not None:
+        lay.texts[var] = acc.name + acc.component
 
 
 def _draw_state_uniform(lay: Layout, var: Variable, target: Target, namer: Namer, refl: dict) -> None:
@@ -651,7 +658,8 @@ def _vertex_output(lay: Layout, var: Variable, program: Program, target: Target)
             if usage is PSIZE and width != 1:
                 raise UnsupportedError(-1, f"output {var.name}: a vec4 point size must be split by the io pass")
             lay.access[id(var)] = Access(builtin)
-            lay.texts[var] = builtin
+            if lay.texts is not None:
+                lay.texts[var] = builtin
             lay.reflection["outputs"].append(_io_entry(usage_name, index, reg, mask, builtin, None))
             return
         if gl_loc is None:
@@ -707,5 +715,6 @@ def _fragment_output(lay: Layout, var: Variable, program: Program, target: Targe
     name = lay.namer.reserve(f"out_color{n}")
     lay.decls.append(Decl("fs_output", name, "vec4", None, n))
     lay.access[id(var)] = Access(name)
-    lay.texts[var] = name
+    if lay.texts is not None:
+        lay.texts[var] = name
     lay.reflection["outputs"].append(_io_entry(usage_name, index, reg, mask, name, n))
