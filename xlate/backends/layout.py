@@ -29,50 +29,23 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
-from typing import NamedTuple
 
 from ..bytecode.tables import DeclUsage, SamplerType, ShaderKind
 from ..drawstate import PARAMS_BY_KEY
 from ..errors import UnsupportedError
 from ..ir.ops import Code
-from ..ir.program import Program, Semantic, Storage, Variable
+from ..ir.program import Program, Storage, Variable
 from ..ir.types import Scalar, Type
 from ..options import varying_location_map
 from .names import Namer
 from .targets import Api, Target
+# The varying-location plan (varyings.py), re-exported: callers and tests
+# read the table and the semantic rows from here.
+from .varyings import (FALLBACK_LOCATIONS, SEMANTIC_ROWS, TABLE_VARYINGS, USAGE_NAMES, VARYING_LOCATIONS,  # noqa: F401
+                       VK_LOCATIONS, VS_BUILTIN_OUTPUTS, SemanticRow, check_varying_locations, fallback_location,
+                       no_semantic_vk_location, semantic_name, semantic_row, spread_varyings, varying_location)
 
 U = DeclUsage
-
-# (usage, index) -> varying location.  TEXCOORD first (the most common),
-# then COLOR and the usual lighting vectors.  Anything else has no location
-# and can only be used by targets that link varyings by name.
-VARYING_LOCATIONS: dict[tuple[DeclUsage, int], int] = {
-    **{(U.TEXCOORD, i): i for i in range(16)},
-    (U.COLOR, 0): 16, (U.COLOR, 1): 17, (U.FOG, 0): 18, (U.NORMAL, 0): 19, (U.TANGENT, 0): 20,
-    (U.BINORMAL, 0): 21, (U.COLOR, 2): 22, (U.COLOR, 3): 23, (U.POSITION, 0): 24, (U.POSITION, 1): 25,
-    (U.POSITION, 2): 26, (U.POSITION, 3): 27, (U.BLENDWEIGHT, 0): 28, (U.BLENDINDICES, 0): 29,
-    (U.NORMAL, 1): 30, (U.DEPTH, 0): 31,
-}
-
-# Vulkan needs a location for every varying and devices guarantee 32, so a
-# semantic outside the table shares one of these: the locations of
-# TEXCOORD15 down to TEXCOORD8, the table's rarest entries (ps_3_0 has ten
-# input registers; no corpus shader reads a texture coordinate past 7).
-# Which one comes from the semantic alone (``fallback_location``), so a VS
-# and a PS translated apart agree; consecutive indices of one usage, and
-# index 0 of different usages, land on different ones.  When a shader's own
-# semantics would share a location, ``_spread_varyings`` moves one to a
-# free location and says so in a diagnostic (its partner agrees only if it
-# declares the same semantics: such a pair should pass varying_locations).
-VK_LOCATIONS = 32  # the varying locations every Vulkan device has (maxVertexOutputComponents >= 128)
-FALLBACK_LOCATIONS = tuple(range(15, 7, -1))
-
-
-def fallback_location(usage: int, index: int) -> int:
-    """The Vulkan location of a semantic outside ``VARYING_LOCATIONS`` (or
-    of a varying without a semantic: usage -1, index = its register)."""
-    return FALLBACK_LOCATIONS[(index + 3 * (usage + 1)) % len(FALLBACK_LOCATIONS)]
-
 
 STAGE_SET = {"vertex": 0, "fragment": 1}
 FILE_BINDING = {Storage.FLOAT_CONST: 0, Storage.INT_CONST: 1, Storage.BOOL_CONST: 2}
@@ -116,7 +89,6 @@ def glsl_type(t: Type) -> str:
     return GLSL_TYPES[t.scalar][t.width]
 
 
-USAGE_NAMES = {u: u.name.lower() for u in DeclUsage}  # an enum's .name is a slow property
 MASK_NAMES = tuple("".join(c for i, c in enumerate("xyzw") if mask & (1 << i)) for mask in range(16))
 PRIVATE = frozenset({Storage.TEMP, Storage.ADDRESS, Storage.LOOP_COUNTER, Storage.PREDICATE, Storage.LOCAL})
 CONST_FILES = (Storage.FLOAT_CONST, Storage.INT_CONST, Storage.BOOL_CONST)
@@ -133,51 +105,6 @@ ZERO_INITS = {
     scalar: (None, zero) + tuple(f"{GLSL_TYPES[scalar][w]}({zero})" for w in (2, 3, 4))
     for scalar, zero in ZEROS.items()
 }
-
-
-def semantic_name(sem: Semantic) -> str:
-    return f"{USAGE_NAMES[sem.usage]}{sem.index}"
-
-
-# Vertex outputs that are GLSL built-ins, not varyings.
-VS_BUILTIN_OUTPUTS = {(U.POSITION, 0): "gl_Position", (U.PSIZE, 0): "gl_PointSize"}
-
-
-class SemanticRow(NamedTuple):
-    """What the layout makes of one D3D semantic, whatever the shader."""
-
-    label: str  # "texcoord3"
-    usage: str  # "texcoord", the reflection's "usage"
-    gl_location: int | None  # VARYING_LOCATIONS' location, or None
-    vk_location: int  # Vulkan's: outside the table, fallback_location(usage, index)
-    vs_builtin: str | None  # the GLSL built-in a vertex output of it is ("gl_Position"), or None
-    varying: str  # "v_texcoord3"
-    vs_input: str  # "in_texcoord3"
-
-
-def semantic_row(usage: DeclUsage, index: int) -> SemanticRow:
-    label = f"{USAGE_NAMES[usage]}{index}"
-    gl = VARYING_LOCATIONS.get((usage, index))
-    vk = fallback_location(int(usage), index) if gl is None else gl
-    return SemanticRow(label, USAGE_NAMES[usage], gl, vk, VS_BUILTIN_OUTPUTS.get((usage, index)), f"v_{label}",
-                       f"in_{label}")
-
-
-# [usage][index] -> semantic_row(usage, index) for every semantic D3D can
-# declare (the index has 4 bits): each interface variable costs a look-up,
-# not names and a location built anew in every shader.  Nested tuples: two
-# indexings cost half a dict look-up by (usage, index) (and Semantic's own
-# dataclass hash runs in Python).
-assert [int(u) for u in DeclUsage] == list(range(len(DeclUsage)))
-SEMANTIC_ROWS = tuple(tuple(semantic_row(u, i) for i in range(16)) for u in DeclUsage)
-TABLE_VARYINGS = frozenset(SEMANTIC_ROWS[u][i].varying for u, i in VARYING_LOCATIONS)
-
-
-def no_semantic_vk_location(reg) -> int:
-    """Vulkan needs a location even for a varying without a semantic: the
-    fallback location of its register."""
-    return fallback_location(-1, reg or 0)
-
 
 
 # The records below are slotted: a shader builds dozens of them, and a
@@ -238,9 +165,9 @@ class Layout:
     literals, which costs a fraction of a dataclass's default factories."""
 
     __slots__ = ("stage", "prefix", "decls", "blocks", "access", "const_groups", "groups", "draw_state",
-                 "reflection", "extensions", "namer", "sampler_types", "texts", "varying_map")
+                 "reflection", "extensions", "namer", "sampler_types", "texts", "varying_map", "off_table")
 
-    def __init__(self, stage: str, prefix: str):
+    def __init__(self, stage: str, prefix: str, texts: bool = True):
         self.stage = stage
         self.prefix = prefix
         self.decls: list[Decl] = []
@@ -255,13 +182,20 @@ class Layout:
         self.extensions: list[str] = []
         self.namer = Namer()
         self.sampler_types: dict[str, str] = {}  # sampler name -> GLSL type
-        self.texts: dict[Variable, str] = {}  # var -> its GLSL text, when not an array
+        # var -> its GLSL text, when not an array; None for a writer that
+        # reads no text (SPIR-V: plan's ``target.native``), which then
+        # costs no string or store per variable.
+        self.texts: dict[Variable, str] | None = {} if texts else None
         self.varying_map: dict | None = None  # Options.varying_locations, {(usage, index): location}
+        # Whether a varying is off the location table (or renamed): only
+        # then can two share a default Vulkan location (table locations are
+        # distinct), so only then does plan() look for such a pair.
+        self.off_table = False
 
     def reach(self, var: Variable, acc: Access) -> None:
         """Record how the emitter reaches ``var`` (and its text, when whole)."""
         self.access[id(var)] = acc
-        if not acc.array:
+        if not acc.array and self.texts is not None:
             self.texts[var] = acc.name + acc.component
 
     def group_at(self, var: Variable, element: int) -> ConstGroup | None:
@@ -353,7 +287,8 @@ def plan(program: Program, target: Target, options, used_constants: dict | None 
     ``_used_constants`` would find, when the caller has already walked the
     ops (the emitter does, deciding what to inline)."""
     vertex = program.version.kind is VERTEX_SHADER  # program.is_vertex, without two property calls
-    lay = Layout("vertex", "vs_") if vertex else Layout("fragment", "ps_")
+    texts = not target.native
+    lay = Layout("vertex", "vs_", texts) if vertex else Layout("fragment", "ps_", texts)
     if options.varying_locations and target.varying_locations:
         lay.varying_map = varying_location_map(options.varying_locations)
 
@@ -378,9 +313,9 @@ def plan(program: Program, target: Target, options, used_constants: dict | None 
     if interface:
         _interface(lay, interface, program, target, vertex)
         if lay.varying_map is not None:
-            _check_varying_locations(lay)
-        elif target.api is Api.VULKAN:  # (wgsl has its own table: wgsl/locations.py)
-            _spread_varyings(lay, program)
+            check_varying_locations(lay)
+        elif lay.off_table and target.api is Api.VULKAN:  # (wgsl has its own table: wgsl/locations.py)
+            spread_varyings(lay, program)
     # 2. Constants, in file order.
     if by_storage:
         used = _used_constants(program) if used_constants is None else used_constants
@@ -427,74 +362,6 @@ def _interface(lay: Layout, interface: list[Variable], program: Program, target:
                                 members))
 
 
-def _check_varying_locations(lay: Layout) -> None:
-    """With a caller's varying map, two varyings of a shader may land on one
-    location (a mapped semantic on a table one's): refuse rather than alias."""
-    seen: dict[int, str] = {}
-    for d in lay.decls:
-        if d.kind in ("vs_output", "fs_input") and d.location is not None:
-            other = seen.setdefault(d.location, d.name)
-            if other != d.name:
-                raise UnsupportedError(-1, f"varying_locations puts {other} and {d.name} both at location "
-                                           f"{d.location}")
-
-
-def _spread_varyings(lay: Layout, program: Program) -> None:
-    """Vulkan, default locations: two varyings of this shader on one
-    location (a semantic outside the table on its fallback location, which
-    the table or another such semantic holds) cannot both stay.  The one
-    outside the table (the later one when both are) moves to the first
-    free location of FALLBACK_LOCATIONS, then of 0-31, then past 31; a
-    diagnostic names the semantics, as the partner stage computes the same
-    only if it declares the same semantics."""
-    varyings = [d for d in lay.decls if (d.kind == "vs_output" or d.kind == "fs_input") and d.location is not None]
-    if len(varyings) < 2:
-        return
-    seen: dict[int, Decl] = {}
-    moved: list[Decl] = []
-    for d in varyings:
-        other = seen.get(d.location)
-        if other is None:
-            seen[d.location] = d
-        elif _in_table(other.name) and not _in_table(d.name):
-            moved.append(d)
-        elif not _in_table(other.name) and _in_table(d.name):
-            seen[d.location] = d
-            moved.append(other)
-        else:
-            moved.append(d)
-    if not moved:
-        return
-    entries = lay.reflection["outputs" if lay.stage == "vertex" else "inputs"]
-    for d in moved:
-        old = d.location
-        free = next((loc for loc in (*FALLBACK_LOCATIONS, *range(VK_LOCATIONS)) if loc not in seen), None)
-        if free is None:
-            free = max(seen) + 1
-        d.location = free
-        seen[free] = d
-        for e in entries:
-            if e.get("glsl") == d.name:
-                e["location"] = free
-        beyond = f", past the {VK_LOCATIONS} locations every device has" if free >= VK_LOCATIONS else ""
-        program.notes.setdefault("diagnostics", []).append(
-            f"varying {d.name} would share Vulkan location {old} with {_holder(lay, old, d)}; it is at location "
-            f"{free}{beyond}, which the other stage gives it only if it declares the same semantics: pass "
-            "varying_locations (the same map to both stages) to link such a pair")
-
-
-def _in_table(varying: str) -> bool:
-    """Whether a varying's semantic (``v_<usage><index>``) has a fixed location."""
-    return varying in TABLE_VARYINGS
-
-
-def _holder(lay: Layout, location: int, moved: Decl) -> str:
-    for d in lay.decls:
-        if d is not moved and d.location == location and d.kind in ("vs_output", "fs_input"):
-            return d.name
-    return "another varying"
-
-
 def _constants(lay: Layout, program: Program, var: Variable, regs: set[int], dynamic: bool, target: Target) -> None:
     """One constant file's uniforms (in Vulkan, the members of its block) and reflection."""
     storage = var.storage
@@ -514,9 +381,12 @@ def _constants(lay: Layout, program: Program, var: Variable, regs: set[int], dyn
         entry = {"file": kind, "first": g.first, "count": g.count, "glsl": g.name, "element": 0 if g.array else None}
         if g.ctab_name is not None:
             entry["ctab"] = g.ctab_name
-        if in_block:
-            d.offset = 16 * g.first
-            entry.update(set=sset, binding=binding, offset=d.offset, stride=16)
+        if in_block:  # (item by item: dict.update with keywords costs twice as much)
+            d.offset = offset = 16 * g.first
+            entry["set"] = sset
+            entry["binding"] = binding
+            entry["offset"] = offset
+            entry["stride"] = 16
         decls.append(d)
         entries.append(entry)
     if in_block:
@@ -551,8 +421,8 @@ def _sampler(lay: Layout, var: Variable, program: Program, target: Target, optio
     if entry is not None:
         r["ctab"] = entry.name
     if target.vulkan:
-        d.set, d.binding = STAGE_SET[lay.stage], SAMPLER_BINDING_BASE + reg
-        r.update(set=d.set, binding=d.binding)
+        d.set = r["set"] = STAGE_SET[lay.stage]
+        d.binding = r["binding"] = SAMPLER_BINDING_BASE + reg
     elif target.sampler_bindings:
         d.binding = unit
         r["binding"] = unit
@@ -603,7 +473,8 @@ def _privates(lay: Layout, privates: list[Variable]) -> None:
             d.init = ZERO_INITS[t.scalar][t.width]
             decls.append(d)
             access[id(var)] = Access(name)
-            texts[var] = name
+            if texts is not None:
+                texts[var] = name
 
 
 def _packed_semantics(var: Variable, what: str) -> UnsupportedError:
@@ -695,7 +566,8 @@ def _vertex_input(lay: Layout, var: Variable, target: Target) -> None:
         d.precision = "mediump"
     lay.decls.append(d)
     lay.access[id(var)] = Access(name)
-    lay.texts[var] = name
+    if lay.texts is not None:
+        lay.texts[var] = name
     mask = var.mask
     lay.reflection["inputs"].append({
         "usage": usage_name, "usage_index": index, "register": reg,
@@ -714,15 +586,19 @@ def _fragment_input(lay: Layout, var: Variable, target: Target) -> None:
             reg = index  # ps_1_0-1_3 coordinate set m belongs to t(m), as t# does in ps_1_4 / ps_2_x
         _, usage_name, gl_loc, vk_loc, _, name, _ = (SEMANTIC_ROWS[usage][index] if 0 <= index < 16
                                                      else semantic_row(usage, index))
+        if gl_loc is None:
+            lay.off_table = True
         loc = vk_loc if target.vulkan else gl_loc
         if lay.varying_map is not None:
             loc = lay.varying_map.get((usage, index), loc)
     else:
         usage_name, index, name = None, None, f"v_v{reg}"
         loc = no_semantic_vk_location(reg) if target.vulkan else None
+        lay.off_table = True
     namer = lay.namer
     if name in namer.used:
         name = namer.name(name)
+        lay.off_table = True
     else:
         namer.used.add(name)
     d = Decl("fs_input", name, "vec4", None, loc if target.varying_locations else None)
@@ -742,7 +618,8 @@ def _reach_varying(lay: Layout, var: Variable, name: str) -> None:
     """A varying is a vec4 whatever the IR type: a scalar lives in ``.x``."""
     acc = Access(name, ".x") if var.type.width == 1 else Access(name)
     lay.access[id(var)] = acc
-    lay.texts[var] = acc.name + acc.component
+    if lay.texts is not None:
+        lay.texts[var] = acc.name + acc.component
 
 
 def _draw_state_uniform(lay: Layout, var: Variable, target: Target, namer: Namer, refl: dict) -> None:
@@ -764,20 +641,6 @@ def _draw_state_uniform(lay: Layout, var: Variable, target: Target, namer: Namer
     refl["draw_state"].append(entry)
 
 
-def varying_location(sem: Semantic | None, reg, target: Target) -> int | None:
-    """The fixed table's location; outside it, GL 4.50 links by name (no
-    location) and Vulkan, which must have one, gets ``fallback_location``:
-    under 32, from the semantic alone, shared with a rare table entry
-    (TEXCOORD8-15).  A shader whose own varyings would share one moves one
-    elsewhere (``_spread_varyings``, with a diagnostic): the reflection has
-    the final locations.  (``SEMANTIC_ROWS`` holds both answers for every
-    semantic.)"""
-    if sem is None:
-        return None if not target.vulkan else no_semantic_vk_location(reg)
-    row = semantic_row(sem.usage, sem.index)
-    return row.vk_location if target.vulkan else row.gl_location
-
-
 def _vertex_output(lay: Layout, var: Variable, program: Program, target: Target) -> None:
     sems = var.semantics
     if len(sems) > 1:
@@ -795,9 +658,12 @@ def _vertex_output(lay: Layout, var: Variable, program: Program, target: Target)
             if usage is PSIZE and width != 1:
                 raise UnsupportedError(-1, f"output {var.name}: a vec4 point size must be split by the io pass")
             lay.access[id(var)] = Access(builtin)
-            lay.texts[var] = builtin
+            if lay.texts is not None:
+                lay.texts[var] = builtin
             lay.reflection["outputs"].append(_io_entry(usage_name, index, reg, mask, builtin, None))
             return
+        if gl_loc is None:
+            lay.off_table = True
         loc = vk_loc if target.vulkan else gl_loc
         if lay.varying_map is not None:
             loc = lay.varying_map.get((usage, index), loc)
@@ -805,6 +671,7 @@ def _vertex_output(lay: Layout, var: Variable, program: Program, target: Target)
         label, usage_name, index = f"o{reg}", None, None
         name = f"v_{label}"
         loc = no_semantic_vk_location(reg) if target.vulkan else None
+        lay.off_table = True
     used = lay.namer.used
     if name in used:
         raise UnsupportedError(-1, f"two outputs carry the semantic {label}")
@@ -848,5 +715,6 @@ def _fragment_output(lay: Layout, var: Variable, program: Program, target: Targe
     name = lay.namer.reserve(f"out_color{n}")
     lay.decls.append(Decl("fs_output", name, "vec4", None, n))
     lay.access[id(var)] = Access(name)
-    lay.texts[var] = name
+    if lay.texts is not None:
+        lay.texts[var] = name
     lay.reflection["outputs"].append(_io_entry(usage_name, index, reg, mask, name, n))
