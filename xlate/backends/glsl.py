@@ -13,7 +13,7 @@ and the data the templates lay out.
 
 Speed (issue #3 wants a whole translation in well under a millisecond): per
 function, uses are counted (``Counter``, in C), one walk decides what is
-inlined (``analyse``, which keeps only the values that may still be inlined
+inlined (``inlining.analyse``, which keeps only the values that may still be inlined
 so that most rules are tested once per value, not per use) and one prints
 (``Emitter.function``, which visits only the ops that are not inlined);
 how each op prints is a lookup in ``SHAPES`` / ``STATEMENTS`` (tables keyed
@@ -27,18 +27,18 @@ replaces (Python 3.11 builds a function object for it).
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
-from itertools import chain, filterfalse, product
+from itertools import filterfalse, product
 from math import copysign
 
 from ..errors import UnsupportedError
 from ..ir import cfg
 from ..ir.ops import Code, Op, SampleKind
-from ..ir.program import Program, Storage
+from ..ir.program import Program
 from ..ir.types import Scalar, Type
 from . import helpers, layout as layout_mod, templates
 from .annotations import instruction_text
+from .inlining import Analysis, analyse
 from .layout import GLSL_TYPES, Layout, glsl_type
 from .literals import bool_literal, float_literal, int_literal
 from .sampler_modes import sample_mode
@@ -47,9 +47,6 @@ from .targets import Target, unsupported
 # Operator precedence (higher binds tighter), as in the GLSL grammar.
 PRIMARY, UNARY, MUL, ADD, REL, EQ, AND, OR, TERNARY = 16, 15, 14, 13, 11, 10, 6, 4, 2
 
-CONTROL = frozenset({Code.IF, Code.ELSE, Code.ENDIF, Code.LOOP, Code.ENDLOOP, Code.BREAK, Code.RETURN, Code.CALL})
-WRITABLE = frozenset({Storage.TEMP, Storage.ADDRESS, Storage.LOOP_COUNTER, Storage.PREDICATE, Storage.LOCAL,
-                      Storage.OUTPUT})
 FUNCS = {
     Code.FABS: "abs", Code.FFLOOR: "floor", Code.FFRACT: "fract", Code.FEXP2: "exp2", Code.FLOG2: "log2",
     Code.FSQRT: "sqrt", Code.FRSQ: "inversesqrt", Code.FSIN: "sin", Code.FCOS: "cos", Code.FSIGN: "sign",
@@ -65,7 +62,6 @@ COMPARE = {
     Code.IGT: (">", REL, "greaterThan"), Code.IGE: (">=", REL, "greaterThanEqual"),
     Code.IEQ: ("==", EQ, "equal"), Code.INE: ("!=", EQ, "notEqual"),
 }
-MAX_INLINE_DEPTH = 10  # keeps expressions readable and parser stacks shallow
 ES100_LOOP_BOUND = 256  # D3D9 rep/loop counts are 0-255 (semantics 4.1): 255 bodies + the exit test
 
 COMPONENTS = "xyzw"
@@ -89,7 +85,7 @@ FLOAT, INT = Scalar.FLOAT, Scalar.INT
 FLOAT_TYPES = GLSL_TYPES[FLOAT]
 # Enum members the hot paths test are module globals: in Python 3.11 reading
 # ``Code.X`` goes through EnumType.__getattr__, ten times a global's cost.
-SWIZZLE, LOAD, CONST, STORE, CALL_OP = Code.SWIZZLE, Code.LOAD, Code.CONST, Code.STORE, Code.CALL
+SWIZZLE, LOAD, CONST, STORE = Code.SWIZZLE, Code.LOAD, Code.CONST, Code.STORE
 # With ``annotate``: the comment above a run of statements from no D3D
 # instruction (ops of origin -1: the io pass's register-file copies and the
 # position fix-ups closing a vertex shader), so that nothing reading the
@@ -561,100 +557,6 @@ class Emitter:
                 return self.swizzle(sw)
             return f"{_wrap(e, PRIMARY)}.{COMPONENTS[:width]}", PRIMARY
         raise self.unsupported(op, f"a {w}-component texture coordinate where {width} are needed")
-
-
-# -- inlining decisions -------------------------------------------------------
-
-
-@dataclass(slots=True)
-class Analysis:
-    uses: Counter  # value -> how many args name it (absent: unused, not printed)
-    inline: set[Op]  # the values printed inside their one user
-    calls: bool  # the function has a CALL
-
-
-def analyse(body: list[Op], constants: dict) -> Analysis:
-    """Which values are inlined into their user.
-
-    A value is inlined when it has exactly one use, its expression is less
-    than ``MAX_INLINE_DEPTH`` deep, no control op lies between it and its
-    user (which is not a CALL) and no STORE in between writes a variable it
-    reads.  Decided at the user, walking forward: by then the value's own
-    reads and depth are known and "in between" is what has been walked
-    since; a CALL is a control op, so it is covered too.  Ops are their
-    own keys (they hash by identity).
-
-    Also notes, into ``constants`` (id(var) -> [registers, dynamic?]), the
-    constant registers the body reads, for the layout.
-    """
-    file_binding = layout_mod.FILE_BINDING
-    writable = WRITABLE
-    control = CONTROL
-    max_depth = MAX_INLINE_DEPTH
-    uses = Counter(chain.from_iterable([op.args for op in body]))
-    inline: set[Op] = set()
-    # The values that may still be inlined into a later user -> (position,
-    # the writable variables read by them and their inlined args, depth of
-    # their inlined args).  Only the single-use values less deep than
-    # MAX_INLINE_DEPTH go in, and a control op empties it: then the user
-    # need not test those rules per arg.  The reads are a tuple (repeats
-    # allowed), cheaper to build than a set, and only searched when a STORE
-    # lies between a value and its user.
-    pending: dict[Op, tuple[int, tuple, int]] = {}
-    pending_get = pending.get
-    last_store: dict = {}  # Variable -> position of the latest STORE to it
-    latest_store = -1  # position of the latest STORE to any variable
-    calls = False
-    for i, op in enumerate(body):
-        code = op.code
-        args = op.args
-        reads = ()
-        if code is LOAD:
-            var = op.var
-            storage = var.storage
-            if storage in writable:
-                reads = (var,)
-            elif storage in file_binding:
-                used = constants.get(id(var))
-                if used is None:
-                    used = constants[id(var)] = [set(), False]
-                if args:
-                    used[1] = True  # indexed dynamically
-                used[0].add(op.imm[0] if op.imm else 0)
-            if not args:  # the common case, with nothing more to decide
-                if uses[op] == 1:
-                    pending[op] = (i, reads, 0)
-                continue
-        elif code is CONST:
-            inline.add(op)
-            continue
-        depth = 0
-        for a in args:
-            found = pending_get(a)
-            if found is None:  # a constant (always inlined), or a value that stays where it is
-                if not depth and a in inline:
-                    depth = 1
-                continue
-            at, r, d = found
-            if r:
-                # a STORE since `at`, to a variable the value reads?
-                if at < latest_store and any(last_store.get(v, -1) > at for v in r):
-                    continue
-                reads = reads + r if reads else r
-            inline.add(a)
-            if d >= depth:
-                depth = d + 1
-        if op.type is not None:
-            if depth < max_depth and uses[op] == 1:
-                pending[op] = (i, reads, depth)
-        elif code is STORE:
-            last_store[op.var] = latest_store = i
-        elif code in control:
-            if args and code is CALL_OP:  # (a CALL has no args) nor does anything move into one
-                inline.difference_update([a for a in args if a.code is not CONST])
-            pending.clear()  # nothing defined before a control op moves past it
-            calls = calls or code is CALL_OP
-    return Analysis(uses, inline, calls)
 
 
 # -- printing tables ----------------------------------------------------------

@@ -1,7 +1,7 @@
 """The WGSL function bodies: values, statements and helpers.
 
 Values are printed as ``glsl.py`` prints them, with the same inlining
-decisions (``glsl.analyse``): a value used once in the same straight-line
+decisions (``inlining.analyse``): a value used once in the same straight-line
 stretch is inlined into its user, every other one is a ``let tN: T = ...;``.
 WGSL has fewer precedence rules than GLSL allows to be left implicit (``a &&
 b || c`` is an error), so every operand that is not primary is put in
@@ -20,7 +20,7 @@ from ...ir.program import Program, Storage
 from ...ir.types import Scalar, Type
 from .. import layout as layout_mod
 from ..annotations import instruction_text
-from ..glsl import analyse
+from ..inlining import analyse
 from ..literals import f32_bits, float_literal, int_literal, to_f32
 from ..targets import Target, unsupported
 from . import module, uniformity
