@@ -23,11 +23,8 @@ from ..bytecode.model import DestOperand, Instruction, RelativeAddress, Shader, 
 from ..bytecode.tables import (
     CONST_FILE_BASE,
     OPCODES,
-    OUTPUT,
-    TEXTURE,
     IDENTITY_SWIZZLE,
     KNOWN_VERSIONS,
-    REGISTER_FILES,
     Comparison,
     DeclUsage,
     DstMod,
@@ -37,13 +34,13 @@ from ..bytecode.tables import (
     SamplerType,
     ShaderVersion,
     SrcMod,
-    register_file,
     register_name,
     swizzle_components,
 )
 from ..errors import StructureError
 from .ops import Code, Op
 from .program import ConstantDef, Function, Program, Semantic, Storage, Variable
+from .registers import classify, register_table
 from .types import B1, B4, F1, F4, I1, I4, Type
 
 R = RegisterType
@@ -201,71 +198,6 @@ def _new_op_info(opcode, control, dst, dst_mask, sampler, sampler_swizzle, nsrc)
     return info
 
 
-def _classify(v: ShaderVersion, rtype: RegisterType, index: int) -> tuple | None:
-    """(storage, type, semantics, builtin) of a register of ``v`` that is a
-    variable; None for one that cannot be used in ``v``."""
-    none: tuple = ()
-    if rtype == R.TEMP:
-        return Storage.TEMP, F4, none, None
-    if rtype == R.PREDICATE:
-        return Storage.PREDICATE, B4, none, None
-    if rtype == R.LOOP:
-        return Storage.LOOP_COUNTER, I1, none, None
-    if rtype == R.SAMPLER:
-        return Storage.SAMPLER, F4, none, None
-    if v.is_vertex:
-        if rtype == R.ADDR:
-            return Storage.ADDRESS, I4, none, None
-        if rtype == R.INPUT:
-            return Storage.INPUT, F4, none, None  # semantics come from DCL
-        if rtype == R.RASTOUT:
-            usage, t = [(DeclUsage.POSITION, F4), (DeclUsage.FOG, F1), (DeclUsage.PSIZE, F1)][index]
-            return Storage.OUTPUT, t, ((0xF, Semantic(usage, 0)),), None
-        if rtype == R.ATTROUT:
-            return Storage.OUTPUT, F4, ((0xF, Semantic(DeclUsage.COLOR, index)),), None
-        if rtype == R.TEXCRDOUT:
-            if v.major >= 3:
-                return Storage.OUTPUT, F4, none, None  # semantics come from DCL
-            return Storage.OUTPUT, F4, ((0xF, Semantic(DeclUsage.TEXCOORD, index)),), None
-    else:
-        if rtype == R.INPUT:
-            if v.major >= 3:
-                return Storage.INPUT, F4, none, None
-            return Storage.INPUT, F4, ((0xF, Semantic(DeclUsage.COLOR, index)),), None
-        if rtype == TEXTURE:
-            if v.major == 1 and v.minor < 4:
-                # ps_1_1-1_3 t# is a register texture ops write; the
-                # interpolated coordinate is a separate input (texcoord_input).
-                return Storage.TEMP, F4, none, None
-            return Storage.INPUT, F4, ((0xF, Semantic(DeclUsage.TEXCOORD, index)),), None
-        if rtype == R.COLOROUT:
-            return Storage.OUTPUT, F4, ((0xF, Semantic(DeclUsage.COLOR, index)),), None
-        if rtype == R.DEPTHOUT:
-            return Storage.OUTPUT, F1, ((0x1, Semantic(DeclUsage.DEPTH, 0)),), None
-        if rtype == R.MISCTYPE:
-            if index == 0:
-                return Storage.INPUT, F4, none, "vpos"
-            return Storage.INPUT, F1, none, "vface"
-    return None
-
-
-def _register_table(version: ShaderVersion) -> dict[tuple[RegisterType, int], tuple]:
-    """(name, storage, type, semantics, builtin) of every register of
-    ``version`` that lifting models as a variable of its own.  A shader
-    creates about eight variables; looking their model up here is much
-    faster than ``register_name`` and ``_classify`` (enum and version
-    attribute reads), which only registers missing here still go through."""
-    table = {}
-    for rtype, rf in REGISTER_FILES[version].items():
-        if rtype in CONST_FILE_BASE or rtype in (R.CONSTINT, R.CONSTBOOL, R.LABEL):
-            continue  # array files and labels are not register variables
-        for index in range(rf.count):
-            model = _classify(version, rtype, index)
-            if model is not None:
-                table[(rtype, index)] = (register_name(version, rtype, index),) + model
-    return table
-
-
 def _version_facts(v: ShaderVersion) -> tuple:
     """What ``_Builder`` needs to know about a version, worked out once."""
     sm1 = v.major == 1
@@ -276,7 +208,7 @@ def _version_facts(v: ShaderVersion) -> tuple:
     declares_usage = not v.is_pixel or v.major >= 3
     # Opcodes whose D3D_OP arguments are not just their sources (``_texture_args``).
     texture_args = _TEXTURE_ARGS if ps_tex_registers else _DST_ARGS
-    return sm1, ps1, ps_tex_registers, declares_usage, _register_table(v), texture_args
+    return sm1, ps1, ps_tex_registers, declares_usage, register_table(v), texture_args
 
 
 _VERSIONS = {(v.kind, v.major, v.minor): _version_facts(v) for v in KNOWN_VERSIONS}
@@ -375,7 +307,7 @@ class _Builder:
             model = self.registers.get(key)
             if model is None:  # a register outside the version's files
                 v = self.version
-                model = _classify(v, rtype, index)
+                model = classify(v, rtype, index)
                 if model is None:
                     name = register_name(v, rtype, index)
                     raise StructureError(self._offset(), f"register {name} cannot be used here in {v}")
