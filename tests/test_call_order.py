@@ -26,10 +26,23 @@ def _program(calls: dict[str, list[str]]) -> Program:
     return Program(ShaderVersion(ShaderKind.VERTEX, 3, 0), functions, [], [], ())
 
 
+def _networkx_graph(program: Program) -> nx.DiGraph:
+    """The call graph built here, edge by edge as each CALL comes (a later
+    CALL of the same callee replaces the edge's op), independently of
+    ``cfg._call_edges``, from which ``cfg.call_graph`` is built."""
+    graph = nx.DiGraph()
+    graph.add_nodes_from(program.functions)
+    for fn in program.functions.values():
+        for op in fn.body:
+            if op.code is Code.CALL:
+                graph.add_edge(fn.name, op.imm[0], op=op)
+    return graph
+
+
 def _networkx_order(program: Program) -> list[str]:
-    graph = cfg.check_calls(program)
-    if graph is None:
+    if cfg.check_calls(program) is None:  # (raises for unsound calls)
         return ["main"]
+    graph = _networkx_graph(program)
     reachable = nx.descendants(graph, "main") | {"main"}
     return list(reversed(list(nx.topological_sort(graph.subgraph(reachable)))))
 
@@ -60,6 +73,9 @@ def test_same_order_and_errors_as_networkx(seed):
     rng = random.Random(seed)
     for _ in range(50):
         program = _program(_random_calls(rng))
+        graph, expected_graph = cfg.call_graph(program), _networkx_graph(program)
+        assert list(graph.nodes) == list(expected_graph.nodes)
+        assert list(graph.edges(data="op")) == list(expected_graph.edges(data="op"))
         assert _outcome(cfg.call_order, program) == _outcome(_networkx_order, program)
         expected = _outcome(cfg.check_calls, program)
         seen = _outcome(cfg.verify_calls, program)

@@ -170,13 +170,13 @@ def check_structure(fn: Function, program: Program | None = None, *, error=None)
 
 
 def call_graph(program: Program) -> nx.DiGraph:
+    """Caller -> callee edges, each with the ``op`` of its last CALL
+    (``_call_edges``, in the order of the first calls)."""
     graph = _nx().DiGraph()
     graph.add_nodes_from(program.functions)
-    CALL = Code.CALL
-    for fn in program.functions.values():
-        for op in fn.body:
-            if op.code is CALL:
-                graph.add_edge(fn.name, op.imm[0], op=op)
+    for caller, callees in _call_edges(program).items():
+        for callee, op in callees.items():
+            graph.add_edge(caller, callee, op=op)
     return graph
 
 
@@ -255,9 +255,8 @@ def verify_calls(program: Program) -> None:
 
 
 def _call_edges(program: Program) -> dict[str, dict[str, Op]]:
-    """caller -> {callee: its last CALL of it}: ``call_graph``'s edges, in
-    the order networkx keeps them (first call first; a repeated edge keeps
-    its place and takes the later op)."""
+    """caller -> {callee: its last CALL of it}, first calls first: the
+    edges of ``call_graph``, which is built from them."""
     CALL = Code.CALL
     edges: dict[str, dict[str, Op]] = {}
     for fn in program.functions.values():

@@ -132,6 +132,17 @@ class Access:
 
     # -- loads and stores -------------------------------------------------------
 
+    def member_pointer(self, chain: tuple) -> int:
+        """A new pointer to a block member (gl_Position): ``chain`` is its
+        OpAccessChain's words but the result id (``Emitter.plain``'s).  Made
+        per load or store, as SPIR-V wants a pointer in the block it is used."""
+        m = self.m
+        ptr = m.bound
+        m.bound = ptr + 1
+        head, ptr_type, base, member = chain
+        self.words += (head, ptr_type, ptr, base, member)
+        return ptr
+
     def load(self, op: Op) -> None:
         if not op.args and not op.imm:  # the common load: a whole register, without a call
             var = op.var
@@ -142,12 +153,9 @@ class Access:
             found = self.plain.get(var)
             if found is not None:
                 ptr, pointee, scalar, _, chain = found
-                m = self.m
                 if chain is not None:
-                    ptr = m.bound
-                    m.bound = ptr + 1
-                    head, ptr_type, var, member = chain
-                    self.words += (head, ptr_type, ptr, var, member)
+                    ptr = self.member_pointer(chain)
+                m = self.m
                 r = m.bound
                 if scalar:  # an IR scalar in .x of a vec4
                     m.bound = r + 2
@@ -227,12 +235,9 @@ class Access:
                 full = (1 << width) - 1
                 mask = (imm[0] if imm else 0xF) & full
                 value = self.ids[args[0]]
-                m = self.m
                 if chain is not None:
-                    ptr = m.bound
-                    m.bound = ptr + 1
-                    head, ptr_type, base, member = chain
-                    self.words += (head, ptr_type, ptr, base, member)
+                    ptr = self.member_pointer(chain)
+                m = self.m
                 if width == 1 or mask == full:
                     self.words += ((3 << 16) | OpStore, ptr, value)
                     if value_type.width == width:

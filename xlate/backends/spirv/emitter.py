@@ -378,18 +378,14 @@ class Emitter(ControlFlow, HelperFunctions, Values, Access):
                             mask = imm[0] & full
                             if mask == full and vt.width == width:
                                 if chain is not None:  # a block member (gl_Position): its pointer first
-                                    ptr = m.bound
-                                    m.bound = ptr + 1
-                                    w += (chain[0], chain[1], ptr, chain[2], chain[3])
+                                    ptr = self.member_pointer(chain)
                                 v = ids[args[0]]
                                 w += (STORE_HEAD, ptr, v)
                                 known[var] = v
                                 continue
                             if mask and width > 1 and mask != full:
                                 if chain is not None:
-                                    ptr = m.bound
-                                    m.bound = ptr + 1
-                                    w += (chain[0], chain[1], ptr, chain[2], chain[3])
+                                    ptr = self.member_pointer(chain)
                                 # the new components into the old value (this block's, else a load)
                                 old = known_get(var)
                                 r = m.bound
