@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from ...errors import UnsupportedError
 from ..layout import Layout
 from . import stage_state
-from .module import (DECORATION, E, STORAGE, Module, OpDecorate, OpMemberDecorate, OpMemberName, OpName, OpTypePointer,
-                     OpTypeStruct, OpVariable, string_words)
+from .module import (DECORATION, E, STORAGE, Module, OpDecorate, OpMemberDecorate, OpMemberName, OpName, OpVariable,
+                     string_words)
 
 # GLSL type name -> (scalar, width)
 GLSL_SCALARS = {"float": "float", "vec": "float", "int": "int", "ivec": "int", "bool": "bool", "bvec": "bool"}
@@ -44,9 +44,9 @@ UNIFORM, UNIFORM_CONSTANT = STORAGE["Uniform"], STORAGE["UniformConstant"]
 DECORATE1_HEAD = (4 << 16) | OpDecorate  # OpDecorate with one literal
 DESCRIPTOR_SET, BINDING = DECORATION["DescriptorSet"], DECORATION["Binding"]
 # gl_PerVertex (Interface.per_vertex), its words' parts
-OUTPUT, BLOCK, BUILTIN = STORAGE["Output"], DECORATION["Block"], DECORATION["BuiltIn"]
+OUTPUT, BUILTIN = STORAGE["Output"], DECORATION["BuiltIn"]
 POSITION, POINT_SIZE = E["BuiltIn"]["Position"], E["BuiltIn"]["PointSize"]
-BLOCK_HEAD, MEMBER_BUILTIN_HEAD = (3 << 16) | OpDecorate, (5 << 16) | OpMemberDecorate
+MEMBER_BUILTIN_HEAD = (5 << 16) | OpMemberDecorate
 
 
 def _name_words(text: str, operands: int) -> tuple:
@@ -230,24 +230,14 @@ class Interface:
                 whole = t
                 places.append((d.name, whole, None, uint_bool))
             members.append(whole)
-        # the struct (Module.struct), its decorations and names, the
-        # variable and its pointer type (Module.variable: new, as the
-        # struct is), written out
-        s = m.bound
-        m.bound = s + 1
-        m.globals += (((2 + len(members)) << 16) | OpTypeStruct, s, *members)
+        s, v = m.block_variable(UNIFORM, members)
         annotations = m.annotations
-        annotations += (BLOCK_HEAD, s, BLOCK)
         names = m.names if self.names else None
         for k, d in enumerate(b.members):
             annotations += (OFFSET_HEAD, s, k, OFFSET, d.offset if d.offset is not None else 0)
             if names is not None:
                 text = string_words(d.name)
                 names += (((len(text) + 3) << 16) | OpMemberName, s, k, *text)
-        v, ptr = m.bound, m.bound + 1
-        m.bound = v + 2
-        m.types[("ptr", UNIFORM, s)] = ptr
-        m.globals += ((4 << 16) | OpTypePointer, ptr, UNIFORM, s, VARIABLE_HEAD, ptr, v, UNIFORM)
         annotations += (DECORATE1_HEAD, v, DESCRIPTOR_SET, b.set, DECORATE1_HEAD, v, BINDING, b.binding)
         if names is not None:
             text = string_words(b.name)
@@ -263,16 +253,8 @@ class Interface:
         m = self.m
         f = m.types["float"]
         v4 = m.types[("vec", f, 4)]
-        # the struct, then (Module.variable) the variable and its pointer
-        # type: ids in that order, the words ready-made (PER_VERTEX_*)
-        s = m.bound
-        v, ptr = s + 1, s + 2
-        m.bound = s + 3
-        m.types[("ptr", OUTPUT, s)] = ptr
-        m.globals += ((4 << 16) | OpTypeStruct, s, v4, f, (4 << 16) | OpTypePointer, ptr, OUTPUT, s, VARIABLE_HEAD, ptr,
-                      v, OUTPUT)
-        m.annotations += (BLOCK_HEAD, s, BLOCK, MEMBER_BUILTIN_HEAD, s, 0, BUILTIN, POSITION, MEMBER_BUILTIN_HEAD, s, 1,
-                          BUILTIN, POINT_SIZE)
+        s, v = m.block_variable(OUTPUT, (v4, f))  # (the names' words ready-made: PER_VERTEX_*)
+        m.annotations += (MEMBER_BUILTIN_HEAD, s, 0, BUILTIN, POSITION, MEMBER_BUILTIN_HEAD, s, 1, BUILTIN, POINT_SIZE)
         self.io.append(v)
         if self.names:
             m.names += (PER_VERTEX_NAME[0], s, *PER_VERTEX_NAME[1], PER_VERTEX_MEMBERS[0][0], s, 0,

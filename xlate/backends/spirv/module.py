@@ -57,6 +57,7 @@ OpSource, OpString, OpCapability, OpExtInstImport = (OP[n] for n in ("OpSource",
 OpMemoryModel, OpEntryPoint, OpExecutionMode = (OP[n] for n in ("OpMemoryModel", "OpEntryPoint",
                                                                 "OpExecutionMode"))
 DECORATION = E["Decoration"]
+BLOCK = DECORATION["Block"]
 CONSTANT_HEAD = (4 << 16) | OpConstant
 STORAGE = E["StorageClass"]
 SPEC_ID = DECORATION["SpecId"]
@@ -225,11 +226,21 @@ class Module:
                 self.decorate(t, "ArrayStride", stride)
         return t
 
-    def struct(self, members: list[int]) -> int:
-        """A new struct type (never shared: blocks carry their own decorations)."""
-        t = self.new_id()
-        self.put(self.globals, OpTypeStruct, t, *members)
-        return t
+    def block_variable(self, storage_class: int, members: tuple) -> tuple[int, int]:
+        """(struct, variable): a new struct type of ``members`` decorated
+        Block (never shared: a block carries its own decorations), its
+        pointer type in ``storage_class`` (a ``STORAGE`` number) and a
+        variable of it; the ids in that order, one write per section (the
+        interface makes one per uniform block and gl_PerVertex)."""
+        s = self.bound
+        v, ptr = s + 1, s + 2
+        self.bound = s + 3
+        self.types[("ptr", storage_class, s)] = ptr  # (``pointer``'s key: the type is new)
+        self.globals += (((2 + len(members)) << 16) | OpTypeStruct, s, *members,
+                         (4 << 16) | OpTypePointer, ptr, storage_class, s,
+                         (4 << 16) | OpVariable, ptr, v, storage_class)
+        self.annotations += ((3 << 16) | OpDecorate, s, BLOCK)
+        return s, v
 
     def pointer(self, storage: str, pointee: int) -> int:
         sc = STORAGE[storage]
