@@ -16,7 +16,7 @@ aL is restored after a nested loop.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from operator import attrgetter
 
 from ..bytecode.model import DestOperand, Instruction, RelativeAddress, Shader, SourceOperand
@@ -198,6 +198,14 @@ def _new_op_info(opcode, control, dst, dst_mask, sampler, sampler_swizzle, nsrc)
     return info
 
 
+# The fields ``_Builder._new_var`` stores, in order: a field added to
+# Variable must be added there too.
+assert [f.name for f in fields(Variable)] == [
+    "name", "storage", "type", "length", "register", "semantics", "builtin", "mask", "centroid",
+    "partial_precision", "sampler_type",
+], "Variable's fields changed: update _Builder._new_var"
+
+
 def _version_facts(v: ShaderVersion) -> tuple:
     """What ``_Builder`` needs to know about a version, worked out once."""
     sm1 = v.major == 1
@@ -312,8 +320,18 @@ class _Builder:
                     name = register_name(v, rtype, index)
                     raise StructureError(self._offset(), f"register {name} cannot be used here in {v}")
                 model = (register_name(v, rtype, index),) + model
-            name, storage, type, semantics, builtin = model
-            var = Variable(name, storage, type, None, key, semantics, builtin)
+            # (``Variable(name, storage, type, None, key, semantics,
+            # builtin)``, built as ``_new_op`` builds an Op: some twelve a shader)
+            var = _new(Variable)
+            var.name, var.storage, var.type, semantics, builtin = model
+            var.length = None
+            var.register = key
+            var.semantics = semantics
+            var.builtin = builtin
+            var.mask = 0xF
+            var.centroid = False
+            var.partial_precision = False
+            var.sampler_type = None
             self.program.variables.append(var)
         self.vars[key] = var  # registers of a file: the file's array, found at once next time
         return var
@@ -395,7 +413,15 @@ class _Builder:
                 value = self._float4(value)
             swizzle = s.swizzle & 0xFF
             if swizzle != IDENTITY_SWIZZLE:
-                value = _new_op(_SWIZZLE, F4, (value,), _SWIZZLE_COMPONENTS[swizzle], None, origin)
+                # (``_new_op``, written out too: half the sources are swizzled)
+                loaded = value
+                value = _new(Op)
+                value.code = _SWIZZLE
+                value.type = F4
+                value.args = (loaded,)
+                value.imm = _SWIZZLE_COMPONENTS[swizzle]
+                value.var = None
+                value.origin = origin
                 body.append(value)
             modifier = s.modifier
             if modifier is not _NO_SRCMOD:
@@ -446,13 +472,20 @@ class _Builder:
         self._enter(Function("main"))
         self.program.functions["main"] = self.fn
         handlers = _HANDLERS
-        for n, inst in enumerate(self.instructions):
-            self.origin = n
-            if self.pending and not inst.coissue:
-                self.flush_stores()  # the previous instruction's pair (if any) is complete
-            handler = handlers[inst.opcode]
-            if handler is not None:
-                handler(self, inst)
+        if self.pairs:
+            for n, inst in enumerate(self.instructions):
+                self.origin = n
+                if self.pending and not inst.coissue:
+                    self.flush_stores()  # the previous instruction's pair (if any) is complete
+                handler = handlers[inst.opcode]
+                if handler is not None:
+                    handler(self, inst)
+        else:  # (no co-issue, so no store ever waits)
+            for n, inst in enumerate(self.instructions):
+                self.origin = n
+                handler = handlers[inst.opcode]
+                if handler is not None:
+                    handler(self, inst)
         if self.pending:
             self.flush_stores()
         if self.stack:
@@ -546,11 +579,29 @@ class _Builder:
         # before either writes, so the store waits until the next instruction
         # that is not co-issued with this one begins (``run``).  Without a
         # pair, that is now: nothing comes between.
-        following = origin + 1
-        if self.pairs and (self.pending or (following < len(self.instructions) and self.instructions[following].coissue)):
-            self.pending.append((origin, inst, dst, result))
-        else:
-            self.store(inst, dst, result)
+        if self.pairs:
+            following = origin + 1
+            if self.pending or (following < len(self.instructions) and self.instructions[following].coissue):
+                self.pending.append((origin, inst, dst, result))
+                return
+        elif inst.predicate is None and dst.relative is None and not dst.shift:
+            # ``store``'s plain case, written out (as above: nine
+            # instructions in ten; no co-issue outside ps_1_x)
+            var = self.vars.get((dst.type, dst.index))
+            if var is None:
+                var = self._new_var(dst.type, dst.index)
+            if var.length is None:
+                opcode = inst.opcode
+                op = _new(Op)
+                op.code = _D3D_STORE
+                op.type = None
+                op.args = (result,)
+                op.imm = (_PLAIN_STORES.get(opcode) or _plain_stores(opcode))[dst.modifiers][dst.write_mask]
+                op.var = var
+                op.origin = origin
+                self.body.append(op)
+                return
+        self.store(inst, dst, result)
 
     def compute(self, inst: Instruction) -> None:
         opcode = inst.opcode
