@@ -59,6 +59,7 @@ from .validity import (
     written_problem,
 )
 from .model import (
+    _InstructionSlots,
     _SourceOperandSlots,
     Comment,
     Declaration,
@@ -149,6 +150,8 @@ _SRC_MODS: tuple[SrcMod | None, ...] = tuple(SrcMod(v) if v in SrcMod._value2mem
 _DST_MODS: tuple[DstMod, ...] = tuple(DstMod(v) for v in range(8))  # bit 3 (value 8) is reserved
 
 _COMMENT_OR_END_MASK = BITS.PARAM | BITS.OPCODE_MASK  # an opcode word with bit 31 clear
+_PARAM = int(BITS.PARAM)
+_DCL_USAGE_CHECK = int(BITS.PARAM | DCL_RESERVED_MASK)  # a usage token has bit 31 set and no reserved bit
 _LITERAL_COUNTS = {Layout.DEF: 4, Layout.DEFI: 4, Layout.DEFB: 1}
 
 # Enum members the hot path compares against, as module constants: in Python
@@ -308,6 +311,7 @@ class _PlainForm:
         self.plain_srcs = profile.plain_slot_srcs if entry.rules else profile.plain_srcs
         if entry.layout is Layout.DCL:
             read = _Decoder._plain_dcl
+            checked = False  # (it checks what it must itself)
         elif entry.layout is not Layout.OPERANDS:
             read = _Decoder._plain_def
         elif entry.has_dst:
@@ -342,6 +346,7 @@ class _Profile:
     __slots__ = (
         "version", "sm1", "registers", "opcodes", "plain_instructions",
         "plain_srcs", "plain_slot_srcs", "plain_sampler_srcs", "plain_dsts", "plain_written_dsts", "declarable",
+        "linked",
     )
 
     def __init__(self, version: ShaderVersion, shared: _SharedOperands):
@@ -360,6 +365,8 @@ class _Profile:
             rf.type for rf in files.values()
             if dcl_problem(version, rf.type, "", usage=_dcl_spelling(version, rf.type)[1],
                            sampler=_dcl_spelling(version, rf.type)[2]) is None)
+        # The files whose dcls link a semantic between stages (validity.semantic_linked).
+        self.linked = frozenset(rf.type for rf in files.values() if semantic_linked(version, rf.type))
         self.plain_srcs: dict[int, _PlainOperand] = {}
         self.plain_slot_srcs: dict[int, _PlainOperand] = {}
         self.plain_sampler_srcs: dict[int, _PlainOperand] = {}  # (samplers, not labels)
@@ -610,19 +617,57 @@ class _Decoder:
     # steps past the ``form.size`` tokens read.)
 
     def _plain_operation(self, i: int, form: _PlainForm) -> Instruction | None:
-        """A destination, then sources: nine instructions in ten."""
+        """A destination, then sources: nine instructions in ten.
+
+        ``_plain_destination``, ``_plain_sources`` and ``new_instruction``
+        are written out here: three calls cost a quarter of this reader."""
         end = i + form.size
         if end > self.ntokens:
             return None
         tokens = self.tokens
         t = tokens[i + 1]
-        dst = self._plain_destination(t, form)
+        plain = form.plain_dsts.get(t & 0xFFF0F800)  # _dest_key(t)
+        if plain is None:
+            return None
+        dst = plain[3].get(t & 0x00FF07FF)  # _SHARED_FIELDS
         if dst is None:
-            return None
-        srcs = self._plain_sources(i + 2, end, form.plain_srcs)
-        if srcs is None:
-            return None
-        return new_instruction(form.opcode, dst, srcs, form.control, None, False, None, (), i * 4)
+            rtype, count, modifiers, _ = plain
+            index = t & 0x7FF  # the register number
+            if index >= count:
+                return None
+            dst = new_dest_operand(rtype, index, (t >> 16) & 0xF, modifiers, 0, None)
+        plain_srcs = form.plain_srcs
+        srcs = []
+        for t in tokens[i + 2:end]:
+            plain = plain_srcs.get(t & 0xFF00F800)  # _source_key(t)
+            if plain is None:
+                return None
+            src = plain[3].get(t & 0x00FF07FF)  # _SHARED_FIELDS
+            if src is None:
+                rtype, count, modifier, _ = plain
+                index = t & 0x7FF
+                if index >= count:
+                    return None
+                src = _new(_SourceOperandSlots)
+                src.type = rtype
+                src.index = index
+                src.swizzle = (t >> 16) & 0xFF
+                src.modifier = modifier
+                src.relative = None
+                src.__class__ = SourceOperand
+            srcs.append(src)
+        instruction = _new(_InstructionSlots)
+        instruction.opcode = form.opcode
+        instruction.dst = dst
+        instruction.srcs = tuple(srcs)
+        instruction.control = form.control
+        instruction.predicate = None
+        instruction.coissue = False
+        instruction.declaration = None
+        instruction.literals = ()
+        instruction.offset = i * 4
+        instruction.__class__ = Instruction
+        return instruction
 
     def _plain_control(self, i: int, form: _PlainForm) -> Instruction | None:
         """Sources only (if, rep, call, ...)."""
@@ -730,11 +775,11 @@ class _Decoder:
         dst = instruction.dst
         key = (dst.type, dst.index)
         declared = self.declared.get(key, 0)
-        version = self.version
         if declared & dst.write_mask:
-            raise RegisterError(instruction.offset, redeclaration_problem(register_name(version, dst.type, dst.index), None, None))
+            raise RegisterError(instruction.offset, redeclaration_problem(register_name(self.version, dst.type, dst.index), None, None))
         self.declared[key] = declared | dst.write_mask
-        if semantic_linked(version, dst.type):
+        if dst.type in self.profile.linked:
+            version = self.version
             raw = instruction.declaration.raw & 0x000F000F  # usage and usage index
             other = self.semantics.setdefault(raw, dst.index)
             if other != dst.index:
@@ -767,12 +812,16 @@ class _Decoder:
         raise AssertionError("a rule was broken but none says which")  # pragma: no cover
 
     def _plain_dcl(self, i: int, form: _PlainForm) -> Instruction | None:
-        """The usage token, then the declared register."""
+        """The usage token, then the declared register; the declaration is
+        remembered (``_declare``).  A dcl's plain destinations are only the
+        registers it may declare, with the modifiers it may carry (see
+        ``_OpcodeEntry``), so the rest of ``_check_rules`` has nothing to
+        check."""
         if i + 3 > self.ntokens:
             return None
         tokens = self.tokens
         usage = tokens[i + 1]
-        if usage & (BITS.PARAM | DCL_RESERVED_MASK) != BITS.PARAM:
+        if usage & _DCL_USAGE_CHECK != _PARAM:
             return None
         t = tokens[i + 2]
         dst = self._plain_destination(t, form)
@@ -781,7 +830,20 @@ class _Decoder:
         declaration = _SHARED_DECLARATIONS.get(usage)
         if declaration is None:
             declaration = new_declaration(usage)
-        return new_instruction(form.opcode, dst, (), 0, None, False, declaration, (), i * 4)
+        # (``new_instruction``, written out as in ``_plain_operation``)
+        instruction = _new(_InstructionSlots)
+        instruction.opcode = form.opcode
+        instruction.dst = dst
+        instruction.srcs = ()
+        instruction.control = 0
+        instruction.predicate = None
+        instruction.coissue = False
+        instruction.declaration = declaration
+        instruction.literals = ()
+        instruction.offset = i * 4
+        instruction.__class__ = Instruction
+        self._declare(instruction)
+        return instruction
 
     def _plain_def(self, i: int, form: _PlainForm) -> Instruction | None:
         """def, defi, defb: the destination, then raw literals."""
