@@ -22,6 +22,8 @@ from xlate.bytecode.ctab import (
     ParameterClass,
     ParameterType,
     RegisterSet,
+    _parse_plain,
+    _Parser,
     format_ctab,
     parse_ctab,
 )
@@ -609,6 +611,47 @@ def test_mutated_tables_parse_or_raise_ctab_error(seed, mutations):
     assert isinstance(ctab, ConstantTable)
     assert all(isinstance(c, Constant) for c in ctab.constants)
     format_ctab(ctab)
+
+
+def _general_parse(data: bytes):
+    """``_Parser``'s table or error: what ``parse_ctab`` gives when its plain
+    reader declines."""
+    try:
+        return _Parser(data, 0).parse()
+    except CtabError as err:
+        return err
+
+
+@needs_corpus
+def test_plain_reader_agrees_with_the_parser():
+    """``_parse_plain`` (the common tables, read in one loop) makes the table
+    ``_Parser`` makes, and declines (None) every table the parser refuses:
+    over every fxc-wine table and mutations of them."""
+    import random
+
+    rng = random.Random(13)
+    plain = declined = 0
+    payloads = [found[0] for _entry, blob in fxc_wine_entries() if (found := ctab_payload(blob)) is not None]
+    mutated = []
+    for _ in range(3000):
+        data = bytearray(rng.choice(payloads))
+        if not data:
+            continue
+        where = rng.randrange(len(data))
+        if rng.random() < 0.5:
+            data[where] = rng.randrange(256)
+        elif len(data) >= 4:
+            struct.pack_into("<I", data, where & ~3 if where & ~3 <= len(data) - 4 else 0, rng.choice([0, 1, 16, 0xFFFF, rng.randrange(1 << 32)]))
+        mutated.append(bytes(data))
+    for data in payloads + mutated:
+        ours = _parse_plain(data)
+        theirs = _general_parse(data)
+        if ours is None:
+            declined += 1
+            continue
+        plain += 1
+        assert ours == theirs
+    assert plain > 3000 and declined > 100, (plain, declined)
 
 
 # --------------------------------------------------------------------------
