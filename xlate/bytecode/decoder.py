@@ -183,6 +183,10 @@ _SHARED_SWIZZLES = (0xE4, 0x00, 0x55, 0xAA, 0xFF)
 # destinations only in files no larger (not the constants, which only def
 # writes).
 _SHARED_REGISTERS = 32
+# The most plain instructions a profile remembers (``_Profile.read``): some
+# 200 bytes each, half a megabyte in all for a version; a corpus of 3,000
+# fxc shaders has about 6,000 different instructions over eleven versions.
+_READ_BEFORE_LIMIT = 2048
 
 
 # The usage tokens of real dcls -- a usage and usage index (inputs and
@@ -295,7 +299,8 @@ class _PlainForm:
     the instruction takes (``size``, the instruction token included) and the
     plain reader for its layout (a ``_Decoder`` method)."""
 
-    __slots__ = ("entry", "opcode", "control", "size", "read", "plain_dsts", "plain_srcs", "unchecked_read")
+    __slots__ = ("entry", "opcode", "control", "size", "read", "plain_dsts", "plain_srcs", "unchecked_read",
+                 "remembered", "declares")
 
     def __init__(self, entry: _OpcodeEntry, control: int, length: int, profile: _Profile):
         self.entry = entry
@@ -324,6 +329,12 @@ class _PlainForm:
             self.plain_srcs = profile.plain_sampler_srcs
         else:
             self.read = _Decoder._plain_checked if checked else read
+        # What a plain read of this form makes depends on its tokens alone,
+        # except where it opens or closes a block (the nesting limits count
+        # them), so ``_Profile.read`` may hold it; a dcl is remembered by the
+        # shader (``_Decoder._declare``) however it was read.
+        self.remembered = entry.block == 0
+        self.declares = entry.layout is Layout.DCL
 
     @staticmethod
     def lengths(entry: _OpcodeEntry, sm1: bool) -> list[int]:
@@ -346,7 +357,7 @@ class _Profile:
     __slots__ = (
         "version", "sm1", "registers", "opcodes", "plain_instructions",
         "plain_srcs", "plain_slot_srcs", "plain_sampler_srcs", "plain_dsts", "plain_written_dsts", "declarable",
-        "linked",
+        "linked", "read",
     )
 
     def __init__(self, version: ShaderVersion, shared: _SharedOperands):
@@ -397,6 +408,16 @@ class _Profile:
             for op, info in OPCODES.items()
             if op not in PSEUDO_OPCODES and info.allowed_in(version)
         }
+        # Plain instructions read before in this version, by their tokens
+        # (as bytes): (destination, sources, declaration, literals).  Shaders
+        # repeat instructions -- the same ``dcl_texcoord0 v1``, ``dp4 oPos.x,
+        # v0, c0`` or ``texld r0, t0, s0`` again and again, two in three of a
+        # median fxc shader's in a batch -- and a look-up costs a fraction of
+        # reading the operands.  Every part is immutable, so an Instruction
+        # built from what another shader's read made is the one its own read
+        # would make.  The only state the decoder keeps between shaders: at
+        # most ``_READ_BEFORE_LIMIT`` entries, emptied when full.
+        self.read: dict[bytes, tuple] = {}
         # SM1 has no length field: its bits must be 0 there.
         self.plain_instructions: dict[int, _PlainForm] = {}
         for op, entry in self.opcodes.items():
@@ -539,6 +560,7 @@ class _Decoder:
         self.semantics: dict[int, int] = {}
         self.depth = {_LOOP: 0, _IF: 0}
         plain_instructions = profile.plain_instructions
+        read_before = profile.read
         items: list[Item] = []
         # Shader.instructions is handed over, so that no reader filters
         # ``items``: it is ``items`` after the ``leading`` comments, unless a
@@ -554,11 +576,40 @@ class _Decoder:
             token = tokens[i]
             form = plain_instructions.get(token)
             if form is not None:
-                instruction = form.read(self, i, form)
-                if instruction is not None:
-                    items.append(instruction)
-                    i += form.size
-                    continue
+                if form.remembered:
+                    # The same tokens read before in this version: their
+                    # operands, without reading them again (``_Profile.read``).
+                    end = i + form.size
+                    key = data[i * 4:end * 4]
+                    parts = read_before.get(key)
+                    if parts is not None:
+                        instruction = _new(_InstructionSlots)
+                        instruction.opcode = form.opcode
+                        instruction.dst, instruction.srcs, instruction.declaration, instruction.literals = parts
+                        instruction.control = form.control
+                        instruction.predicate = None
+                        instruction.coissue = False
+                        instruction.offset = i * 4
+                        instruction.__class__ = Instruction
+                        if form.declares:
+                            self._declare(instruction)
+                        items.append(instruction)
+                        i = end
+                        continue
+                    instruction = form.read(self, i, form)
+                    if instruction is not None:
+                        if len(read_before) >= _READ_BEFORE_LIMIT:
+                            read_before.clear()
+                        read_before[key] = (instruction.dst, instruction.srcs, instruction.declaration, instruction.literals)
+                        items.append(instruction)
+                        i = end
+                        continue
+                else:
+                    instruction = form.read(self, i, form)
+                    if instruction is not None:
+                        items.append(instruction)
+                        i += form.size
+                        continue
                 entry = form.entry
             else:  # a comment, END, or an instruction token that needs a closer look
                 special = token & _COMMENT_OR_END_MASK
