@@ -105,11 +105,17 @@ def pipeline(program: Program, options: Options) -> None:
     constants.run(program, options, None if fresh else survey.constant_loads)
     specialize.run(program, options)
     clip_planes.run(program, options)
-    io.run(program, options, survey.returns, survey.derivatives)
+    islands = io.run(program, options, survey.returns, survey.derivatives)
+    # io's islands stay islands while nothing else edits main's body (the
+    # passes between only ever replace it or insert into it)
+    body = program.main.body
+    length = len(body)
     points.run(program, options)
     drawstate.run(program, options)
     samplers_state.run(program, options)
-    cleanup.run(program, options)
+    if program.main.body is not body or len(body) != length:
+        islands = None
+    cleanup.run(program, options, islands)
 
 
 _CONSTANT_FILES = constants.CONST_FILES

@@ -44,13 +44,24 @@ from .peepholes import fold_static_branches, peepholes
 from .sweep_slots import sweep_slots
 
 
-def run(program: Program, options: Options) -> None:
+def run(program: Program, options: Options, islands: tuple[int, int] | None = None) -> None:
+    """``islands``: what ``io.run`` returned, when nothing changed main's
+    body since (``passes.pipeline``): its first and last ops that this pass
+    would leave as they are and that change none of its decisions about the
+    others (see ``io.run``), left out of the walks."""
     # ``array_ranges`` (the constants pass, just before) stays right unless a
     # LOAD goes or changes here: in a folded branch, through the peepholes
     # (which only touch LOADs with an index, or their index), or as a value
     # nobody uses.  Recomputing it costs as much as the rest of the pass.
     loads_may_change = False
     touched: set[Variable] = set()
+    main = program.functions["main"]
+    prologue = epilogue = None
+    if islands is not None and (islands[0] or islands[1]):
+        body = main.body
+        first, last = islands[0], len(body) - islands[1]
+        prologue, epilogue = body[:first], body[last:]
+        main.body = body[first:last]
     for fn in program.functions.values():  # (each function on its own: one loop does all)
         indexed, ifs = peepholes(fn)
         if ifs:
@@ -58,6 +69,8 @@ def run(program: Program, options: Options) -> None:
         load_removed, variables = remove_dead_code(program, fn)
         loads_may_change = loads_may_change or indexed or ifs is not None or load_removed
         touched.update(variables)
+    if prologue is not None:
+        main.body = prologue + main.body + epilogue
     _drop_unused_variables(program, touched)
     if loads_may_change and "array_ranges" in program.notes:
         shrink_arrays(program)
