@@ -81,14 +81,18 @@ def run_passes(program: Program, options: Options | None = None, *, until: str |
             if name == until:
                 return program
     else:
-        pipeline(program, options)
+        calls = pipeline(program, options)
+        if not validation_enabled(options):
+            validate(program, full=False, calls=calls)
+            return program
     validate(program, full=validation_enabled(options))
     return program
 
 
-def pipeline(program: Program, options: Options) -> None:
+def pipeline(program: Program, options: Options) -> bool | None:
     """Every pass of ``PIPELINE`` on a lifted program, in order: exactly
     what running them one by one gives (a test checks it), with less work.
+    Returns what ``cleanup.run`` returns (for ``validate``'s ``calls``).
 
     Each walk over every op costs about as much as a small pass, and most
     passes have nothing to do in most shaders, so: ``lower`` does the
@@ -115,7 +119,7 @@ def pipeline(program: Program, options: Options) -> None:
     samplers_state.run(program, options)
     if program.main.body is not body or len(body) != length:
         islands = None
-    cleanup.run(program, options, islands)
+    return cleanup.run(program, options, islands)
 
 
 _CONSTANT_FILES = constants.CONST_FILES

@@ -44,17 +44,23 @@ from .peepholes import fold_static_branches, peepholes
 from .sweep_slots import sweep_slots
 
 
-def run(program: Program, options: Options, islands: tuple[int, int] | None = None) -> None:
+def run(program: Program, options: Options, islands: tuple[int, int] | None = None) -> bool | None:
     """``islands``: what ``io.run`` returned, when nothing changed main's
     body since (``passes.pipeline``): its first and last ops that this pass
     would leave as they are and that change none of its decisions about the
-    others (see ``io.run``), left out of the walks."""
+    others (see ``io.run``), left out of the walks.
+
+    Returns, when its walks looked at every op it keeps (``sweep``'s do, in
+    nearly every shader) and found no D3D op, whether a CALL is left (what
+    ``validate(full=False)`` would walk every body again to find); else None.
+    Islands hold neither."""
     # ``array_ranges`` (the constants pass, just before) stays right unless a
     # LOAD goes or changes here: in a folded branch, through the peepholes
     # (which only touch LOADs with an index, or their index), or as a value
     # nobody uses.  Recomputing it costs as much as the rest of the pass.
     loads_may_change = False
     touched: set[Variable] = set()
+    calls: bool | None = False
     main = program.functions["main"]
     prologue = epilogue = None
     if islands is not None and (islands[0] or islands[1]):
@@ -66,29 +72,35 @@ def run(program: Program, options: Options, islands: tuple[int, int] | None = No
         indexed, ifs = peepholes(fn)
         if ifs:
             fn.body = fold_static_branches(fn.body, ifs)
-        load_removed, variables = remove_dead_code(program, fn)
+        load_removed, variables, seen = remove_dead_code(program, fn)
         loads_may_change = loads_may_change or indexed or ifs is not None or load_removed
         touched.update(variables)
+        if seen is None or calls is None:
+            calls = None
+        else:
+            calls = calls or seen
     if prologue is not None:
         main.body = prologue + main.body + epilogue
     _drop_unused_variables(program, touched)
     if loads_may_change and "array_ranges" in program.notes:
         shrink_arrays(program)
+    return calls
 
 
 # -- 3. unused values and dead stores ---------------------------------------------------
 
 
-def remove_dead_code(program: Program, fn: Function) -> tuple[bool, Iterable[Variable]]:
+def remove_dead_code(program: Program, fn: Function) -> tuple[bool, Iterable[Variable], bool | None]:
     """Remove values nobody uses and STOREs nobody reads, until neither is
-    left.  Returns whether a LOAD was removed, and the variables the ops
-    left touch (at least every private one)."""
+    left.  Returns whether a LOAD was removed, the variables the ops left
+    touch (at least every private one), and, when the last walk looked at
+    every op left and none is a D3D op, whether one is a CALL (else None)."""
     swept = sweep(program, fn)
     if swept is not None:
-        fn.body, load_removed, touched = swept
-        return load_removed, touched
+        fn.body, load_removed, touched, seen = swept
+        return load_removed, touched, seen
     fn.body, load_removed = sweep_slots(program, fn)
-    return load_removed, {op.var for op in fn.body}
+    return load_removed, {op.var for op in fn.body}, None
 
 
 # (module constants: ``Code.X`` is an enum class attribute lookup, slow in a hot function)
@@ -100,14 +112,15 @@ _MARKERS = frozenset(CONTROL)
 _CALL = Code.CALL
 # Ops ``sweep`` leaves to ``RegisterAnalysis``: a D3D_STORE is not lowered yet.
 _NOT_SWEPT = frozenset({Code.D3D_STORE})
+_D3D_VALUES = frozenset({Code.D3D_OP, Code.D3D_SRCMOD})
 # Ops that end a straight line (what ``sweep_with_stores`` takes).
 _NOT_STRAIGHT = frozenset(CONTROL | {Code.D3D_STORE})
 
 
-def sweep(program: Program, fn: Function) -> tuple[list[Op], bool, Iterable[Variable]] | None:
+def sweep(program: Program, fn: Function) -> tuple[list[Op], bool, Iterable[Variable], bool | None] | None:
     """``fn``'s body without unused values and dead stores, whether a LOAD
-    was removed, and the variables the ops kept touch (every private one at
-    least); None when the body has an op of ``_NOT_SWEPT``, an access to a
+    was removed, the variables the ops kept touch (every private one at
+    least), and ``remove_dead_code``'s last item; None when the body has an op of ``_NOT_SWEPT``, an access to a
     private array or an indexed one, or is a subroutine with a loop (left to
     ``RegisterAnalysis``).  A CALL reads every private variable and may
     write any (what is live before it is "everything": the walks keep a
@@ -135,7 +148,7 @@ def sweep(program: Program, fn: Function) -> tuple[list[Op], bool, Iterable[Vari
         values = _unused_values(body)
         if values is None:
             return None
-        keep, used, accesses, gone, markers, calls = values
+        keep, used, accesses, gone, markers, calls, d3d = values
         load_removed = load_removed or gone
         # (only where something may be live by default: see _earliest)
         drop = _earliest(accesses) if markers and (at_exit or calls) else None
@@ -147,9 +160,10 @@ def sweep(program: Program, fn: Function) -> tuple[list[Op], bool, Iterable[Vari
             keep.reverse()
             # (with markers what is live is reset at jumps and variables
             # with nothing live leave it: its keys may miss some)
-            return keep, load_removed, {op.var for op in accesses} if markers else live.keys()
+            return (keep, load_removed, {op.var for op in accesses} if markers else live.keys(),
+                    None if d3d else calls)
         if not markers:
-            return sweep_with_stores(program, fn)
+            return (*sweep_with_stores(program, fn), None)
         body, gone = _sweep_with_heads(keep, at_exit, _loop_heads(accesses, heads), drop)
         load_removed = load_removed or gone
 
@@ -158,13 +172,14 @@ def _unused_values(body: list[Op]):
     """One backward walk, every STORE kept: (the ops kept, last first;
     value -> the components its kept uses read; the private LOADs and STOREs
     kept and the control markers, last first; whether a LOAD went; whether
-    there are markers), or None at an op of ``_NOT_SWEPT``.  Uses come after
+    there are markers; whether one is a CALL; whether a D3D op is kept), or
+    None at an op of ``_NOT_SWEPT``.  Uses come after
     definitions, so an op's users are all decided when the walk reaches it."""
     used: dict[Op, int] = {}  # value -> the components its kept uses read (LOADs: ``loaded_components``)
     get = used.get
     keep: list[Op] = []
     accesses: list[Op] = []
-    load_removed = markers = calls = False
+    load_removed = markers = calls = d3d = False
     LOAD, STORE, SWIZZLE = Code.LOAD, Code.STORE, Code.SWIZZLE
     for op in reversed(body):
         code = op.code
@@ -173,8 +188,11 @@ def _unused_values(body: list[Op]):
                 if code is LOAD:
                     load_removed = True
                 continue
-            if code is LOAD and op.var.storage in PRIVATE:
-                accesses.append(op)
+            if code is LOAD:
+                if op.var.storage in PRIVATE:
+                    accesses.append(op)
+            elif code in _D3D_VALUES:  # (left for validate to refuse)
+                d3d = True
         elif code is STORE:
             if op.var.storage in PRIVATE:  # other stores are observable
                 accesses.append(op)
@@ -194,7 +212,7 @@ def _unused_values(body: list[Op]):
             else:
                 for a in args:
                     used[a] = 0xF
-    return keep, used, accesses, load_removed, markers, calls
+    return keep, used, accesses, load_removed, markers, calls, d3d
 
 
 def _earliest(accesses: list[Op]) -> set[Op]:
