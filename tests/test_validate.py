@@ -288,13 +288,13 @@ def test_the_input_checks_hold_when_cleanup_tells_validate_what_it_saw(monkeypat
     """Without full validation ``run_passes`` hands ``validate`` what the
     cleanup pass found in its walks (no D3D op left, whether a CALL is):
     a D3D op no pass lowers and a recursive call are still refused."""
-    from xlate import passes
     from xlate.bytecode.tables import Opcode
     from xlate.options import Options
-    from xlate.passes import run_passes
+    from xlate.passes import lowering, run_passes
 
     monkeypatch.setenv("XLATE_VALIDATE", "0")
-    monkeypatch.delitem(passes._TABLES_SM2, Opcode.ADD)  # (as if no pass lowered add)
+    for table in (lowering._TABLES_SM2, *lowering._SURVEYING_TABLES.values()):  # (as if no pass lowered add)
+        monkeypatch.delitem(table, Opcode.ADD)
     program = lift(decode(assemble_bytes("vs_2_0\ndcl_position v0\nadd r0, v0, v0\nmov oPos, r0\n")))
     with pytest.raises(UnsupportedError, match=r"'add' \(instruction \d+\): this instruction is not supported yet"):
         run_passes(program, Options())

@@ -33,6 +33,8 @@ constants pass has run and a LOAD may have gone or changed here.
 
 from __future__ import annotations
 
+from itertools import compress
+from operator import attrgetter
 from typing import Iterable
 
 from ..ir.ops import CONTROL, Code, Op
@@ -575,6 +577,8 @@ def remove_dead_stores(program: Program, fn: Function) -> list[Op]:
 
 
 _STATE = Storage.STATE
+_STORAGE = attrgetter("storage")
+_IS_PRIVATE = PRIVATE.__contains__
 
 
 def _drop_unused_variables(program: Program, touched: set[Variable]) -> None:
@@ -582,7 +586,10 @@ def _drop_unused_variables(program: Program, touched: set[Variable]) -> None:
     (``touched``: all the others): a state parameter left is one the shader
     depends on, which the layout declares and the reflection lists."""
     variables = program.variables
-    if any(v.storage is _STATE for v in variables):
+    storages = list(map(_STORAGE, variables))  # (``map``s and ``compress``: loops in C, not Python)
+    if _STATE in storages:
         # (``touched`` may hold only the private ones: look for the loads)
         touched = touched | {op.var for _fn, op in program.all_ops() if op.var is not None and op.var.storage is _STATE}
+    elif touched.issuperset(compress(variables, map(_IS_PRIVATE, storages))):
+        return  # (most shaders: every private variable is still touched)
     variables[:] = [v for v in variables if (v.storage not in PRIVATE and v.storage is not _STATE) or v in touched]
