@@ -115,6 +115,8 @@ _CALL = Code.CALL
 # Ops ``sweep`` leaves to ``RegisterAnalysis``: a D3D_STORE is not lowered yet.
 _NOT_SWEPT = frozenset({Code.D3D_STORE})
 _D3D_VALUES = frozenset({Code.D3D_OP, Code.D3D_SRCMOD})
+# ``_unused_values``'s verdicts on straight-line code
+_DEAD, _ARRAY = "dead store", "array"
 # Ops that end a straight line (what ``sweep_with_stores`` takes).
 _NOT_STRAIGHT = frozenset(CONTROL | {Code.D3D_STORE})
 
@@ -147,11 +149,18 @@ def sweep(program: Program, fn: Function) -> tuple[list[Op], bool, Iterable[Vari
     body = fn.body
     load_removed = False
     while True:
-        values = _unused_values(body)
+        values = _unused_values(body, at_exit)
         if values is None:
             return None
-        keep, used, accesses, gone, markers, calls, d3d = values
+        keep, used, accesses, gone, markers, calls, d3d, live, verdict = values
         load_removed = load_removed or gone
+        if not markers:  # straight-line code: the walk followed the live components itself
+            if verdict is None:
+                keep.reverse()
+                return keep, load_removed, live.keys(), None if d3d else calls
+            if verdict is _ARRAY:
+                return None
+            return (*sweep_with_stores(program, fn), None)
         # (only where something may be live by default: see _earliest)
         drop = _earliest(accesses) if markers and (at_exit or calls) else None
         found = _live_components(accesses, used, at_exit, markers, drop)
@@ -170,18 +179,28 @@ def sweep(program: Program, fn: Function) -> tuple[list[Op], bool, Iterable[Vari
         load_removed = load_removed or gone
 
 
-def _unused_values(body: list[Op]):
+def _unused_values(body: list[Op], at_exit: int = 0):
     """One backward walk, every STORE kept: (the ops kept, last first;
     value -> the components its kept uses read; the private LOADs and STOREs
     kept and the control markers, last first; whether a LOAD went; whether
-    there are markers; whether one is a CALL; whether a D3D op is kept), or
-    None at an op of ``_NOT_SWEPT``.  Uses come after
-    definitions, so an op's users are all decided when the walk reaches it."""
+    there are markers; whether one is a CALL; whether a D3D op is kept;
+    and, without markers, what ``_live_components`` would find: variable ->
+    its components live at the start (``at_exit`` live at the end), and
+    None, ``_DEAD`` at a STORE that writes nothing live or ``_ARRAY`` at an
+    access to an array or an indexed one, whichever comes first), or None
+    at an op of ``_NOT_SWEPT``.  Uses come after definitions, so an op's
+    users are all decided when the walk reaches it, a LOAD's components
+    too: in straight-line code the walk follows them as it goes (as
+    ``_live_components`` would after it, without walking the accesses
+    again); a marker ends that (its result is not used then)."""
     used: dict[Op, int] = {}  # value -> the components its kept uses read (LOADs: ``loaded_components``)
     get = used.get
     keep: list[Op] = []
     accesses: list[Op] = []
     load_removed = markers = calls = d3d = False
+    live: dict[Variable, int] = {}
+    verdict = None
+    follow = True  # no marker, no verdict yet
     LOAD, STORE, SWIZZLE = Code.LOAD, Code.STORE, Code.SWIZZLE
     for op in reversed(body):
         code = op.code
@@ -191,16 +210,35 @@ def _unused_values(body: list[Op]):
                     load_removed = True
                 continue
             if code is LOAD:
-                if op.var.storage in PRIVATE:
+                var = op.var
+                if var.storage in PRIVATE:
                     accesses.append(op)
+                    if follow:
+                        if op.args or var.length is not None:
+                            verdict, follow = _ARRAY, False
+                        else:
+                            live[var] = live.get(var, at_exit) | used[op]
             elif code in _D3D_VALUES:  # (left for validate to refuse)
                 d3d = True
         elif code is STORE:
-            if op.var.storage in PRIVATE:  # other stores are observable
+            var = op.var
+            if var.storage in PRIVATE:  # other stores are observable
                 accesses.append(op)
+                if follow:
+                    if len(op.args) != 1 or var.length is not None:
+                        verdict, follow = _ARRAY, False
+                    else:
+                        components = (1 << var.type.width) - 1
+                        written = (op.imm[0] if op.imm else 0xF) & components
+                        now = live.get(var, at_exit) & components
+                        if written & now:
+                            live[var] = now & ~written
+                        else:
+                            verdict, follow = _DEAD, False
         elif code in _MARKERS:
             accesses.append(op)
             markers = True
+            follow = False
             if code is _CALL:
                 calls = True
         elif code in _NOT_SWEPT:
@@ -214,7 +252,7 @@ def _unused_values(body: list[Op]):
             else:
                 for a in args:
                     used[a] = 0xF
-    return keep, used, accesses, load_removed, markers, calls, d3d
+    return keep, used, accesses, load_removed, markers, calls, d3d, live, verdict
 
 
 def _earliest(accesses: list[Op]) -> set[Op]:
