@@ -182,7 +182,8 @@ def sweep(program: Program, fn: Function) -> tuple[list[Op], bool, Iterable[Vari
 def _unused_values(body: list[Op], at_exit: int = 0):
     """One backward walk, every STORE kept: (the ops kept, last first;
     value -> the components its kept uses read; the private LOADs and STOREs
-    kept and the control markers, last first; whether a LOAD went; whether
+    kept and the control markers, last first (only where there are markers:
+    found in the ops kept, after the walk); whether a LOAD went; whether
     there are markers; whether one is a CALL; whether a D3D op is kept;
     and, without markers, what ``_live_components`` would find: variable ->
     its components live at the start (``at_exit`` live at the end), and
@@ -196,7 +197,7 @@ def _unused_values(body: list[Op], at_exit: int = 0):
     used: dict[Op, int] = {}  # value -> the components its kept uses read (LOADs: ``loaded_components``)
     get = used.get
     keep: list[Op] = []
-    accesses: list[Op] = []
+    accesses: list[Op] = []  # (with markers only)
     load_removed = markers = calls = d3d = False
     live: dict[Variable, int] = {}
     verdict = None
@@ -212,7 +213,6 @@ def _unused_values(body: list[Op], at_exit: int = 0):
             if code is LOAD:
                 var = op.var
                 if var.storage in PRIVATE:
-                    accesses.append(op)
                     if follow:
                         if op.args or var.length is not None:
                             verdict, follow = _ARRAY, False
@@ -223,7 +223,6 @@ def _unused_values(body: list[Op], at_exit: int = 0):
         elif code is STORE:
             var = op.var
             if var.storage in PRIVATE:  # other stores are observable
-                accesses.append(op)
                 if follow:
                     if len(op.args) != 1 or var.length is not None:
                         verdict, follow = _ARRAY, False
@@ -236,7 +235,6 @@ def _unused_values(body: list[Op], at_exit: int = 0):
                         else:
                             verdict, follow = _DEAD, False
         elif code in _MARKERS:
-            accesses.append(op)
             markers = True
             follow = False
             if code is _CALL:
@@ -252,6 +250,9 @@ def _unused_values(body: list[Op], at_exit: int = 0):
             else:
                 for a in args:
                     used[a] = 0xF
+    if markers:  # (found again in what is kept: straight-line code needs no list)
+        accesses = [op for op in keep if op.code in _MARKERS or (
+            (op.code is LOAD or op.code is STORE) and op.var.storage in PRIVATE)]
     return keep, used, accesses, load_removed, markers, calls, d3d, live, verdict
 
 

@@ -102,6 +102,8 @@ _PSIZE, _POSITION = U.PSIZE, U.POSITION
 _F1 = FLOAT[1]  # a component of an f4 (``resized(F4, 1)``, as ``comp`` makes it)
 _OUTPUT = Storage.OUTPUT
 _WHOLE = (0xF,)  # the imm of a STORE of all four components
+_X, _Y, _Z, _W = (0,), (1,), (2,), (3,)  # the imms of a SWIZZLE to one component
+_TWO = (2.0,)
 
 # The half-pixel shift as a fraction of half a pixel: 63/128 px (wined3d,
 # DXVK) unless Options.half_pixel_exact.
@@ -313,18 +315,22 @@ class _IO:
         # directly (positional: code, type, args, imm, var, origin), listed in
         # the order they go into ``out``.
         p = Op(_LOAD, F4, (), (), pos, -1)
-        x, y, z, w = xyzw = [Op(_SWIZZLE, _F1, (p,), (i,), None, -1) for i in range(4)]
-        out.append(p)
-        out += xyzw
+        args = (p,)  # (one tuple for the four: nothing changes an op's args in place)
+        x = Op(_SWIZZLE, _F1, args, _X, None, -1)
+        y = Op(_SWIZZLE, _F1, args, _Y, None, -1)
+        z = Op(_SWIZZLE, _F1, args, _Z, None, -1)
+        w = Op(_SWIZZLE, _F1, args, _W, None, -1)
+        out += (p, x, y, z, w)
         if self.half_pixel:
             # 63/128 of a pixel (in NDC one pixel is 2/vp): see the docstring.
             vp = Op(_LOAD, F4, (), (), self.get_viewport(), -1)
             k = Op(_CONST, F1, (), (self.half_pixel_scale,), None, -1)
             kw = Op(_FMUL, F1, (w, k), (), None, -1)
-            vx = Op(_SWIZZLE, _F1, (vp,), (0,), None, -1)
+            args = (vp,)
+            vx = Op(_SWIZZLE, _F1, args, _X, None, -1)
             dx = Op(_FMUL, F1, (kw, vx), (), None, -1)
             x = Op(_FADD, F1, (x, dx), (), None, -1)
-            vy = Op(_SWIZZLE, _F1, (vp,), (1,), None, -1)
+            vy = Op(_SWIZZLE, _F1, args, _Y, None, -1)
             dy = Op(_FMUL, F1, (kw, vy), (), None, -1)
             y = Op(_FSUB, F1, (y, dy), (), None, -1)
             out += (vp, k, kw, vx, dx, x, vy, dy, y)
@@ -332,7 +338,7 @@ class _IO:
             y = Op(_FNEG, F1, (y,), (), None, -1)
             out.append(y)
         if self.clip_z:
-            two = Op(_CONST, F1, (), (2.0,), None, -1)
+            two = Op(_CONST, F1, (), _TWO, None, -1)
             z2 = Op(_FMUL, F1, (z, two), (), None, -1)
             z = Op(_FSUB, F1, (z2, w), (), None, -1)
             out += (two, z2, z)
