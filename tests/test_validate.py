@@ -279,3 +279,29 @@ def test_index_range():
     flipped = b.op(Code.SELECT, b.op(Code.BAND, b.cmp(Code.IGT, b.const(10), raw), b.cmp(Code.ILE, b.const(2), raw)),
                    raw, b.const(0), type=I1)  # 10 > x && 2 <= x
     assert index_range(flipped) == (0, 9)
+
+
+# -- run_passes without full validation: what cleanup saw on its way --------------------------
+
+
+def test_the_input_checks_hold_when_cleanup_tells_validate_what_it_saw(monkeypatch):
+    """Without full validation ``run_passes`` hands ``validate`` what the
+    cleanup pass found in its walks (no D3D op left, whether a CALL is):
+    a D3D op no pass lowers and a recursive call are still refused."""
+    from xlate.bytecode.tables import Opcode
+    from xlate.options import Options
+    from xlate.passes import lowering, run_passes
+
+    monkeypatch.setenv("XLATE_VALIDATE", "0")
+    for table in (lowering._TABLES_SM2, *lowering._SURVEYING_TABLES.values()):  # (as if no pass lowered add)
+        monkeypatch.delitem(table, Opcode.ADD)
+    program = lift(decode(assemble_bytes("vs_2_0\ndcl_position v0\nadd r0, v0, v0\nmov oPos, r0\n")))
+    with pytest.raises(UnsupportedError, match=r"'add' \(instruction \d+\): this instruction is not supported yet"):
+        run_passes(program, Options())
+    monkeypatch.undo()
+    monkeypatch.setenv("XLATE_VALIDATE", "0")
+    recursive = "vs_2_0\ndcl_position v0\nmov oPos, v0\ncall l1\nret\nlabel l1\ncall l1\nret\n"
+    with pytest.raises(StructureError, match="recursive"):
+        run_passes(lift(decode(assemble_bytes(recursive))), Options())
+    # and a program with neither passes
+    run_passes(lift(decode(assemble_bytes("vs_2_0\ndcl_position v0\nmov oPos, v0\n"))), Options())

@@ -45,10 +45,14 @@ class Semantic:
         return f"{self.usage.name.lower()}{self.index}"
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Variable:
     """A storage location.  Identity matters; ``name`` is only a readable base
-    name (the backend's namer turns it into a legal, unique identifier)."""
+    name (the backend's namer turns it into a legal, unique identifier).
+
+    Slots: a shader makes dozens (every register, every output io adds),
+    and without an instance dict each costs less to make, to free and for
+    the cyclic collector to visit."""
 
     name: str
     storage: Storage

@@ -152,18 +152,21 @@ def _facts(cond: Op, out: list) -> None:
 # -- the checks -----------------------------------------------------------------
 
 
-def validate(program: Program, *, full: bool = True) -> None:
+def validate(program: Program, *, full: bool = True, calls: bool | None = None) -> None:
     """Raise on the first broken invariant (see the module docstring).
 
     ``full=False`` checks only what the input can break, in the same order:
     D3D ops no pass lowers, then the call graph.  The other rules can only
     be broken by a bug in a pass (``Options.validate`` turns them on).
+    ``calls`` (with ``full=False``): the caller has looked at every op and
+    found no D3D op, and says whether one is a CALL (what the cleanup pass
+    finds on its way); None: it knows nothing.
     """
     if not full:
         # One look at every op: a D3D op left over is refused, and the calls
         # are only checked when there is a CALL (most shaders have none, and
         # then nothing can fail); networkx only reports unsound ones.
-        if _check_d3d(program):
+        if _check_d3d(program) if calls is None else calls:
             verify_calls(program)
         return
     _check_d3d(program)

@@ -33,6 +33,8 @@ constants pass has run and a LOAD may have gone or changed here.
 
 from __future__ import annotations
 
+from itertools import compress
+from operator import attrgetter
 from typing import Iterable
 
 from ..ir.ops import CONTROL, Code, Op
@@ -44,38 +46,63 @@ from .peepholes import fold_static_branches, peepholes
 from .sweep_slots import sweep_slots
 
 
-def run(program: Program, options: Options) -> None:
+def run(program: Program, options: Options, islands: tuple[int, int] | None = None) -> bool | None:
+    """``islands``: what ``io.run`` returned, when nothing changed main's
+    body since (``passes.pipeline``): its first and last ops that this pass
+    would leave as they are and that change none of its decisions about the
+    others (see ``io.run``), left out of the walks.
+
+    Returns, when its walks looked at every op it keeps (``sweep``'s do, in
+    nearly every shader) and found no D3D op, whether a CALL is left (what
+    ``validate(full=False)`` would walk every body again to find); else None.
+    Islands hold neither."""
     # ``array_ranges`` (the constants pass, just before) stays right unless a
     # LOAD goes or changes here: in a folded branch, through the peepholes
     # (which only touch LOADs with an index, or their index), or as a value
     # nobody uses.  Recomputing it costs as much as the rest of the pass.
     loads_may_change = False
     touched: set[Variable] = set()
+    calls: bool | None = False
+    main = program.functions["main"]
+    prologue = epilogue = None
+    if islands is not None and (islands[0] or islands[1]):
+        body = main.body
+        first, last = islands[0], len(body) - islands[1]
+        prologue, epilogue = body[:first], body[last:]
+        main.body = body[first:last]
     for fn in program.functions.values():  # (each function on its own: one loop does all)
         indexed, ifs = peepholes(fn)
         if ifs:
             fn.body = fold_static_branches(fn.body, ifs)
-        load_removed, variables = remove_dead_code(program, fn)
+        load_removed, variables, seen = remove_dead_code(program, fn)
         loads_may_change = loads_may_change or indexed or ifs is not None or load_removed
         touched.update(variables)
+        if seen is None or calls is None:
+            calls = None
+        else:
+            calls = calls or seen
+    if prologue is not None:
+        main.body = prologue + main.body + epilogue
     _drop_unused_variables(program, touched)
     if loads_may_change and "array_ranges" in program.notes:
         shrink_arrays(program)
+    return calls
 
 
 # -- 3. unused values and dead stores ---------------------------------------------------
 
 
-def remove_dead_code(program: Program, fn: Function) -> tuple[bool, Iterable[Variable]]:
+def remove_dead_code(program: Program, fn: Function) -> tuple[bool, Iterable[Variable], bool | None]:
     """Remove values nobody uses and STOREs nobody reads, until neither is
-    left.  Returns whether a LOAD was removed, and the variables the ops
-    left touch (at least every private one)."""
+    left.  Returns whether a LOAD was removed, the variables the ops left
+    touch (at least every private one), and, when the last walk looked at
+    every op left and none is a D3D op, whether one is a CALL (else None)."""
     swept = sweep(program, fn)
     if swept is not None:
-        fn.body, load_removed, touched = swept
-        return load_removed, touched
+        fn.body, load_removed, touched, seen = swept
+        return load_removed, touched, seen
     fn.body, load_removed = sweep_slots(program, fn)
-    return load_removed, {op.var for op in fn.body}
+    return load_removed, {op.var for op in fn.body}, None
 
 
 # (module constants: ``Code.X`` is an enum class attribute lookup, slow in a hot function)
@@ -87,14 +114,17 @@ _MARKERS = frozenset(CONTROL)
 _CALL = Code.CALL
 # Ops ``sweep`` leaves to ``RegisterAnalysis``: a D3D_STORE is not lowered yet.
 _NOT_SWEPT = frozenset({Code.D3D_STORE})
+_D3D_VALUES = frozenset({Code.D3D_OP, Code.D3D_SRCMOD})
+# ``_unused_values``'s verdicts on straight-line code
+_DEAD, _ARRAY = "dead store", "array"
 # Ops that end a straight line (what ``sweep_with_stores`` takes).
 _NOT_STRAIGHT = frozenset(CONTROL | {Code.D3D_STORE})
 
 
-def sweep(program: Program, fn: Function) -> tuple[list[Op], bool, Iterable[Variable]] | None:
+def sweep(program: Program, fn: Function) -> tuple[list[Op], bool, Iterable[Variable], bool | None] | None:
     """``fn``'s body without unused values and dead stores, whether a LOAD
-    was removed, and the variables the ops kept touch (every private one at
-    least); None when the body has an op of ``_NOT_SWEPT``, an access to a
+    was removed, the variables the ops kept touch (every private one at
+    least), and ``remove_dead_code``'s last item; None when the body has an op of ``_NOT_SWEPT``, an access to a
     private array or an indexed one, or is a subroutine with a loop (left to
     ``RegisterAnalysis``).  A CALL reads every private variable and may
     write any (what is live before it is "everything": the walks keep a
@@ -119,11 +149,18 @@ def sweep(program: Program, fn: Function) -> tuple[list[Op], bool, Iterable[Vari
     body = fn.body
     load_removed = False
     while True:
-        values = _unused_values(body)
+        values = _unused_values(body, at_exit)
         if values is None:
             return None
-        keep, used, accesses, gone, markers, calls = values
+        keep, used, accesses, gone, markers, calls, d3d, live, verdict = values
         load_removed = load_removed or gone
+        if not markers:  # straight-line code: the walk followed the live components itself
+            if verdict is None:
+                keep.reverse()
+                return keep, load_removed, live.keys(), None if d3d else calls
+            if verdict is _ARRAY:
+                return None
+            return (*sweep_with_stores(program, fn), None)
         # (only where something may be live by default: see _earliest)
         drop = _earliest(accesses) if markers and (at_exit or calls) else None
         found = _live_components(accesses, used, at_exit, markers, drop)
@@ -134,24 +171,37 @@ def sweep(program: Program, fn: Function) -> tuple[list[Op], bool, Iterable[Vari
             keep.reverse()
             # (with markers what is live is reset at jumps and variables
             # with nothing live leave it: its keys may miss some)
-            return keep, load_removed, {op.var for op in accesses} if markers else live.keys()
+            return (keep, load_removed, {op.var for op in accesses} if markers else live.keys(),
+                    None if d3d else calls)
         if not markers:
-            return sweep_with_stores(program, fn)
+            return (*sweep_with_stores(program, fn), None)
         body, gone = _sweep_with_heads(keep, at_exit, _loop_heads(accesses, heads), drop)
         load_removed = load_removed or gone
 
 
-def _unused_values(body: list[Op]):
+def _unused_values(body: list[Op], at_exit: int = 0):
     """One backward walk, every STORE kept: (the ops kept, last first;
     value -> the components its kept uses read; the private LOADs and STOREs
-    kept and the control markers, last first; whether a LOAD went; whether
-    there are markers), or None at an op of ``_NOT_SWEPT``.  Uses come after
-    definitions, so an op's users are all decided when the walk reaches it."""
+    kept and the control markers, last first (only where there are markers:
+    found in the ops kept, after the walk); whether a LOAD went; whether
+    there are markers; whether one is a CALL; whether a D3D op is kept;
+    and, without markers, what ``_live_components`` would find: variable ->
+    its components live at the start (``at_exit`` live at the end), and
+    None, ``_DEAD`` at a STORE that writes nothing live or ``_ARRAY`` at an
+    access to an array or an indexed one, whichever comes first), or None
+    at an op of ``_NOT_SWEPT``.  Uses come after definitions, so an op's
+    users are all decided when the walk reaches it, a LOAD's components
+    too: in straight-line code the walk follows them as it goes (as
+    ``_live_components`` would after it, without walking the accesses
+    again); a marker ends that (its result is not used then)."""
     used: dict[Op, int] = {}  # value -> the components its kept uses read (LOADs: ``loaded_components``)
     get = used.get
     keep: list[Op] = []
-    accesses: list[Op] = []
-    load_removed = markers = calls = False
+    accesses: list[Op] = []  # (with markers only)
+    load_removed = markers = calls = d3d = False
+    live: dict[Variable, int] = {}
+    verdict = None
+    follow = True  # no marker, no verdict yet
     LOAD, STORE, SWIZZLE = Code.LOAD, Code.STORE, Code.SWIZZLE
     for op in reversed(body):
         code = op.code
@@ -160,14 +210,33 @@ def _unused_values(body: list[Op]):
                 if code is LOAD:
                     load_removed = True
                 continue
-            if code is LOAD and op.var.storage in PRIVATE:
-                accesses.append(op)
+            if code is LOAD:
+                var = op.var
+                if var.storage in PRIVATE:
+                    if follow:
+                        if op.args or var.length is not None:
+                            verdict, follow = _ARRAY, False
+                        else:
+                            live[var] = live.get(var, at_exit) | used[op]
+            elif code in _D3D_VALUES:  # (left for validate to refuse)
+                d3d = True
         elif code is STORE:
-            if op.var.storage in PRIVATE:  # other stores are observable
-                accesses.append(op)
+            var = op.var
+            if var.storage in PRIVATE:  # other stores are observable
+                if follow:
+                    if len(op.args) != 1 or var.length is not None:
+                        verdict, follow = _ARRAY, False
+                    else:
+                        components = (1 << var.type.width) - 1
+                        written = (op.imm[0] if op.imm else 0xF) & components
+                        now = live.get(var, at_exit) & components
+                        if written & now:
+                            live[var] = now & ~written
+                        else:
+                            verdict, follow = _DEAD, False
         elif code in _MARKERS:
-            accesses.append(op)
             markers = True
+            follow = False
             if code is _CALL:
                 calls = True
         elif code in _NOT_SWEPT:
@@ -181,7 +250,10 @@ def _unused_values(body: list[Op]):
             else:
                 for a in args:
                     used[a] = 0xF
-    return keep, used, accesses, load_removed, markers, calls
+    if markers:  # (found again in what is kept: straight-line code needs no list)
+        accesses = [op for op in keep if op.code in _MARKERS or (
+            (op.code is LOAD or op.code is STORE) and op.var.storage in PRIVATE)]
+    return keep, used, accesses, load_removed, markers, calls, d3d, live, verdict
 
 
 def _earliest(accesses: list[Op]) -> set[Op]:
@@ -544,6 +616,8 @@ def remove_dead_stores(program: Program, fn: Function) -> list[Op]:
 
 
 _STATE = Storage.STATE
+_STORAGE = attrgetter("storage")
+_IS_PRIVATE = PRIVATE.__contains__
 
 
 def _drop_unused_variables(program: Program, touched: set[Variable]) -> None:
@@ -551,7 +625,10 @@ def _drop_unused_variables(program: Program, touched: set[Variable]) -> None:
     (``touched``: all the others): a state parameter left is one the shader
     depends on, which the layout declares and the reflection lists."""
     variables = program.variables
-    if any(v.storage is _STATE for v in variables):
+    storages = list(map(_STORAGE, variables))  # (``map``s and ``compress``: loops in C, not Python)
+    if _STATE in storages:
         # (``touched`` may hold only the private ones: look for the loads)
         touched = touched | {op.var for _fn, op in program.all_ops() if op.var is not None and op.var.storage is _STATE}
+    elif touched.issuperset(compress(variables, map(_IS_PRIVATE, storages))):
+        return  # (most shaders: every private variable is still touched)
     variables[:] = [v for v in variables if (v.storage not in PRIVATE and v.storage is not _STATE) or v in touched]

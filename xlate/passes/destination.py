@@ -13,11 +13,15 @@ from __future__ import annotations
 from ..bytecode.tables import Opcode
 from ..ir.ops import Code, Op
 from ..ir.types import F4, Scalar
-from .build import fconst, fop, resized, select, swizzle
+from .build import FLOAT, fconst, fop, resized, select, swizzle
 from .rewrite import Rewriter, rewrite
 
 # write mask -> the components it writes, in order (0b1011 -> (0, 1, 3))
 MASK_COMPONENTS = tuple(tuple(i for i in range(4) if mask >> i & 1) for mask in range(16))
+# write mask -> the STORE's imm, and the type of an f4's masked components
+# (shared: one tuple and no lookup per store)
+_MASK_IMM = tuple((mask,) for mask in range(16))
+_MASK_TYPE = tuple(FLOAT[len(comps)] if comps else None for comps in MASK_COMPONENTS)
 _SCALAR_X = (0,)
 _INT, _FLOAT = Scalar.INT, Scalar.FLOAT
 _STORE, _SWIZZLE = Code.STORE, Code.SWIZZLE
@@ -33,9 +37,13 @@ def _lower(rw: Rewriter, op: Op) -> None:
             or info.shift or info.saturate or info.predicated or info.relative):
         return _lower_any(rw, op)
     value = op.args[0]
-    if mask != 0xF or value.code is _SWIZZLE or value.type.width != 4:
+    if value.type is F4 and value.code is not _SWIZZLE:  # (nearly always: a D3D_OP's value)
+        if mask != 0xF:  # ``swizzle(rw, value, MASK_COMPONENTS[mask])``, written out
+            value = Op(_SWIZZLE, _MASK_TYPE[mask], (value,), MASK_COMPONENTS[mask], None, rw.origin)
+            rw.out.append(value)
+    elif mask != 0xF or value.code is _SWIZZLE or value.type.width != 4:
         value = swizzle(rw, value, MASK_COMPONENTS[mask])
-    op.code, op.type, op.args, op.imm = _STORE, None, (value,), (mask,)  # rw.become, var kept
+    op.code, op.type, op.args, op.imm = _STORE, None, (value,), _MASK_IMM[mask]  # rw.become, var kept
     rw.out.append(op)
     return None
 

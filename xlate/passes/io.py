@@ -62,10 +62,18 @@ from .rewrite import rewrite
 U = DeclUsage
 
 
-def run(program: Program, options, returns: bool = True, derivatives: bool = True) -> None:
+def run(program: Program, options, returns: bool = True, derivatives: bool = True) -> tuple[int, int] | None:
     """``returns`` / ``derivatives`` False: the caller knows that no RETURN /
-    no FDDY occurs (``passes.Survey``), so none is looked for."""
-    _IO(program, options, returns, derivatives).run()
+    no FDDY occurs (``passes.Survey``), so none is looked for.
+
+    Returns the lengths of the prologue and the epilogue io put at the start
+    and the end of main when they are *islands* (else None): ops that read
+    only each other and touch no private variable (the vs_1_x/2_x output
+    defaults, the missing oPos, the position fix-up).  ``cleanup`` changes
+    nothing in such ops (all are used, none folds, no STORE of theirs can be
+    dead) and they change none of its decisions about the other ops, so
+    ``passes.pipeline`` lets it leave them out of its walks."""
+    return _IO(program, options, returns, derivatives).run()
 
 
 # vs_1_x/2_x outputs D3D gives a value before the shader writes them:
@@ -94,6 +102,8 @@ _PSIZE, _POSITION = U.PSIZE, U.POSITION
 _F1 = FLOAT[1]  # a component of an f4 (``resized(F4, 1)``, as ``comp`` makes it)
 _OUTPUT = Storage.OUTPUT
 _WHOLE = (0xF,)  # the imm of a STORE of all four components
+_X, _Y, _Z, _W = (0,), (1,), (2,), (3,)  # the imms of a SWIZZLE to one component
+_TWO = (2.0,)
 
 # The half-pixel shift as a fraction of half a pixel: 63/128 px (wined3d,
 # DXVK) unless Options.half_pixel_exact.
@@ -113,6 +123,9 @@ class _IO:
         self.prologue: list[Op] = []
         self.epilogue: list = []  # callables emitting ops into a list
         self.colours: set[Variable] = set()  # the outputs whose writes are saturated
+        # False once the prologue or an epilogue touches a private variable
+        # (a split register, vPos, vFace) or the epilogue goes before a RETURN
+        self.islands = True
         self.notes = {"clip_z": self.clip_z, "flip_y": self.flip_y, "half_pixel": self.half_pixel,
                       "half_pixel_scale": self.half_pixel_scale if self.half_pixel else 0.0,
                       "viewport": False, "front_face": None}
@@ -156,7 +169,7 @@ class _IO:
 
     # -- main ---------------------------------------------------------------
 
-    def run(self) -> None:
+    def run(self) -> tuple[int, int] | None:
         if self.p.is_vertex:
             self.vertex()
             # What the bodies need: saturated colour writes, and main's
@@ -168,8 +181,10 @@ class _IO:
         else:
             self.pixel()
         main = self.p.main
+        before = len(main.body)
         for emit in self.epilogue:
             emit(main.body)
+        islands = (len(self.prologue), len(main.body) - before) if self.islands else None
         # The epilogue's closures hold this object, which holds the program:
         # a reference cycle that would leave the whole IR to the cyclic
         # collector (a walk over every op of a vertex shader, after each
@@ -178,6 +193,7 @@ class _IO:
         if self.prologue:
             main.body[:0] = self.prologue
         self.p.notes["io"] = self.notes
+        return islands
 
     def edit_vertex_body(self, fn: Function, epilogue) -> None:
         """Saturate each write of a colour output, and run ``epilogue`` before
@@ -204,6 +220,8 @@ class _IO:
                     append(value)
                     op.args = (value,) + args[1:]
             elif code is _RETURN:
+                if epilogue:
+                    self.islands = False  # (a copy of the epilogue before a RETURN)
                 for emit in epilogue:
                     emit(out)
             append(op)
@@ -275,6 +293,7 @@ class _IO:
         semantics = var.semantics
         var.storage = Storage.LOCAL
         var.semantics = ()
+        self.islands = False
         zero = self.op(self.prologue, Code.CONST, F4, imm=(0.0,) * 4)
         self.op(self.prologue, Code.STORE, None, (zero,), (0xF,), var)
         for mask, sem in semantics:
@@ -296,18 +315,22 @@ class _IO:
         # directly (positional: code, type, args, imm, var, origin), listed in
         # the order they go into ``out``.
         p = Op(_LOAD, F4, (), (), pos, -1)
-        x, y, z, w = xyzw = [Op(_SWIZZLE, _F1, (p,), (i,), None, -1) for i in range(4)]
-        out.append(p)
-        out += xyzw
+        args = (p,)  # (one tuple for the four: nothing changes an op's args in place)
+        x = Op(_SWIZZLE, _F1, args, _X, None, -1)
+        y = Op(_SWIZZLE, _F1, args, _Y, None, -1)
+        z = Op(_SWIZZLE, _F1, args, _Z, None, -1)
+        w = Op(_SWIZZLE, _F1, args, _W, None, -1)
+        out += (p, x, y, z, w)
         if self.half_pixel:
             # 63/128 of a pixel (in NDC one pixel is 2/vp): see the docstring.
             vp = Op(_LOAD, F4, (), (), self.get_viewport(), -1)
             k = Op(_CONST, F1, (), (self.half_pixel_scale,), None, -1)
             kw = Op(_FMUL, F1, (w, k), (), None, -1)
-            vx = Op(_SWIZZLE, _F1, (vp,), (0,), None, -1)
+            args = (vp,)
+            vx = Op(_SWIZZLE, _F1, args, _X, None, -1)
             dx = Op(_FMUL, F1, (kw, vx), (), None, -1)
             x = Op(_FADD, F1, (x, dx), (), None, -1)
-            vy = Op(_SWIZZLE, _F1, (vp,), (1,), None, -1)
+            vy = Op(_SWIZZLE, _F1, args, _Y, None, -1)
             dy = Op(_FMUL, F1, (kw, vy), (), None, -1)
             y = Op(_FSUB, F1, (y, dy), (), None, -1)
             out += (vp, k, kw, vx, dx, x, vy, dy, y)
@@ -315,7 +338,7 @@ class _IO:
             y = Op(_FNEG, F1, (y,), (), None, -1)
             out.append(y)
         if self.clip_z:
-            two = Op(_CONST, F1, (), (2.0,), None, -1)
+            two = Op(_CONST, F1, (), _TWO, None, -1)
             z2 = Op(_FMUL, F1, (z, two), (), None, -1)
             z = Op(_FSUB, F1, (z2, w), (), None, -1)
             out += (two, z2, z)
@@ -349,6 +372,7 @@ class _IO:
             y = self.op(out, Code.FSUB, F1, (top, self.comp(out, fc, 1)))
         value = self.op(out, Code.CONSTRUCT, F4, (x, y, self.comp(out, fc, 2), self.comp(out, fc, 3)))
         var.storage, var.builtin = Storage.LOCAL, None
+        self.islands = False
         self.op(out, Code.STORE, None, (value,), (0xF,), var)
 
     def vface(self, var: Variable) -> None:
@@ -356,6 +380,7 @@ class _IO:
         ff = self.op(out, Code.LOAD, B1, var=self.builtin("front_facing", B1))
         value = self.op(out, Code.SELECT, F1, (ff, self.const(out, 1.0), self.const(out, -1.0)))
         var.storage, var.builtin = Storage.LOCAL, None
+        self.islands = False
         self.op(out, Code.STORE, None, (value,), (0x1,), var)
         # D3D's front faces are clockwise on screen.  Without a y flip the
         # image is upright in GL window coordinates, so they stay clockwise
@@ -369,6 +394,7 @@ class _IO:
         semantics = var.semantics
         var.storage = Storage.LOCAL
         var.semantics = ()
+        self.islands = False
         out = self.prologue
         for mask, sem in semantics:
             src = Variable(f"{var.name}_{sem}", Storage.INPUT, F4, register=var.register,

@@ -132,6 +132,8 @@ def _offset(program: Program, op: Op) -> int:
 def run(program: Program, options) -> None:
     ds = options.draw_state
     dyn = dynamic(options)
+    if not (dyn or ds.srgbtexture or ds.fetch4 or ds.nulltexture or ds.depthtexture or ds.srgbwriteenable):
+        return  # (every shader, with D3D's default state: nothing to do, nothing to note)
     used: dict[str, set[int]] = {"depthtexture": set(), "srgbtexture": set(), "fetch4": set(), "nulltexture": set()}
     if dyn or ds.srgbtexture or ds.fetch4 or ds.nulltexture or ds.depthtexture:
         for fn in list(program.functions.values()):
