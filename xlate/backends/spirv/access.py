@@ -6,6 +6,8 @@ loads and stores the emitter's op loop does not write itself."""
 
 from __future__ import annotations
 
+from bisect import bisect_right
+
 from ...ir.ops import Op
 from ...ir.program import Storage
 from .. import layout as layout_mod
@@ -40,8 +42,8 @@ SINGLE = {mask: (mask.bit_length() - 1 if mask and not mask & (mask - 1) else No
 
 class Access:
     """Mixin of ``Emitter``: uses its ``lay``, ``iface``, ``m``, ``int``,
-    ``float``, ``static``, ``pointers``, ``plain``, ``chains``, ``known``,
-    ``ids``, ``words`` and ``inst``/``value``/``type_of``/``unsupported``."""
+    ``float``, ``static``, ``pointers``, ``plain``, ``chains``, ``groups``,
+    ``known``, ``ids``, ``words`` and ``inst``/``value``/``type_of``/``unsupported``."""
 
     __slots__ = ()
 
@@ -105,30 +107,54 @@ class Access:
         constant file ``var`` (what ``_access`` and ``load`` work out for it,
         the constants made in the same order), or None where ``load``'s
         general path has to (a bool kept as a uint, a register outside the
-        layout's groups)."""
-        g = self.lay.group_at(var, element)
-        if g is None:
+        layout's groups).  What a group's registers share (its place, the
+        member's constant, the pointer type) is worked out on the group's
+        first register and kept in ``groups`` (id(group) -> that, or False)."""
+        found = self.lay.const_groups.get(id(var))  # (layout.group_at, written out)
+        if found is None:
             return None
-        place = self.iface.places[g.name]
-        if place.uint_bool:
+        groups, firsts = found
+        k = bisect_right(firsts, element) - 1
+        if k < 0:
+            return None
+        g = groups[k]
+        if element >= g.first + g.count:
             return None
         m = self.m
-        member = place.member
-        # int_constant's ids, looked up here first (most exist already)
         constants, t = m.constants, self.int
-        if member is None:
-            chain = ()
-        else:
-            c = constants.get((t, member))
-            chain = (c if c is not None else m.int_constant(member),)
-        if g.array:
-            c = constants.get((t, element - g.first))
-            chain += (c if c is not None else m.int_constant(element - g.first),)
-        if not chain:
+        shared = self.groups.get(id(g))
+        if shared is None:
+            place = self.iface.places[g.name]
+            if place.uint_bool:
+                self.groups[id(g)] = False
+                return None
+            # the member's constant, then the element's, then the pointer
+            # type: _access and load's order (the same ids)
+            member = place.member
+            if member is None:
+                prefix = ()
+            else:
+                c = constants.get((t, member))
+                prefix = (c if c is not None else m.int_constant(member),)
+            chain = prefix
+            if g.array:
+                c = constants.get((t, element - g.first))
+                chain += (c if c is not None else m.int_constant(element - g.first),)
+            if not chain:
+                self.groups[id(g)] = False
+                return None
+            pointee = place.element_type if g.array and place.element_type is not None else place.value_type
+            head = ((4 + len(chain)) << 16) | OpAccessChain
+            ptr = m.pointer(place.storage, pointee)
+            self.groups[id(g)] = (head, ptr, place.var, prefix, pointee, g.array, g.first)
+            return head, ptr, place.var, chain, pointee
+        if shared is False:
             return None
-        pointee = place.element_type if g.array and place.element_type is not None else place.value_type
-        return (((4 + len(chain)) << 16) | OpAccessChain, m.pointer(place.storage, pointee), place.var, chain,
-                pointee)
+        head, ptr, base, chain, pointee, array, first = shared
+        if array:
+            c = constants.get((t, element - first))
+            chain += (c if c is not None else m.int_constant(element - first),)
+        return head, ptr, base, chain, pointee
 
     # -- loads and stores -------------------------------------------------------
 

@@ -149,9 +149,9 @@ class Emitter(ControlFlow, HelperFunctions, Values, Access):
     Slotted (its mixins too): the handlers read its attributes for every op."""
 
     __slots__ = ("p", "t", "o", "fragment", "version", "debug", "legacy", "lay", "m", "iface", "glsl", "void",
-                 "fn_type", "float", "int", "bool", "pointers", "helper_fns", "chains", "helper_words", "images",
-                 "types", "vecs", "vector_constants", "static", "plain", "plain_store", "fn_ids", "words", "ids",
-                 "known", "stack")
+                 "fn_type", "float", "int", "bool", "pointers", "helper_fns", "chains", "groups", "helper_words",
+                 "images", "types", "vecs", "vector_constants", "static", "plain", "plain_store", "fn_ids", "words",
+                 "ids", "known", "stack")
 
     def __init__(self, program: Program, target: Target, options, version: str = "1.0", names: bool = True):
         self.p = program
@@ -214,6 +214,7 @@ class Emitter(ControlFlow, HelperFunctions, Values, Access):
         # (Variable, element) -> (OpAccessChain's first word, pointer type,
         # variable, indices, pointee) of a static load through a chain
         self.chains: dict = {}
+        self.groups: dict = {}  # id(ConstGroup) -> what register_chain keeps of it
         self.helper_words: list[int] = []  # their definitions
         self.images: dict = {}  # dim -> sampled image type
         self.types: dict = {}  # id(IR Type) -> type id

@@ -81,21 +81,25 @@ class HelperFunctions:
 
     def mul_legacy_body(self, width: int, a: int, b: int) -> int:
         """xl_mul_legacy: ``(a == 0 || b == 0) ? 0 : a * b``, per component."""
-        t = self.vec(FLOAT, width)
-        bt = self.vec(BOOL, width)
-        zero = self.splat(0.0, width)
-        either = self.inst(OpLogicalOr, bt, self.inst(OpFOrdEqual, bt, a, zero), self.inst(OpFOrdEqual, bt, b, zero))
-        return self.inst(OpSelect, t, either, zero, self.inst(OpFMul, t, a, b))
+        return self.inline_helper("mul_legacy", width, a, b)
 
     def dot_legacy_body(self, width: int, a: int, b: int) -> int:
         """xl_dot_legacy: the legacy products summed left to right."""
-        p = self.mul_legacy_body(width, a, b)
-        if width == 1:
-            return p
-        total = self.inst(OpCompositeExtract, self.float, p, 0)
-        for i in range(1, width):
-            total = self.inst(OpFAdd, self.float, total, self.inst(OpCompositeExtract, self.float, p, i))
-        return total
+        return self.inline_helper("dot_legacy", width, a, b)
+
+    def inline_helper(self, name: str, width: int, a: int, b: int) -> int:
+        """Helper ``name``'s body written inline on the values ``a`` and ``b``
+        (its plan, ``helper_plan``, filled from ``inline_filler``'s template
+        in one call); returns the id of its value."""
+        t = self.vec(FLOAT, width)
+        bt = self.vec(BOOL, width)
+        zero = self.splat(0.0, width)
+        fill, literals, count = inline_filler(name, width)
+        m = self.m
+        base = m.bound
+        m.bound = base + count
+        self.words += fill(literals + (t, bt, zero, self.float, a, b) + tuple(range(base, base + count)))
+        return base + count - 1
 
     def call_helper(self, op: Op, name: str, width: int) -> None:
         ids = self.ids
@@ -179,6 +183,32 @@ def helper_filler(name: str, width: int) -> tuple:
     index = [at[x] if x < SLOT else len(literals) + symbols + x - SLOT if x < SYMBOL
              else len(literals) + x - SYMBOL for x in template]
     return operator.itemgetter(*index), literals, count
+
+
+# the module ids an inline body uses, in the order inline_filler takes them
+INLINE_SYMBOLS = ("T", "B", "Z", "F")
+
+
+@functools.lru_cache(maxsize=None)
+def inline_filler(name: str, width: int) -> tuple:
+    """(fill, literals, number of new ids) of helper ``name``'s body
+    written inline (``HelperFunctions.inline_helper``): the plan's
+    instructions without the function around them, its parameters (slots 1
+    and 2) the operands' ids and its values (slots 4 on) new ids; ``fill``
+    takes ``literals``, INLINE_SYMBOLS' ids, the two operands and the new
+    ids, and gives the words in one C call."""
+    plan, count = helper_plan(name, width)
+    words = []
+    for opcode, type_sym, result_slot, operands in plan:
+        ops = [SYMBOL + INLINE_SYMBOLS.index(o) if o.__class__ is str else SLOT + o[0] if o.__class__ is tuple
+               else o for o in operands]
+        words += (((3 + len(ops)) << 16) | opcode, SYMBOL + INLINE_SYMBOLS.index(type_sym), SLOT + result_slot, *ops)
+    literals = tuple(sorted({x for x in words if x < SLOT}))
+    at = {x: k for k, x in enumerate(literals)}
+    operands = len(literals) + len(INLINE_SYMBOLS)  # where a and b are; the new ids follow them
+    index = [at[x] if x < SLOT else len(literals) + x - SYMBOL if x >= SYMBOL
+             else operands + x - SLOT - 1 if x - SLOT in (1, 2) else operands + 2 + x - SLOT - 4 for x in words]
+    return operator.itemgetter(*index), literals, count - 4
 
 
 @functools.lru_cache(maxsize=None)

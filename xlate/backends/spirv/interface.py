@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from ...errors import UnsupportedError
 from ..layout import Layout
 from . import stage_state
-from .module import (DECORATION, E, STORAGE, Module, OpDecorate, OpMemberDecorate, OpMemberName, OpName, OpVariable,
-                     string_words)
+from .module import (DECORATION, E, STORAGE, VERSIONS, Module, OpDecorate, OpMemberDecorate, OpMemberName, OpName,
+                     OpVariable, string_words)
 
 # GLSL type name -> (scalar, width)
 GLSL_SCALARS = {"float": "float", "vec": "float", "int": "int", "ivec": "int", "bool": "bool", "bvec": "bool"}
@@ -90,10 +90,79 @@ def split_type(glsl: str) -> tuple[str, int]:
     return found if found is not None else _split(glsl)
 
 
+# Memos shared by every interface built in the process (names and places
+# recur from shader to shader; each is a pure function of its key):
+# a name -> (OpName's first word, the name's words), the same for
+# OpMemberName, and a Place's fields -> the Place (never changed once made).
+# Each is emptied when full, so hostile inputs cannot grow them without bound.
+NAME_WORDS: dict = {}
+MEMBER_NAME_WORDS: dict = {}
+_PLACES: dict = {}
+_MEMO_MAX = 8192
+
+
+def _name_entry(text: str) -> tuple:
+    if len(NAME_WORDS) >= _MEMO_MAX:
+        NAME_WORDS.clear()
+    entry = NAME_WORDS[text] = _name_words(text, 1)
+    return entry
+
+
+def _member_name_entry(text: str) -> tuple:
+    if len(MEMBER_NAME_WORDS) >= _MEMO_MAX:
+        MEMBER_NAME_WORDS.clear()
+    entry = MEMBER_NAME_WORDS[text] = _name_words(text, 2)
+    return entry
+
+
+def _place(key: tuple, place: Place) -> Place:
+    if len(_PLACES) >= _MEMO_MAX:
+        _PLACES.clear()
+    _PLACES[key] = place
+    return place
+
+
+_SEEDS: dict = {}  # SPIR-V version word -> _common_seed's table
+
+
+def _common_seed(m: Module) -> dict:
+    """``Interface``'s table of common declarations, with the entries whose
+    type, pointer and initializer every module has from ``Module.start``
+    (vec4 inputs, outputs and private registers): their first declaration
+    makes no new id, so looking them up gives the same ids and words."""
+    seed = _SEEDS.get(m.version)
+    if seed is None:
+        seed = {}
+        probe = Module.start(next(name for name, word in VERSIONS.items() if word == m.version))
+        iface = Interface.__new__(Interface)
+        iface.m, iface.vectors = probe, {}
+        for kind, storage in COMMON_KINDS.items():
+            bound, words = probe.bound, len(probe.globals)
+            t = iface.vector_type(("float", 4))
+            init = iface._zero("float", 4) if kind == "global" else None
+            ptr = probe.pointer(storage, t)
+            if probe.bound == bound and len(probe.globals) == words:  # nothing new: in every module
+                seed[(kind, "vec4")] = (t, ptr, STORAGE[storage], init, storage)
+        _SEEDS[m.version] = seed
+    return seed
+
+
+def _decl_keys(decls) -> tuple:
+    """The fields of each declaration that make its words (``_signature``'s
+    part for them).  (Attribute loads in a comprehension: faster than
+    operator.attrgetter, whose generic lookups miss the interpreter's
+    specialised ones.)"""
+    return tuple([(d.kind, d.name, d.type, d.array, d.location, d.binding, d.set, d.centroid, d.constant_id, d.init)
+                  for d in decls])
+
+
 class Interface:
     """The module's variables for one layout."""
 
-    def __init__(self, m: Module, lay: Layout, names: bool):
+    def __init__(self, m: Module, lay: Layout, names: bool, decl_keys: tuple | None = None):
+        """``decl_keys``: the declarations' fields as ``_signature`` reads
+        them (one tuple per declaration of ``lay.decls``), when the caller
+        has them already."""
         self.m = m
         self.places: dict[str, Place] = {}
         self.io: list[int] = []  # Input/Output variables, for OpEntryPoint
@@ -101,52 +170,64 @@ class Interface:
         self.names = names
         self.locations: dict = {}  # (storage class, location) -> the name there
         self.vectors: dict = {}  # (scalar kind, width) -> type id
-        # (declaration kind, GLSL type) -> (type, pointer type, storage class, initializer or None)
-        common: dict = {}
+        # (declaration kind, GLSL type) -> (type, pointer type, storage class
+        # number, initializer or None, storage class); the vec4 ones are in
+        # every module from its start (``_common_seed``)
+        common = _common_seed(m).copy()
+        common_get = common.get
         places, io, locations = self.places, self.io, self.locations
-        for d in lay.decls:
-            kind = d.kind
-            storage = COMMON_KINDS.get(kind)
-            if storage is None or d.array is not None:
-                self._decl(d)
-                continue
-            # The common declaration (an input, output or private register),
-            # written here: what _decl would do, in the same order (the same
-            # ids, the same words).
-            key = (kind, d.type)
-            found = common.get(key)
+        io_append, taken_at = io.append, locations.setdefault
+        place_get = _PLACES.get
+        globals_, annotations = m.globals, m.annotations
+        names_out = m.names if names else None
+        decls = lay.decls
+        if decl_keys is None:
+            decl_keys = _decl_keys(decls)
+        for k, (kind, name, gtype, array, location, _, _, centroid, _, _) in enumerate(decl_keys):
+            found = common_get((kind, gtype)) if array is None else None
             if found is None:
-                split = SPLIT.get(d.type) or _split(d.type)
+                storage = COMMON_KINDS.get(kind)
+                if storage is None or array is not None:
+                    self._decl(decls[k])
+                    continue
+                # The first common declaration (an input, output or private
+                # register) of its kind and type: its type, pointer and
+                # initializer, made in _decl's order (the same ids)
+                split = SPLIT.get(gtype) or _split(gtype)
                 t = self.vector_type(split)
                 init = self._zero(split[0], split[1]) if kind == "global" else None
                 v = m.bound
                 m.bound = v + 1
                 sc = STORAGE[storage]
                 ptr = m.pointer(storage, t)
-                found = common[key] = (t, ptr, sc, init)
+                found = common[(kind, gtype)] = (t, ptr, sc, init, storage)
             else:
-                t, ptr, sc, init = found
                 v = m.bound
                 m.bound = v + 1
-            name = d.name
-            if init is None:
-                m.globals += (VARIABLE_HEAD, ptr, v, sc)
-            else:
-                m.globals += (VARIABLE_INIT_HEAD, ptr, v, sc, init)
-            places[name] = Place(v, storage, None, t, None)
+            # The common declaration, written here: what _decl would do, in
+            # the same order (the same ids, the same words).
+            t, ptr, sc, init, storage = found
             if init is None:  # an input or output (a private register has an initializer)
-                io.append(v)
-                location = d.location
+                globals_ += (VARIABLE_HEAD, ptr, v, sc)
+                io_append(v)
                 if location is not None:
-                    taken = locations.setdefault((storage, location), name)
+                    taken = taken_at((storage, location), name)
                     if taken != name:  # e.g. one semantic declared on two input registers
                         raise UnsupportedError(-1, f"{name} and {taken} would share location {location}")
-                    m.annotations += (LOCATION_HEAD, v, LOCATION, location)
-                if d.centroid:
-                    m.annotations += (CENTROID_HEAD, v, CENTROID)
-            if names:
-                text = string_words(name)
-                m.names += (((len(text) + 2) << 16) | OpName, v, *text)
+                    annotations += (LOCATION_HEAD, v, LOCATION, location)
+                if centroid:
+                    annotations += (CENTROID_HEAD, v, CENTROID)
+            else:
+                globals_ += (VARIABLE_INIT_HEAD, ptr, v, sc, init)
+            key = (v, storage, t)
+            place = place_get(key)
+            if place is None:
+                place = _place(key, Place(v, storage, None, t, None))
+            places[name] = place
+            if names_out is not None:
+                head, text = NAME_WORDS.get(name) or _name_entry(name)
+                names_out += (head, v)
+                names_out += text
         for b in lay.blocks:
             self._block(b)
 
@@ -182,16 +263,22 @@ class Interface:
             raise ValueError(f"declaration kind {d.kind} has no SPIR-V form")
         if d.kind == "sampler":  # (Module.variable, decorate and name, written out)
             dim = SAMPLER_DIMS[d.type]
-            image = stage_state.shadow_sampled_image(m) if dim == stage_state.SHADOW_DIM else m.sampled_image(dim)
+            types = m.types
+            if dim == stage_state.SHADOW_DIM:
+                image = stage_state.shadow_sampled_image(m)
+            else:  # (sampled_image's types, looked up first: most modules have them already)
+                image = types.get(("sampled", types.get(("image", dim)))) or m.sampled_image(dim)
             v = m.bound
             m.bound = v + 1
-            ptr = m.pointer(storage, image)
+            ptr = types.get(("ptr", UNIFORM_CONSTANT, image)) or m.pointer(storage, image)
             m.globals += (VARIABLE_HEAD, ptr, v, UNIFORM_CONSTANT)
             m.annotations += (DECORATE1_HEAD, v, DESCRIPTOR_SET, d.set, DECORATE1_HEAD, v, BINDING, d.binding)
             if self.names:
-                text = string_words(d.name)
-                m.names += (((len(text) + 2) << 16) | OpName, v, *text)
-            self.places[d.name] = Place(v, storage, None, 0, None, False, dim)
+                head, text = NAME_WORDS.get(d.name) or _name_entry(d.name)
+                m.names += (head, v)
+                m.names += text
+            key = (v, storage, None, 0, None, False, dim)
+            self.places[d.name] = _PLACES.get(key) or _place(key, Place(*key))
             return
         kind, width = split_type(d.type)
         t = m.vector(self.scalar(kind), width)
@@ -218,33 +305,43 @@ class Interface:
 
     def _block(self, b) -> None:
         m = self.m
-        members, places = [], []
+        types = m.types
+        vectors = self.vectors
+        members, parts = [], []
         for d in b.members:
             split = SPLIT.get(d.type) or _split(d.type)
             uint_bool = split[0] == "bool"
-            t = self.vector_type(("uint", split[1]) if uint_bool else split)
-            if d.array:
-                whole = m.array(t, d.array, STD140_ARRAY_STRIDE)
-                places.append((d.name, whole, t, uint_bool))
+            if uint_bool:
+                split = ("uint", split[1])
+            t = vectors.get(split) or self.vector_type(split)
+            length = d.array
+            if length:
+                whole = types.get(("array", t, length, STD140_ARRAY_STRIDE)) or m.array(t, length,
+                                                                                        STD140_ARRAY_STRIDE)
+                parts.append((d.name, whole, t, uint_bool, d.offset))
             else:
                 whole = t
-                places.append((d.name, whole, None, uint_bool))
+                parts.append((d.name, whole, None, uint_bool, d.offset))
             members.append(whole)
         s, v = m.block_variable(UNIFORM, members)
         annotations = m.annotations
         names = m.names if self.names else None
-        for k, d in enumerate(b.members):
-            annotations += (OFFSET_HEAD, s, k, OFFSET, d.offset if d.offset is not None else 0)
+        places_out = self.places
+        place_get = _PLACES.get
+        for k, (name, whole, element, uint_bool, offset) in enumerate(parts):
+            annotations += (OFFSET_HEAD, s, k, OFFSET, offset if offset is not None else 0)
             if names is not None:
-                text = string_words(d.name)
-                names += (((len(text) + 3) << 16) | OpMemberName, s, k, *text)
+                head, text = MEMBER_NAME_WORDS.get(name) or _member_name_entry(name)
+                names += (head, s, k)
+                names += text
+            key = (v, "Uniform", k, whole, element, uint_bool)
+            place = place_get(key)
+            places_out[name] = place if place is not None else _place(key, Place(*key))
         annotations += (DECORATE1_HEAD, v, DESCRIPTOR_SET, b.set, DECORATE1_HEAD, v, BINDING, b.binding)
         if names is not None:
-            text = string_words(b.name)
-            names += (((len(text) + 2) << 16) | OpName, s, *text)
-        places_out = self.places
-        for k, (name, whole, element, uint_bool) in enumerate(places):
-            places_out[name] = Place(v, "Uniform", k, whole, element, uint_bool)
+            head, text = NAME_WORDS.get(b.name) or _name_entry(b.name)
+            names += (head, s)
+            names += text
 
     def per_vertex(self) -> None:
         """gl_Position and gl_PointSize as glslang declares them: members of
@@ -299,10 +396,7 @@ _BUILT_MAX = 1024
 
 
 def _signature(lay: Layout, vertex: bool, names: bool, version: int, builtins: tuple) -> tuple:
-    # (attribute loads in a comprehension: faster than operator.attrgetter,
-    # whose generic lookups miss the interpreter's specialised ones)
-    decls = tuple([(d.kind, d.name, d.type, d.array, d.location, d.binding, d.set, d.centroid, d.constant_id, d.init)
-                   for d in lay.decls])
+    decls = _decl_keys(lay.decls)
     blocks = tuple([(b.name, b.set, b.binding, tuple([(d.name, d.type, d.array, d.offset) for d in b.members]))
                     for b in lay.blocks])
     return version, vertex, names, decls, blocks, builtins
@@ -317,7 +411,7 @@ def build(version: str, lay: Layout, names: bool, vertex: bool, builtins: tuple)
     found = _BUILT.get(key)
     if found is None:
         m = Module.start(version)
-        iface = Interface(m, lay, names)
+        iface = Interface(m, lay, names, key[3])
         if vertex:
             iface.per_vertex()
         iface.builtins = builtins
