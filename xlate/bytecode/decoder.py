@@ -184,8 +184,11 @@ _SHARED_SWIZZLES = (0xE4, 0x00, 0x55, 0xAA, 0xFF)
 # writes).
 _SHARED_REGISTERS = 32
 # The most plain instructions a profile remembers (``_Profile.read``): some
-# 200 bytes each, half a megabyte in all for a version; a corpus of 3,000
-# fxc shaders has about 6,000 different instructions over eleven versions.
+# 200 bytes each (their operands are mostly the shared ones), half a
+# megabyte for a version; a hostile stream of fifteen-operand instructions
+# with unshared operands could make that a few megabytes.  The 3,157
+# fxc-wine shaders have 13,083 different plain instructions over fifteen
+# versions, at most 1,954 in one.
 _READ_BEFORE_LIMIT = 2048
 
 

@@ -562,7 +562,7 @@ class _Builder:
         info = _new(D3DOpInfo)
         info.opcode = inst.opcode
         info.control = inst.control
-        info.dst = (dst.type, dst.index)
+        info.dst = register = (dst.type, dst.index)
         info.dst_mask = dst.write_mask
         info.sampler = None
         info.sampler_swizzle = IDENTITY_SWIZZLE
@@ -587,7 +587,7 @@ class _Builder:
         elif inst.predicate is None and dst.relative is None and not dst.shift:
             # ``store``'s plain case, written out (as above: nine
             # instructions in ten; no co-issue outside ps_1_x)
-            var = self.vars.get((dst.type, dst.index))
+            var = self.vars.get(register)
             if var is None:
                 var = self._new_var(dst.type, dst.index)
             if var.length is None:
