@@ -148,6 +148,30 @@ class Access:
     base: int = 0  # GLSL index = IR element - base
 
 
+# name -> Access(name), and Access(name, ".x") (a varying holding an IR
+# scalar): the same names recur from shader to shader, and an Access is
+# never changed once made, so every layout shares one per name (a lookup
+# costs less than building one).  Emptied when full: hostile inputs cannot
+# grow them without bound.
+_WHOLE: dict[str, Access] = {}
+_IN_X: dict[str, Access] = {}
+_ACCESS_MAX = 8192
+
+
+def _whole(name: str) -> Access:
+    if len(_WHOLE) >= _ACCESS_MAX:
+        _WHOLE.clear()
+    acc = _WHOLE[name] = Access(name)
+    return acc
+
+
+def _in_x(name: str) -> Access:
+    if len(_IN_X) >= _ACCESS_MAX:
+        _IN_X.clear()
+    acc = _IN_X[name] = Access(name, ".x")
+    return acc
+
+
 @dataclass(slots=True)
 class ConstGroup:
     storage: Storage
@@ -430,7 +454,7 @@ def _sampler(lay: Layout, var: Variable, program: Program, target: Target, optio
         d.precision = "highp"  # ES has no default precision for these sampler types
     lay.decls.append(d)
     lay.sampler_types[name] = glsl
-    lay.reach(var, Access(name))
+    lay.reach(var, _WHOLE.get(name) or _whole(name))
     lay.reflection["samplers"].append(r)
 
 
@@ -472,7 +496,7 @@ def _privates(lay: Layout, privates: list[Variable]) -> None:
             d = Decl("global", name, GLSL_TYPES[t.scalar][t.width])
             d.init = ZERO_INITS[t.scalar][t.width]
             decls.append(d)
-            access[id(var)] = Access(name)
+            access[id(var)] = _WHOLE.get(name) or _whole(name)
             if texts is not None:
                 texts[var] = name
 
@@ -565,7 +589,7 @@ def _vertex_input(lay: Layout, var: Variable, target: Target) -> None:
     if target.es and var.partial_precision:
         d.precision = "mediump"
     lay.decls.append(d)
-    lay.access[id(var)] = Access(name)
+    lay.access[id(var)] = _WHOLE.get(name) or _whole(name)
     if lay.texts is not None:
         lay.texts[var] = name
     mask = var.mask
@@ -616,7 +640,7 @@ def _fragment_input(lay: Layout, var: Variable, target: Target) -> None:
 
 def _reach_varying(lay: Layout, var: Variable, name: str) -> None:
     """A varying is a vec4 whatever the IR type: a scalar lives in ``.x``."""
-    acc = Access(name, ".x") if var.type.width == 1 else Access(name)
+    acc = (_IN_X.get(name) or _in_x(name)) if var.type.width == 1 else (_WHOLE.get(name) or _whole(name))
     lay.access[id(var)] = acc
     if lay.texts is not None:
         lay.texts[var] = acc.name + acc.component
@@ -714,7 +738,7 @@ def _fragment_output(lay: Layout, var: Variable, program: Program, target: Targe
         return
     name = lay.namer.reserve(f"out_color{n}")
     lay.decls.append(Decl("fs_output", name, "vec4", None, n))
-    lay.access[id(var)] = Access(name)
+    lay.access[id(var)] = _WHOLE.get(name) or _whole(name)
     if lay.texts is not None:
         lay.texts[var] = name
     lay.reflection["outputs"].append(_io_entry(usage_name, index, reg, mask, name, n))

@@ -153,6 +153,20 @@ def sanitize(raw: str) -> str:
     return name[:MAX_LENGTH + 4]
 
 
+# raw name -> sanitize(raw): the same names (r0, CTAB names) recur from
+# shader to shader; emptied when full, so hostile inputs cannot grow it
+# without bound
+_SANITIZED: dict[str, str] = {}
+_SANITIZED_MAX = 8192
+
+
+def _sanitized(raw: str) -> str:
+    if len(_SANITIZED) >= _SANITIZED_MAX:
+        _SANITIZED.clear()
+    base = _SANITIZED[raw] = sanitize(raw)
+    return base
+
+
 class Namer:
     """Hands out unique identifiers; the first to ask for a name gets it."""
 
@@ -175,7 +189,9 @@ class Namer:
         return self.name(name)
 
     def name(self, raw: str) -> str:
-        base = sanitize(raw)
+        base = _SANITIZED.get(raw)
+        if base is None:
+            base = _sanitized(raw)
         if base not in self.used:
             self.used.add(base)
             return base
