@@ -110,6 +110,9 @@ _TWO = (2.0,)
 HALF_PIXEL_BIAS = 63.0 / 64.0
 
 class _IO:
+    __slots__ = ("p", "returns", "derivatives", "o", "clip_z", "flip_y", "half_pixel", "half_pixel_scale",
+                 "viewport", "prologue", "epilogue", "colours", "islands", "notes")
+
     def __init__(self, program: Program, options, returns: bool = True, derivatives: bool = True):
         self.p = program
         self.returns = returns
@@ -233,7 +236,12 @@ class _IO:
         # One look at the shader's outputs finds those to split and the
         # position (the outputs sm2_colours adds are neither).
         split, pos = [], None
-        for var in self.p.variables_of(_OUTPUT):
+        outputs: dict = {}  # register -> its OUTPUT variable (the first): ``outputs_by_register``
+        for var in self.p.variables:
+            if var.storage is not _OUTPUT:
+                continue
+            if var.register not in outputs:
+                outputs[var.register] = var
             semantics = var.semantics
             if len(semantics) > 1:
                 split.append(var)
@@ -244,7 +252,7 @@ class _IO:
                 elif usage is _POSITION and pos is None and semantics[0][1].index == 0:
                     pos = var
         if self.p.version.major < 3:
-            self.sm2_colours()
+            self.sm2_colours(outputs)
         if split:
             for var in split:
                 self.split_output(var)
@@ -267,13 +275,14 @@ class _IO:
                 return v
         return None
 
-    def sm2_colours(self) -> None:
+    def sm2_colours(self, outputs: dict | None = None) -> None:
         """Give the outputs their D3D defaults; the colours the shader
         writes are saturated (``edit_vertex_body``).  Built with ``Op`` and
         ``Variable`` directly, positional: every vs_1_x/2_x runs this, and
         with ``fixed_outputs`` it makes up to 10 variables and 20 ops."""
         fixed = self.o.fixed_outputs
-        outputs = self.outputs_by_register()
+        if outputs is None:
+            outputs = self.outputs_by_register()
         variables, prologue = self.p.variables, self.prologue
         for register, imm, name, semantics in _SM2_DEFAULTS if fixed else _SM2_COLOURS:
             var = outputs.get(register)
