@@ -137,10 +137,11 @@ class Block:
     members: list[Decl]
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Access:
     """How the emitter reaches a variable.  ``name`` is an lvalue/rvalue
-    base; ``component`` selects an IR scalar inside a GLSL vector."""
+    base; ``component`` selects an IR scalar inside a GLSL vector.  Frozen:
+    layouts share one per name between shaders (``_whole``, ``_in_x``)."""
 
     name: str
     component: str = ""

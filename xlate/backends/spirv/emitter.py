@@ -112,11 +112,7 @@ FMUL_LEGACY, FDOT_LEGACY = Code.FMUL_LEGACY, Code.FDOT_LEGACY
 SKIP_PLAIN = frozenset(FILES) | {Storage.SAMPLER, Storage.STATE}
 
 
-
-
 IDENTITY = [None, (0,), (0, 1), (0, 1, 2), (0, 1, 2, 3)]
-
-
 
 
 def used_constants(p: Program, legacy: dict) -> dict:

@@ -60,9 +60,10 @@ PER_VERTEX_NAME, EMPTY_NAME = _name_words("gl_PerVertex", 1), _name_words("", 1)
 PER_VERTEX_MEMBERS = (_name_words("gl_Position", 2), _name_words("gl_PointSize", 2))
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Place:
-    """Where a layout name lives in the module."""
+    """Where a layout name lives in the module.  Frozen: modules share one
+    per field set between shaders (``_PLACES``)."""
 
     var: int  # the OpVariable
     storage: str  # its storage class
