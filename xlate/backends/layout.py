@@ -36,6 +36,7 @@ from ..errors import UnsupportedError
 from ..ir.ops import Code
 from ..ir.program import Program, Storage, Variable
 from ..ir.types import Scalar, Type
+from ..memo import remember
 from ..options import varying_location_map
 from .names import Namer
 from .targets import Api, Target
@@ -152,25 +153,18 @@ class Access:
 # name -> Access(name), and Access(name, ".x") (a varying holding an IR
 # scalar): the same names recur from shader to shader, and an Access is
 # never changed once made, so every layout shares one per name (a lookup
-# costs less than building one).  Emptied when full: hostile inputs cannot
-# grow them without bound.
+# costs less than building one).  Bounded (``xlate.memo``).
 _WHOLE: dict[str, Access] = {}
 _IN_X: dict[str, Access] = {}
 _ACCESS_MAX = 8192
 
 
 def _whole(name: str) -> Access:
-    if len(_WHOLE) >= _ACCESS_MAX:
-        _WHOLE.clear()
-    acc = _WHOLE[name] = Access(name)
-    return acc
+    return remember(_WHOLE, name, Access(name), _ACCESS_MAX)
 
 
 def _in_x(name: str) -> Access:
-    if len(_IN_X) >= _ACCESS_MAX:
-        _IN_X.clear()
-    acc = _IN_X[name] = Access(name, ".x")
-    return acc
+    return remember(_IN_X, name, Access(name, ".x"), _ACCESS_MAX)
 
 
 @dataclass(slots=True)

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import re
 
+from ..memo import remember
+
 MAX_LENGTH = 48
 
 KEYWORDS = frozenset("""
@@ -154,17 +156,13 @@ def sanitize(raw: str) -> str:
 
 
 # raw name -> sanitize(raw): the same names (r0, CTAB names) recur from
-# shader to shader; emptied when full, so hostile inputs cannot grow it
-# without bound
+# shader to shader (bounded: ``xlate.memo``)
 _SANITIZED: dict[str, str] = {}
 _SANITIZED_MAX = 8192
 
 
 def _sanitized(raw: str) -> str:
-    if len(_SANITIZED) >= _SANITIZED_MAX:
-        _SANITIZED.clear()
-    base = _SANITIZED[raw] = sanitize(raw)
-    return base
+    return remember(_SANITIZED, raw, sanitize(raw), _SANITIZED_MAX)
 
 
 class Namer:

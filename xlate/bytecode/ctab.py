@@ -21,6 +21,7 @@ import struct
 from dataclasses import dataclass
 
 from ..errors import CtabError
+from ..memo import remember
 
 # --------------------------------------------------------------------------
 # Enums
@@ -557,10 +558,7 @@ def _other_type(record: bytes) -> tuple[TypeInfo, int, int, int] | None:
     if known is None:
         if len(record) != TYPE_INFO_SIZE or record[10:12] != b"\0\0":  # StructMembers, a u16 at 10
             return None
-        known = _Parser(record, 0).type_info(0, 0, 0)
-        if len(_OTHER_TYPES) >= _OTHER_TYPES_LIMIT:
-            _OTHER_TYPES.clear()
-        _OTHER_TYPES[record] = known
+        known = remember(_OTHER_TYPES, record, _Parser(record, 0).type_info(0, 0, 0), _OTHER_TYPES_LIMIT)
     return known
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...errors import UnsupportedError
+from ...memo import remember
 from ..layout import Layout
 from . import stage_state
 from .module import (DECORATION, E, STORAGE, VERSIONS, Module, OpDecorate, OpMemberDecorate, OpMemberName, OpName,
@@ -95,7 +96,7 @@ def split_type(glsl: str) -> tuple[str, int]:
 # recur from shader to shader; each is a pure function of its key):
 # a name -> (OpName's first word, the name's words), the same for
 # OpMemberName, and a Place's fields -> the Place (never changed once made).
-# Each is emptied when full, so hostile inputs cannot grow them without bound.
+# Each is bounded (``xlate.memo``).
 NAME_WORDS: dict = {}
 MEMBER_NAME_WORDS: dict = {}
 _PLACES: dict = {}
@@ -103,24 +104,15 @@ _MEMO_MAX = 8192
 
 
 def _name_entry(text: str) -> tuple:
-    if len(NAME_WORDS) >= _MEMO_MAX:
-        NAME_WORDS.clear()
-    entry = NAME_WORDS[text] = _name_words(text, 1)
-    return entry
+    return remember(NAME_WORDS, text, _name_words(text, 1), _MEMO_MAX)
 
 
 def _member_name_entry(text: str) -> tuple:
-    if len(MEMBER_NAME_WORDS) >= _MEMO_MAX:
-        MEMBER_NAME_WORDS.clear()
-    entry = MEMBER_NAME_WORDS[text] = _name_words(text, 2)
-    return entry
+    return remember(MEMBER_NAME_WORDS, text, _name_words(text, 2), _MEMO_MAX)
 
 
 def _place(key: tuple, place: Place) -> Place:
-    if len(_PLACES) >= _MEMO_MAX:
-        _PLACES.clear()
-    _PLACES[key] = place
-    return place
+    return remember(_PLACES, key, place, _MEMO_MAX)
 
 
 _SEEDS: dict = {}  # SPIR-V version word -> _common_seed's table

@@ -24,6 +24,7 @@ import struct
 import sys
 from array import array
 
+from ...memo import remember
 from .grammar import grammar
 
 G = grammar()
@@ -73,10 +74,7 @@ def string_words(text: str) -> tuple[int, ...]:
     if found is None:
         data = text.encode("utf-8") + b"\0"
         data += b"\0" * (-len(data) % 4)
-        found = struct.unpack(f"<{len(data) // 4}I", data)
-        if len(_STRINGS) >= _STRINGS_MAX:  # hostile inputs cannot grow it without bound
-            _STRINGS.clear()
-        _STRINGS[text] = found
+        found = remember(_STRINGS, text, struct.unpack(f"<{len(data) // 4}I", data), _STRINGS_MAX)
     return found
 
 

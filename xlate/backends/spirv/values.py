@@ -10,6 +10,7 @@ from math import copysign
 
 from ...ir.ops import Op, SampleKind
 from ...ir.types import Scalar
+from ...memo import remember
 from .grammar import grammar
 from . import stage_state
 from .module import CONSTANT_HEAD, OP, f32_bits
@@ -65,9 +66,7 @@ class Values:
             return 0x80000000 if copysign(1.0, x) < 0 else 0
         bits = _BITS.get(x)
         if bits is None:
-            if len(_BITS) >= _BITS_MAX:  # hostile inputs cannot grow it without bound
-                _BITS.clear()
-            bits = _BITS[x] = f32_bits(x)
+            bits = remember(_BITS, x, f32_bits(x), _BITS_MAX)
         return bits
 
     def constant(self, s: Scalar, width: int, values) -> int:
