@@ -161,39 +161,3 @@ def test_pipeline_on_hand_built_core_ir():
     for kind in ("vs_3_0", "ps_3_0"):
         alone = _pipeline_outcome(build(kind), PASSES.values(), Options())
         assert _pipeline_outcome(build(kind), [pipeline], Options()) == alone, kind
-
-
-@pytest.mark.parametrize("text", [
-    "vs_2_0\ndcl_position v0\ndef c1, 1, 2, 3, 4\nmov r0, c1\nadd oPos, r0, c0\n",
-    "vs_2_0\ndcl_position v0\nmova a0.x, v0.x\nmov oPos, c0[a0.x]\n",
-    "vs_3_0\ndcl_position v0\ndcl_position o0\nmov o0, v0\nif b0\nret\nendif\nmov o0, c0\ncall l1\nret\nlabel l1\nret\n",
-    "ps_2_x\ndcl t0\ndsy r0, t0\nmov oC0, r0\n",
-    "ps_3_0\ndcl_texcoord0 v0\ndefi i0, 3, 0, 1, 0\nmov r0, c0\nrep i0\nadd r0, r0, v0\nendrep\nmov oC0, r0\n",
-    "ps_1_4\ndef c0, 0.5, 0.5, 0.5, 2\ntexcrd r0.xyz, t0\nmul r0, r0, c0\nmov r0, c1\n",
-    "vs_1_1\ndcl_position v0\nm4x4 oPos, v0, c0\n",
-])
-def test_lowering_with_the_survey_finds_what_the_survey_finds(text):
-    """``lower_surveying`` (``lower`` and ``Survey`` in one walk) finds what
-    a ``Survey`` of the lifted program finds, and lowers as ``lower`` does;
-    a program with a matrix macro goes the other way (``without_matrix``)."""
-    from xlate.ir.printer import format_program
-    from xlate.passes import Survey, lower
-    from xlate.passes.lowering import lower_surveying, without_matrix
-
-    from .conftest import lift_asm
-
-    def seen(survey):
-        return (survey.matrix, survey.dynamic, survey.returns, survey.derivatives,
-                [(op.var.name, op.imm, op.args != ()) for op in survey.constant_loads])
-
-    reference = lift_asm(text)
-    found = seen(Survey(reference))
-    if found[0]:
-        assert not without_matrix(lift_asm(text))
-        return
-    options = Options()
-    lower(reference, options, False)
-    program = lift_asm(text)
-    assert without_matrix(program)
-    assert seen(lower_surveying(program, options)) == found
-    assert format_program(program) == format_program(reference)

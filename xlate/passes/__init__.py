@@ -21,7 +21,7 @@ from . import (
     arithmetic, cleanup, clip_planes, constants, destination, drawstate, io, matrix, points, relative,
     samplers_state, source_modifiers, special, specialize, texture, texture_sm1,
 )
-from .lowering import Survey, lower, lower_surveying, without_matrix as _without_matrix
+from .lowering import Survey, lower
 
 # The pipeline, in order: name -> the pass's ``run``, resolved once here
 # rather than looked up on every call.
@@ -98,11 +98,8 @@ def pipeline(program: Program, options: Options) -> bool | None:
     dynamic index, RETURN or constant-file LOAD of its own (matrix's row
     loads aside), so what the survey found in the lifted program still
     holds when they run."""
-    if _without_matrix(program):
-        survey = lower_surveying(program, options)
-    else:
-        survey = Survey(program)
-        lower(program, options, survey.matrix)
+    survey = Survey(program)
+    lower(program, options, survey.matrix)
     relative.run(program, options, None if survey.dynamic else [])
     # relative and matrix make constant-file LOADs of their own
     fresh = survey.dynamic or survey.matrix

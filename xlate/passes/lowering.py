@@ -2,13 +2,10 @@
 what one look at the lifted program finds for the later passes (``Survey``).
 
 ``lower`` runs ``matrix`` and then the handlers of ``source_modifiers`` …
-``destination`` in one ``rewrite`` walk; ``lower_surveying`` does that walk
-and the survey's in one, for a program without a matrix macro (nearly all).
+``destination`` in one ``rewrite`` walk.
 """
 
 from __future__ import annotations
-
-from operator import attrgetter
 
 from ..bytecode.tables import Opcode
 from ..ir.ops import Code, Op
@@ -16,7 +13,7 @@ from ..ir.program import Program
 from ..options import Options
 from . import arithmetic, constants, destination, matrix, source_modifiers, special, texture, texture_sm1
 from .build import Context
-from .rewrite import _BY_OPCODE, _CENSUS, _KEEP, D3D_OP_READERS, Rewriter, rewrite
+from .rewrite import D3D_OP_READERS, rewrite
 
 _CONSTANT_FILES = constants.CONST_FILES
 _LOAD, _STORE, _D3D_OP, _D3D_STORE, _RETURN = Code.LOAD, Code.STORE, Code.D3D_OP, Code.D3D_STORE, Code.RETURN
@@ -109,169 +106,3 @@ def lower(program: Program, options: Options, has_matrix: bool = True) -> None:
     rewrite(program, handlers, table, ctx, D3D_OP_READERS)
     if table is _TABLES_PS1:
         texture_sm1.record(ctx)
-
-
-_OPCODE = attrgetter("opcode")
-
-
-def without_matrix(program: Program) -> bool:
-    """Whether ``program`` certainly holds no matrix macro, found from its
-    instructions (a D3D_OP has the opcode of the instruction it came from,
-    ``instructions[origin]``), not its ops: False for a program without
-    instructions (built by hand) or whose D3D census was taken (a pass has
-    run on it alone)."""
-    instructions = program.instructions
-    return bool(instructions) and _CENSUS not in program.notes and _MATRIX_OPCODES.isdisjoint(
-        set(map(_OPCODE, instructions)))
-
-
-def _unannounced(rw: Rewriter, op: Op, ctx: object) -> None:
-    raise AssertionError("a matrix macro whose instruction is not in program.instructions")
-
-
-def _SURVEY(rw: Rewriter, op: Op) -> None:
-    raise AssertionError("a marker")  # (an op only ``lower_surveying`` looks at)
-
-
-# ``lower_surveying``'s handlers: ``lower``'s, the readers of D3D_OPs kept
-# (``rewrite``'s ``readers``) and the ops only the survey looks at marked.
-# For ps_1_x the LOAD handler (constants clamped) replaces the marker.
-_SURVEYED = {_LOAD: _SURVEY, _STORE: _SURVEY, _RETURN: _SURVEY, _FDDY: _SURVEY}
-_SURVEYING_HANDLERS = {
-    id(handlers): {**dict.fromkeys(D3D_OP_READERS, _KEEP), **_SURVEYED, **handlers, _D3D_OP: _BY_OPCODE}
-    for handlers in (_HANDLERS, _HANDLERS_PS1)
-}
-# and its tables: ``lower``'s, with the matrix macros that ``without_matrix``
-# said are not there
-_MATRIX_GUARD = dict.fromkeys(_MATRIX_OPCODES, _unannounced)
-_SURVEYING_TABLES = {id(table): {**table, **_MATRIX_GUARD} for table in (_TABLES_SM2, _TABLES_PS1, _TABLES_VS1)}
-
-
-class _SurveyingContext(Context):
-    """SM2+'s handler context, where the dsy handler notes that it ran."""
-
-    derivatives = False
-
-
-def _dsy(rw: Rewriter, op: Op, ctx: _SurveyingContext) -> Op | None:
-    ctx.derivatives = True
-    return _TABLES_SM2[_DSY](rw, op, ctx)
-
-
-_SURVEYING_TABLES[id(_TABLES_SM2)][_DSY] = _dsy
-
-
-def lower_surveying(program: Program, options: Options) -> Survey:
-    """``lower`` and ``Survey`` in one walk, for a program that
-    ``without_matrix`` says has no matrix macro: what ``Survey(program)``
-    gives, and the program as ``lower(program, options, False)`` leaves it.
-
-    The walk is ``rewrite``'s with ``lower``'s handlers and tables (see
-    ``rewrite`` for how it goes), and it looks at what the survey looks at
-    as it meets each op, before handling it: lowering makes none of what
-    the survey finds (module ``passes``), so it finds what a walk before
-    would.  The ops only the survey looks at have a marker in the handlers,
-    so that the others cost nothing more."""
-    version = program.version
-    if version.major >= 2:
-        table, handlers, ctx = _TABLES_SM2, _HANDLERS, _SurveyingContext(program, options)
-    elif version.is_pixel:
-        table, handlers, ctx = _TABLES_PS1, _HANDLERS_PS1, texture_sm1.context(program, options)
-    else:
-        table, handlers, ctx = _TABLES_VS1, _HANDLERS, Context(program, options)
-    opcodes = _SURVEYING_TABLES[id(table)]
-    get = _SURVEYING_HANDLERS[id(handlers)].get
-    dynamic = returns = derivatives = False
-    loads: list[Op] = []
-    constant_files = _CONSTANT_FILES
-    for fn in program.functions.values():
-        rw = Rewriter(program, fn)
-        out = rw.out
-        remap = rw.map
-        new = remap.get
-        append = out.append
-        every = False
-        for op in fn.body:
-            handler = get(op.code)
-            if handler is None:
-                if every and remap:
-                    args = op.args
-                    for a in args:
-                        if a in remap:
-                            op.args = tuple(map(new, args, args))
-                            break
-                append(op)
-                continue
-            if handler is _SURVEY:  # kept, as an op without a handler is
-                code = op.code
-                if code is _LOAD:
-                    if op.args:
-                        dynamic = True
-                    if op.var.storage in constant_files:
-                        loads.append(op)
-                elif code is _STORE:
-                    if len(op.args) > 1:
-                        dynamic = True
-                elif code is _RETURN:
-                    returns = True
-                else:
-                    derivatives = True
-                if every and remap:
-                    args = op.args
-                    for a in args:
-                        if a in remap:
-                            op.args = tuple(map(new, args, args))
-                            break
-                append(op)
-                continue
-            if remap:
-                args = op.args
-                for a in args:
-                    if a in remap:
-                        op.args = tuple(map(new, args, args))
-                        break
-            if handler is _BY_OPCODE:
-                handler = opcodes.get(op.imm[0].opcode)
-                if handler is None:
-                    if op.imm[0].opcode is _DSY:  # (in SM2+'s table only)
-                        derivatives = True
-                    append(op)
-                    continue
-                rw.origin = op.origin
-                mark = len(out)
-                result = handler(rw, op, ctx)
-                if result is op or result is None:
-                    continue
-                if len(out) > mark and out[-1] is result:
-                    op.code, op.type, op.args, op.imm, op.var = (
-                        result.code, result.type, result.args, result.imm, result.var)
-                    out[-1] = op
-                    continue
-            elif handler is _KEEP:
-                append(op)
-                continue
-            else:
-                code = op.code
-                if code is _D3D_STORE:
-                    if op.imm[0].relative:
-                        dynamic = True
-                elif code is _LOAD:  # (ps_1_x: constants are clamped)
-                    if op.args:
-                        dynamic = True
-                    if op.var.storage in constant_files:
-                        loads.append(op)
-                rw.origin = op.origin
-                result = handler(rw, op)
-                if result is op or result is None:
-                    continue
-                every = True
-            if op.type is not None:
-                remap[op] = result
-        fn.body = out
-    if table is _TABLES_PS1:
-        texture_sm1.record(ctx)
-    survey = Survey.__new__(Survey)
-    survey.matrix, survey.dynamic, survey.returns = False, dynamic, returns
-    survey.derivatives = (derivatives or ctx.derivatives) if table is _TABLES_SM2 else derivatives
-    survey.constant_loads = loads
-    return survey
