@@ -162,19 +162,16 @@ def sweep(program: Program, fn: Function) -> tuple[list[Op], bool, Iterable[Vari
                 return None
             return (*sweep_with_stores(program, fn), None)
         # (only where something may be live by default: see _earliest)
-        drop = _earliest(accesses) if markers and (at_exit or calls) else None
+        drop = _earliest(accesses) if at_exit or calls else None
         found = _live_components(accesses, used, at_exit, markers, drop)
         if found is None:
             return None
         live, dead, heads = found
         if not dead:
             keep.reverse()
-            # (with markers what is live is reset at jumps and variables
-            # with nothing live leave it: its keys may miss some)
-            return (keep, load_removed, {op.var for op in accesses} if markers else live.keys(),
-                    None if d3d else calls)
-        if not markers:
-            return (*sweep_with_stores(program, fn), None)
+            # (what is live is reset at jumps and variables with nothing
+            # live leave it: its keys may miss some)
+            return keep, load_removed, {op.var for op in accesses}, None if d3d else calls
         body, gone = _sweep_with_heads(keep, at_exit, _loop_heads(accesses, heads), drop)
         load_removed = load_removed or gone
 
