@@ -72,17 +72,15 @@ def run_passes(program: Program, options: Options | None = None, *, until: str |
     otherwise only what the input can break (``ir.validate``, ``full=False``).
     """
     options = options or Options()
+    calls = None
     if until is not None:
         for name, run in PASSES.items():
             run(program, options)
             if name == until:
                 return program
     else:
-        calls = pipeline(program, options)
-        if not validation_enabled(options):
-            validate(program, full=False, calls=calls)
-            return program
-    validate(program, full=validation_enabled(options))
+        calls = pipeline(program, options)  # (what cleanup saw: full validation ignores it)
+    validate(program, full=validation_enabled(options), calls=calls)
     return program
 
 

@@ -6,8 +6,6 @@ loads and stores the emitter's op loop does not write itself."""
 
 from __future__ import annotations
 
-from bisect import bisect_right
-
 from ...ir.ops import Op
 from ...ir.program import Storage
 from .. import layout as layout_mod
@@ -110,15 +108,8 @@ class Access:
         layout's groups).  What a group's registers share (its place, the
         member's constant, the pointer type) is worked out on the group's
         first register and kept in ``groups`` (id(group) -> that, or False)."""
-        found = self.lay.const_groups.get(id(var))  # (layout.group_at, written out)
-        if found is None:
-            return None
-        groups, firsts = found
-        k = bisect_right(firsts, element) - 1
-        if k < 0:
-            return None
-        g = groups[k]
-        if element >= g.first + g.count:
+        g = self.lay.group_at(var, element)
+        if g is None:
             return None
         m = self.m
         constants, t = m.constants, self.int
