@@ -16,6 +16,7 @@ from xlate.errors import XlateError
 from xlate.ir.builder import lift
 from xlate.ir.ops import Code
 from xlate.ir.program import Storage
+from xlate.ir.summary import CONSTANT_FILES
 from xlate.ir.types import B1, F1, F4, I1
 from xlate.ir.validate import validate
 from xlate.options import Options
@@ -508,6 +509,11 @@ def test_io_islands_are_left_as_cleanup_leaves_them(text, options, expected):
         assert islands is None
         return
     assert islands is not None and islands[0] + islands[1] > 0
+    # nothing cleanup's summary counts (it leaves the islands out of its walks)
+    body = program.main.body
+    for op in body[:islands[0]] + body[len(body) - islands[1]:]:
+        assert op.code not in (Code.CALL, Code.FMUL_LEGACY, Code.FDOT_LEGACY, Code.D3D_OP, Code.D3D_SRCMOD)
+        assert not (op.code is Code.LOAD and op.var.storage in CONSTANT_FILES)
     reference = through_io()
     io.run(reference, options)
     run_pass("cleanup", reference, options)

@@ -33,9 +33,9 @@ from dataclasses import dataclass
 from ..bytecode.tables import DeclUsage, SamplerType, ShaderKind
 from ..drawstate import PARAMS_BY_KEY
 from ..errors import UnsupportedError
-from ..ir.ops import Code
 from ..ir.program import Program, Storage, Variable
 from ..ir.types import Scalar, Type
+from ..ir.summary import summary_of
 from ..memo import remember
 from ..options import varying_location_map
 from .names import Namer
@@ -250,20 +250,6 @@ class Layout:
         return acc.name + acc.component
 
 
-def _used_constants(program: Program) -> dict[int, tuple[set[int], bool]]:
-    """id(const var) -> (statically read registers, dynamically indexed?)."""
-    used: dict[int, tuple[set[int], bool]] = {}
-    for _fn, op in program.all_ops():
-        var = op.var
-        if op.code is Code.LOAD and var is not None and var.storage in FILE_BINDING:
-            regs, dyn = used.get(id(var), (set(), False))
-            if op.args:
-                dyn = True
-            regs.add(op.imm[0] if op.imm else 0)
-            used[id(var)] = (regs, dyn)
-    return used
-
-
 def _ctab_entry(ctab, register_set: int, reg: int):
     """``ctab.find(register_set, reg)``, with the range test written out:
     a method call per CTAB entry was most of what finding one cost."""
@@ -302,9 +288,10 @@ def _partition(program: Program, var: Variable, regs: set[int], dynamic: bool, n
 
 
 def plan(program: Program, target: Target, options, used_constants: dict | None = None) -> Layout:
-    """The layout of ``program`` for ``target``.  ``used_constants`` is what
-    ``_used_constants`` would find, when the caller has already walked the
-    ops (the emitter does, deciding what to inline)."""
+    """The layout of ``program`` for ``target``.  ``used_constants``: the
+    constant registers read (``ir.summary.Summary.used_constants``), when
+    the caller has them already (the GLSL emitter finds them in its own
+    walk); else the program's summary gives them."""
     vertex = program.version.kind is VERTEX_SHADER  # program.is_vertex, without two property calls
     texts = not target.native
     lay = Layout("vertex", "vs_", texts) if vertex else Layout("fragment", "ps_", texts)
@@ -337,7 +324,7 @@ def plan(program: Program, target: Target, options, used_constants: dict | None 
             spread_varyings(lay, program)
     # 2. Constants, in file order.
     if by_storage:
-        used = _used_constants(program) if used_constants is None else used_constants
+        used = summary_of(program).used_constants() if used_constants is None else used_constants
         for storage in CONST_FILES:
             for var in by_storage.get(storage, ()):
                 regs, dyn = used.get(id(var), (None, False))

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 
 from ..ir.program import Program
+from ..ir.summary import Summary
 from ..ir.validate import validate
 from ..options import Options
 from . import (
@@ -70,24 +71,32 @@ def run_passes(program: Program, options: Options | None = None, *, until: str |
 
     Every invariant is checked when ``validation_enabled(options)``;
     otherwise only what the input can break (``ir.validate``, ``full=False``).
+    The whole pipeline records what its last walk saw as
+    ``program.notes["summary"]`` (``ir.summary``: what a backend needs of
+    every op), when it saw every op.
     """
     options = options or Options()
-    calls = None
+    summary = None
     if until is not None:
         for name, run in PASSES.items():
             run(program, options)
             if name == until:
                 return program
     else:
-        calls = pipeline(program, options)  # (what cleanup saw: full validation ignores it)
-    validate(program, full=validation_enabled(options), calls=calls)
+        summary = pipeline(program, options)
+    # (what cleanup saw: full validation ignores it)
+    validate(program, full=validation_enabled(options), calls=None if summary is None else summary.calls)
+    if summary is not None:
+        program.notes["summary"] = summary
+    else:
+        program.notes.pop("summary", None)
     return program
 
 
-def pipeline(program: Program, options: Options) -> bool | None:
+def pipeline(program: Program, options: Options) -> Summary | None:
     """Every pass of ``PIPELINE`` on a lifted program, in order: exactly
     what running them one by one gives (a test checks it), with less work.
-    Returns what ``cleanup.run`` returns (for ``validate``'s ``calls``).
+    Returns what ``cleanup.run`` returns (its ``calls`` for ``validate``).
 
     Each walk over every op costs about as much as a small pass, and most
     passes have nothing to do in most shaders, so: ``lower`` does the

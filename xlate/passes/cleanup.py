@@ -39,6 +39,7 @@ from typing import Iterable
 
 from ..ir.ops import CONTROL, Code, Op
 from ..ir.program import Function, Program, Storage, Variable
+from ..ir.summary import CONSTANT_FILES, Summary, bodies_of
 from ..options import Options
 from .analysis import PICKED, PRIVATE, LiveSlots, RegisterAnalysis
 from .constants import shrink_arrays
@@ -46,16 +47,19 @@ from .peepholes import fold_static_branches, peepholes
 from .sweep_slots import sweep_slots
 
 
-def run(program: Program, options: Options, islands: tuple[int, int] | None = None) -> bool | None:
+def run(program: Program, options: Options, islands: tuple[int, int] | None = None) -> Summary | None:
     """``islands``: what ``io.run`` returned, when nothing changed main's
     body since (``passes.pipeline``): its first and last ops that this pass
     would leave as they are and that change none of its decisions about the
     others (see ``io.run``), left out of the walks.
 
     Returns, when its walks looked at every op it keeps (``sweep``'s do, in
-    nearly every shader) and found no D3D op, whether a CALL is left (what
-    ``validate(full=False)`` would walk every body again to find); else None.
-    Islands hold neither."""
+    nearly every shader) and found no D3D op, the ``ir.summary.Summary`` of
+    the program it leaves: whether a CALL is left (what
+    ``validate(full=False)`` would walk every body again to find), the
+    constant-file LOADs and the legacy multiplies and dots (what a backend
+    would walk every body again to find); else None.  Islands hold none of
+    these (``io.run``)."""
     # ``array_ranges`` (the constants pass, just before) stays right unless a
     # LOAD goes or changes here: in a folded branch, through the peepholes
     # (which only touch LOADs with an index, or their index), or as a value
@@ -63,6 +67,8 @@ def run(program: Program, options: Options, islands: tuple[int, int] | None = No
     loads_may_change = False
     touched: set[Variable] = set()
     calls: bool | None = False
+    loads: list[Op] = []
+    mul = dot = 0
     main = program.functions["main"]
     prologue = epilogue = None
     if islands is not None and (islands[0] or islands[1]):
@@ -80,23 +86,35 @@ def run(program: Program, options: Options, islands: tuple[int, int] | None = No
         if seen is None or calls is None:
             calls = None
         else:
-            calls = calls or seen
+            fn_calls, fn_loads, fn_mul, fn_dot = seen
+            calls = calls or fn_calls
+            loads += fn_loads
+            mul += fn_mul
+            dot += fn_dot
     if prologue is not None:
         main.body = prologue + main.body + epilogue
     _drop_unused_variables(program, touched)
     if loads_may_change and "array_ranges" in program.notes:
         shrink_arrays(program)
-    return calls
+    if calls is None:
+        return None
+    legacy = {}
+    if mul:
+        legacy[_FMUL_LEGACY] = mul
+    if dot:
+        legacy[_FDOT_LEGACY] = dot
+    return Summary(calls, loads, legacy, bodies_of(program))
 
 
 # -- 3. unused values and dead stores ---------------------------------------------------
 
 
-def remove_dead_code(program: Program, fn: Function) -> tuple[bool, Iterable[Variable], bool | None]:
+def remove_dead_code(program: Program, fn: Function) -> tuple[bool, Iterable[Variable], tuple | None]:
     """Remove values nobody uses and STOREs nobody reads, until neither is
     left.  Returns whether a LOAD was removed, the variables the ops left
     touch (at least every private one), and, when the last walk looked at
-    every op left and none is a D3D op, whether one is a CALL (else None)."""
+    every op left and none is a D3D op, what it saw (else None): whether one
+    is a CALL, the constant-file LOADs, how many legacy multiplies and dots."""
     swept = sweep(program, fn)
     if swept is not None:
         fn.body, load_removed, touched, seen = swept
@@ -108,6 +126,7 @@ def remove_dead_code(program: Program, fn: Function) -> tuple[bool, Iterable[Var
 # (module constants: ``Code.X`` is an enum class attribute lookup, slow in a hot function)
 _LOAD, _STORE, _IF, _ELSE, _ENDIF, _LOOP, _ENDLOOP, _BREAK = (
     Code.LOAD, Code.STORE, Code.IF, Code.ELSE, Code.ENDIF, Code.LOOP, Code.ENDLOOP, Code.BREAK)
+_FMUL_LEGACY, _FDOT_LEGACY = Code.FMUL_LEGACY, Code.FDOT_LEGACY
 # The control markers ``_live_components`` follows (a CALL reads every
 # private register and may write any: no STORE before it is dead).
 _MARKERS = frozenset(CONTROL)
@@ -115,13 +134,15 @@ _CALL = Code.CALL
 # Ops ``sweep`` leaves to ``RegisterAnalysis``: a D3D_STORE is not lowered yet.
 _NOT_SWEPT = frozenset({Code.D3D_STORE})
 _D3D_VALUES = frozenset({Code.D3D_OP, Code.D3D_SRCMOD})
+# the values ``_unused_values`` notes: D3D ones, legacy multiplies and dots
+_NOTED_VALUES = _D3D_VALUES | {_FMUL_LEGACY, _FDOT_LEGACY}
 # ``_unused_values``'s verdicts on straight-line code
 _DEAD, _ARRAY = "dead store", "array"
 # Ops that end a straight line (what ``sweep_with_stores`` takes).
 _NOT_STRAIGHT = frozenset(CONTROL | {Code.D3D_STORE})
 
 
-def sweep(program: Program, fn: Function) -> tuple[list[Op], bool, Iterable[Variable], bool | None] | None:
+def sweep(program: Program, fn: Function) -> tuple[list[Op], bool, Iterable[Variable], tuple | None] | None:
     """``fn``'s body without unused values and dead stores, whether a LOAD
     was removed, the variables the ops kept touch (every private one at
     least), and ``remove_dead_code``'s last item; None when the body has an op of ``_NOT_SWEPT``, an access to a
@@ -152,12 +173,12 @@ def sweep(program: Program, fn: Function) -> tuple[list[Op], bool, Iterable[Vari
         values = _unused_values(body, at_exit)
         if values is None:
             return None
-        keep, used, accesses, gone, markers, calls, d3d, live, verdict = values
+        keep, used, accesses, gone, markers, calls, d3d, live, verdict, seen = values
         load_removed = load_removed or gone
         if not markers:  # straight-line code: the walk followed the live components itself
             if verdict is None:
                 keep.reverse()
-                return keep, load_removed, live.keys(), None if d3d else calls
+                return keep, load_removed, live.keys(), None if d3d else seen
             if verdict is _ARRAY:
                 return None
             return (*sweep_with_stores(program, fn), None)
@@ -171,7 +192,7 @@ def sweep(program: Program, fn: Function) -> tuple[list[Op], bool, Iterable[Vari
             keep.reverse()
             # (what is live is reset at jumps and variables with nothing
             # live leave it: its keys may miss some)
-            return keep, load_removed, {op.var for op in accesses}, None if d3d else calls
+            return keep, load_removed, {op.var for op in accesses}, None if d3d else seen
         body, gone = _sweep_with_heads(keep, at_exit, _loop_heads(accesses, heads), drop)
         load_removed = load_removed or gone
 
@@ -185,8 +206,10 @@ def _unused_values(body: list[Op], at_exit: int = 0):
     and, without markers, what ``_live_components`` would find: variable ->
     its components live at the start (``at_exit`` live at the end), and
     None, ``_DEAD`` at a STORE that writes nothing live or ``_ARRAY`` at an
-    access to an array or an indexed one, whichever comes first), or None
-    at an op of ``_NOT_SWEPT``.  Uses come after definitions, so an op's
+    access to an array or an indexed one, whichever comes first; and
+    ``remove_dead_code``'s last item for the ops kept: whether one is a
+    CALL, the constant-file LOADs, how many legacy multiplies and dots), or
+    None at an op of ``_NOT_SWEPT``.  Uses come after definitions, so an op's
     users are all decided when the walk reaches it, a LOAD's components
     too: in straight-line code the walk follows them as it goes (as
     ``_live_components`` would after it, without walking the accesses
@@ -196,6 +219,8 @@ def _unused_values(body: list[Op], at_exit: int = 0):
     keep: list[Op] = []
     accesses: list[Op] = []  # (with markers only)
     load_removed = markers = calls = d3d = False
+    loads: list[Op] = []  # constant-file LOADs kept
+    mul = dot = 0  # legacy multiplies and dots kept
     live: dict[Variable, int] = {}
     verdict = None
     follow = True  # no marker, no verdict yet
@@ -215,8 +240,15 @@ def _unused_values(body: list[Op], at_exit: int = 0):
                             verdict, follow = _ARRAY, False
                         else:
                             live[var] = live.get(var, at_exit) | used[op]
-            elif code in _D3D_VALUES:  # (left for validate to refuse)
-                d3d = True
+                elif var.storage in CONSTANT_FILES:
+                    loads.append(op)
+            elif code in _NOTED_VALUES:  # (one test for the common values: none of these)
+                if code is _FMUL_LEGACY:
+                    mul += 1
+                elif code is _FDOT_LEGACY:
+                    dot += 1
+                else:  # a D3D value (left for validate to refuse)
+                    d3d = True
         elif code is STORE:
             var = op.var
             if var.storage in PRIVATE:  # other stores are observable
@@ -250,7 +282,7 @@ def _unused_values(body: list[Op], at_exit: int = 0):
     if markers:  # (found again in what is kept: straight-line code needs no list)
         accesses = [op for op in keep if op.code in _MARKERS or (
             (op.code is LOAD or op.code is STORE) and op.var.storage in PRIVATE)]
-    return keep, used, accesses, load_removed, markers, calls, d3d, live, verdict
+    return keep, used, accesses, load_removed, markers, calls, d3d, live, verdict, (calls, loads, mul, dot)
 
 
 def _earliest(accesses: list[Op]) -> set[Op]:

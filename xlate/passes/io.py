@@ -69,7 +69,9 @@ def run(program: Program, options, returns: bool = True, derivatives: bool = Tru
     Returns the lengths of the prologue and the epilogue io put at the start
     and the end of main when they are *islands* (else None): ops that read
     only each other and touch no private variable (the vs_1_x/2_x output
-    defaults, the missing oPos, the position fix-up).  ``cleanup`` changes
+    defaults, the missing oPos, the position fix-up), and hold no CALL, no
+    D3D op, no constant-file LOAD and no legacy multiply or dot (what
+    ``cleanup.run`` reports in its summary of the walks that leave them out).  ``cleanup`` changes
     nothing in such ops (all are used, none folds, no STORE of theirs can be
     dead) and they change none of its decisions about the other ops, so
     ``passes.pipeline`` lets it leave them out of its walks."""

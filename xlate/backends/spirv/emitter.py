@@ -36,6 +36,7 @@ from ...errors import UnsupportedError
 from ...ir import cfg
 from ...ir.ops import Code, Op
 from ...ir.program import Program, Storage
+from ...ir.summary import summary_of
 from ...ir.types import Scalar
 from .. import layout as layout_mod
 from ..targets import Target, unsupported
@@ -115,28 +116,6 @@ SKIP_PLAIN = frozenset(FILES) | {Storage.SAMPLER, Storage.STATE}
 IDENTITY = [None, (0,), (0, 1), (0, 1, 2), (0, 1, 2, 3)]
 
 
-def used_constants(p: Program, legacy: dict) -> dict:
-    """What ``layout._used_constants`` finds (id(file) -> [registers read,
-    indexed dynamically?]), in one tight walk, which also counts the legacy
-    multiplies and dots into ``legacy`` (Code -> uses)."""
-    used: dict = {}
-    files = FILES
-    for fn in p.functions.values():
-        for op in fn.body:
-            code = op.code
-            if code is LOAD:
-                if op.var.storage in files:
-                    entry = used.get(id(op.var))
-                    if entry is None:
-                        entry = used[id(op.var)] = [set(), False]
-                    if op.args:
-                        entry[1] = True
-                    entry[0].add(op.imm[0] if op.imm else 0)
-            elif code is FMUL_LEGACY or code is FDOT_LEGACY:
-                legacy[code] = legacy.get(code, 0) + 1
-    return used
-
-
 class Emitter(ControlFlow, HelperFunctions, Values, Access):
     """One program's module: ``run`` gives (bytes, the layout's reflection).
     Structured control flow is ``control.ControlFlow``'s, variable access
@@ -166,8 +145,9 @@ class Emitter(ControlFlow, HelperFunctions, Values, Access):
 
     def run(self) -> tuple[bytes, dict]:
         p = self.p
-        self.legacy: dict = {}  # Code -> uses
-        lay = self.lay = layout_mod.plan(p, self.t, self.o, used_constants(p, self.legacy))
+        summary = summary_of(p)  # (the passes' walk saw every op: most programs need no walk here)
+        self.legacy = summary.legacy_uses  # Code -> uses (read only)
+        lay = self.lay = layout_mod.plan(p, self.t, self.o, summary.used_constants())
         # the interface variables, built-ins included, exist whether or not
         # the code reaches them (the entry point lists them); a vertex
         # shader has glslang's gl_PerVertex, gl_PointSize included whether
