@@ -36,7 +36,7 @@ from ...errors import UnsupportedError
 from ...ir import cfg
 from ...ir.ops import Code, Op
 from ...ir.program import Program, Storage
-from ...ir.types import Scalar
+from ...ir.types import B1, B4, F1, F4, I1, Scalar
 from .. import layout as layout_mod
 from ..targets import Target, unsupported
 from .grammar import grammar
@@ -88,8 +88,11 @@ LOAD_HEAD, STORE_HEAD, EXTRACT_HEAD = (4 << 16) | OpLoad, (3 << 16) | OpStore, (
 INSERT_HEAD = (6 << 16) | OpCompositeInsert
 CALL2_HEAD = (6 << 16) | OpFunctionCall
 # SPIR-V version word -> (void, main's function type, float, int, bool,
-# {(Scalar, width): vector type}): Module.start's types, the same ids in
-# every module of that version
+# {(Scalar, width): vector type}, {id(IR Type): type id}): Module.start's
+# types, the same ids in every module of that version.  The IR's own Type
+# objects (ir.types' F1, F4 ...) live as long as the process, so their ids
+# are keys that hold: most ops carry them, and their type ids are known
+# before the first op (``type_of`` need not look them up)
 _COMMON_TYPES: dict = {}
 # what run writes last, ready-made: main's name, OpSource, the entry point's
 # operands, its execution modes
@@ -200,20 +203,22 @@ class Emitter(ControlFlow, HelperFunctions, Values, Access):
         common = _COMMON_TYPES.get(m.version)
         if common is None:
             types = m.types
+            f, i, b = types["float"], types["int"], types["bool"]
+            f4, b4 = types[("vec", f, 4)], types[("vec", b, 4)]
             common = _COMMON_TYPES[m.version] = (
-                types["void"], types[("fn", types["void"])], types["float"], types["int"], types["bool"],
-                {(FLOAT, 1): types["float"], (INT, 1): types["int"], (BOOL, 1): types["bool"],
-                 (FLOAT, 4): types[("vec", types["float"], 4)], (BOOL, 4): types[("vec", types["bool"], 4)]})
-        self.void, self.fn_type, self.float, self.int, self.bool, vecs = common
+                types["void"], types[("fn", types["void"])], f, i, b,
+                {(FLOAT, 1): f, (INT, 1): i, (BOOL, 1): b, (FLOAT, 4): f4, (BOOL, 4): b4},
+                {id(F1): f, id(F4): f4, id(I1): i, id(B1): b, id(B4): b4})
+        self.void, self.fn_type, self.float, self.int, self.bool, vecs, known_types = common
         self.pointers: dict = {}  # (storage class, pointee) -> pointer type
         self.helper_fns: dict = {}  # (helper, width) -> its function
         # (Variable, element) -> (OpAccessChain's first word, pointer type,
         # variable, indices, pointee) of a static load through a chain
         self.chains: dict = {}
-        self.groups: dict = {}  # id(ConstGroup) -> what register_chain keeps of it
+        self.groups: dict = {}  # id(ConstGroup) -> what register_load keeps of it
         self.helper_words: list[int] = []  # their definitions
         self.images: dict = {}  # dim -> sampled image type
-        self.types: dict = {}  # id(IR Type) -> type id
+        self.types: dict = known_types.copy()  # id(IR Type) -> type id
         self.vecs: dict = vecs.copy()  # (Scalar, width) -> type id
         # (width, packed float32 values) or (Scalar, width, values) -> constant id
         self.vector_constants: dict = {}
@@ -313,10 +318,9 @@ class Emitter(ControlFlow, HelperFunctions, Values, Access):
         type_of = self.type_of
         load, store = Emitter.load, Emitter.store
         packed_constant = Emitter.packed_constant
-        chains = self.chains
         glsl = self.glsl
-        chains_get = chains.get
-        register_chain = Emitter.register_chain
+        chains_get = self.chains.get
+        register_load = Emitter.register_load
         # (width, float32 bytes) or (Scalar, width, imm) -> a CONST op's id
         const_ids: dict = {}
         const_get = const_ids.get
@@ -348,11 +352,6 @@ class Emitter(ControlFlow, HelperFunctions, Values, Access):
                             ids[op] = v
                             continue
                         ready = chains_get(key)
-                        if ready is None and key[1] is not None and op.var.storage in FILES:
-                            # a constant register's first load: its chain made here (load's own path)
-                            ready = register_chain(self, op.var, key[1])
-                            if ready is not None:
-                                chains[key] = ready
                         if ready is not None:
                             head, ptr_type, var, chain, pointee = ready
                             r = m.bound
@@ -362,6 +361,12 @@ class Emitter(ControlFlow, HelperFunctions, Values, Access):
                             if op.var.storage in FILES:  # a constant register: read-only
                                 known[key] = r + 1
                             continue
+                        if key[1] is not None and op.var.storage in FILES:
+                            # a constant register's first load, written by register_load (load's own path)
+                            v = register_load(self, key)
+                            if v is not None:
+                                ids[op] = v
+                                continue
                     load(self, op)
                 elif code is STORE:
                     args = op.args
