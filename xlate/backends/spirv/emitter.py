@@ -186,7 +186,7 @@ class Emitter(ControlFlow, HelperFunctions, Values, Access):
             storage = var.storage
             if storage is INPUT or storage is OUTPUT:
                 acc = access[id(var)]
-                if acc.name[:3] == "gl_":
+                if acc.name.startswith("gl_"):
                     builtins.append(acc.name)
             elif storage in skip:
                 continue
@@ -240,9 +240,11 @@ class Emitter(ControlFlow, HelperFunctions, Values, Access):
                 continue
             pointer, value_type, writable, member = info
             if member is None:
-                component = acc.component
-                plain[var] = (pointer, value_type, bool(component), writable, None)
-                if writable and not component:
+                if acc.component:  # an IR scalar in .x: read and written through load and store
+                    plain[var] = (pointer, value_type, True, writable, None)
+                    continue
+                plain[var] = (pointer, value_type, False, writable, None)
+                if writable:
                     t = var.type
                     width = t.width
                     plain_store[var] = (pointer, value_type, t.scalar, width, FULL[width], None)
@@ -310,6 +312,7 @@ class Emitter(ControlFlow, HelperFunctions, Values, Access):
         # than through their handler: a method call per op was a third of
         # the cost.  Each falls back on its handler for anything else.
         ids = self.ids
+        id_of = ids.__getitem__  # (a comprehension over ids would make it a cell: slower everywhere)
         known = self.known
         known_get = known.get
         plain_get = self.plain.get
@@ -465,16 +468,7 @@ class Emitter(ControlFlow, HelperFunctions, Values, Access):
                                   ids[args[1]])
                         else:
                             w += (((len(args) + 3) << 16) | native, types_get(id(op.type)) or type_of(op.type), r,
-                                  *[ids[a] for a in args])
-                        ids[op] = r
-                        continue
-                    extended = EXTENDED.get(code)
-                    if extended is not None:  # a GLSL.std.450 instruction of its args (Emitter.extended)
-                        args = op.args
-                        t = types_get(id(op.type)) or type_of(op.type)  # (before the result id, as extended)
-                        r = m.bound
-                        m.bound = r + 1
-                        w += (((len(args) + 5) << 16) | OpExtInst, t, r, glsl, extended, *[ids[a] for a in args])
+                                  *map(id_of, args))
                         ids[op] = r
                         continue
                     if code is FMUL_LEGACY and mul_calls or code is FDOT_LEGACY and dot_calls:
@@ -486,6 +480,15 @@ class Emitter(ControlFlow, HelperFunctions, Values, Access):
                         r = m.bound
                         m.bound = r + 1
                         w += (CALL2_HEAD, t, r, fn, ids[a], ids[b])
+                        ids[op] = r
+                        continue
+                    extended = EXTENDED.get(code)
+                    if extended is not None:  # a GLSL.std.450 instruction of its args (Emitter.extended)
+                        args = op.args
+                        t = types_get(id(op.type)) or type_of(op.type)  # (before the result id, as extended)
+                        r = m.bound
+                        m.bound = r + 1
+                        w += (((len(args) + 5) << 16) | OpExtInst, t, r, glsl, extended, *map(id_of, args))
                         ids[op] = r
                         continue
                     handlers[code](self, op)
