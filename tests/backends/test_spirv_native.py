@@ -399,3 +399,59 @@ def test_store_of_the_wrong_kind_is_refused(monkeypatch):
     # the decoder's validity rule refuses it first (the writer would say "stored into r0")
     with pytest.raises(XlateError, match="operand 1 of 'setp' cannot be r0"):
         translate(blob, "spirv")
+
+
+def _instructions(code: bytes):
+    """(opcode, operands) of each instruction of a module's words."""
+    words = struct.unpack(f"<{len(code) // 4}I", code)[5:]
+    k = 0
+    while k < len(words):
+        count = words[k] >> 16
+        yield words[k] & 0xFFFF, words[k + 1:k + count]
+        k += count
+
+
+def test_register_load_agrees_with_the_general_load(monkeypatch):
+    """A constant register's first load, written by ``register_load`` (the
+    op loop's path, its element constant written out), gives the bytes
+    ``load``'s general path gives (``_access``, ``int_constant``,
+    ``pointer``): every 25th fxc-wine shader and the sources here."""
+    from xlate.backends.spirv import interface
+    from xlate.backends.spirv.access import Access
+
+    corpus.require_corpus()
+    blobs = [assemble_bytes(src) for src in (PS, VS, VS_COLOR4)]
+    blobs += [blob for k, (_, blob) in enumerate(corpus.iter_corpus("fxc-wine")) if k % 25 == 0]
+    fast = []
+    for blob in blobs:
+        try:
+            fast.append(translate(blob, "spirv").code)
+        except XlateError:
+            fast.append(None)
+    monkeypatch.setattr(Access, "register_load", lambda self, key: None)
+    interface._BUILT.clear()
+    general = []
+    for blob in blobs:
+        try:
+            general.append(translate(blob, "spirv").code)
+        except XlateError:
+            general.append(None)
+    assert sum(code is not None for code in fast) > 100
+    assert general == fast
+
+
+def test_vector_constant_shares_its_repeated_scalars():
+    """``def c0, 0.3, 0.3, 0.7, 0.3``: one OpConstant per distinct value
+    (the new ones made in component order), the composite naming them."""
+    code = translate(assemble_bytes("ps_3_0\ndef c0, 0.3, 0.3, 0.7, 0.3\nmov oC0, c0\n"), "spirv").code
+    op = grammar().instructions
+    bits = {struct.unpack("<I", struct.pack("<f", x))[0]: x for x in (0.3, 0.7)}
+    scalars = {operands[1]: operands[2] for opcode, operands in _instructions(code)
+               if opcode == op["OpConstant"].opcode and operands[2] in bits}
+    assert sorted(scalars.values()) == sorted(bits)  # each value once
+    by_value = {v: k for k, v in scalars.items()}
+    assert by_value[min(bits, key=bits.get)] < by_value[max(bits, key=bits.get)]  # 0.3 made before 0.7
+    composites = [operands[2:] for opcode, operands in _instructions(code)
+                  if opcode == op["OpConstantComposite"].opcode and set(operands[2:]) <= set(scalars)]
+    a, b = by_value[min(bits, key=bits.get)], by_value[max(bits, key=bits.get)]
+    assert (a, a, b, a) in [tuple(c) for c in composites]

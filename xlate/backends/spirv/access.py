@@ -1,7 +1,7 @@
 """How the SPIR-V emitter (``emitter.Emitter``) reaches a variable: the
 interface place of a layout name, the access chain's indices for an element
 or a dynamic index, and, for a constant register's first load, the chain
-ready-made (``register_chain``); ``load`` and ``store``, the handlers of the
+written ready-made (``register_load``); ``load`` and ``store``, the handlers of the
 loads and stores the emitter's op loop does not write itself."""
 
 from __future__ import annotations
@@ -10,9 +10,10 @@ from ...ir.ops import Op
 from ...ir.program import Storage
 from .. import layout as layout_mod
 from .interface import Place
-from .module import OP
+from .module import CONSTANT_HEAD, OP
 
 FILES = layout_mod.FILE_BINDING
+LOAD_HEAD = (4 << 16) | OP["OpLoad"]
 _STATE = Storage.STATE
 (OpAccessChain, OpIAdd, OpLoad, OpStore, OpCompositeExtract, OpCompositeInsert, OpVectorShuffle,
  OpINotEqual) = (OP[n] for n in ("OpAccessChain", "OpIAdd", "OpLoad", "OpStore", "OpCompositeExtract",
@@ -100,14 +101,18 @@ class Access:
             ptr = self.pointers[key] = self.m.pointer(place.storage, pointee)
         return self.inst(OpAccessChain, ptr, place.var, *chain)
 
-    def register_chain(self, var, element: int):
-        """``load``'s ready-made chain to register ``element`` of the
-        constant file ``var`` (what ``_access`` and ``load`` work out for it,
-        the constants made in the same order), or None where ``load``'s
-        general path has to (a bool kept as a uint, a register outside the
-        layout's groups).  What a group's registers share (its place, the
-        member's constant, the pointer type) is worked out on the group's
-        first register and kept in ``groups`` (id(group) -> that, or False)."""
+    def register_load(self, key: tuple) -> int | None:
+        """A constant register's first load (``key`` = (constant file,
+        element)): its access chain and OpLoad written, the chain kept in
+        ``chains`` (a later block loads it again) and the value in ``known``
+        (this block reads it again); returns the value's id, or None where
+        ``load``'s general path has to (a bool kept as a uint, a register
+        outside the layout's groups).  The constants are made in ``_access``
+        and ``load``'s order (the same ids).  What a group's registers share
+        (its place, the member's constant, the pointer type) is worked out
+        on the group's first register and kept in ``groups`` (id(group) ->
+        that, or False)."""
+        var, element = key
         g = self.lay.group_at(var, element)
         if g is None:
             return None
@@ -136,16 +141,27 @@ class Access:
                 return None
             pointee = place.element_type if g.array and place.element_type is not None else place.value_type
             head = ((4 + len(chain)) << 16) | OpAccessChain
+            base = place.var
             ptr = m.pointer(place.storage, pointee)
-            self.groups[id(g)] = (head, ptr, place.var, prefix, pointee, g.array, g.first)
-            return head, ptr, place.var, chain, pointee
-        if shared is False:
+            self.groups[id(g)] = (head, ptr, base, prefix, pointee, g.array, g.first)
+        elif shared is False:
             return None
-        head, ptr, base, chain, pointee, array, first = shared
-        if array:
-            c = constants.get((t, element - first))
-            chain += (c if c is not None else m.int_constant(element - first),)
-        return head, ptr, base, chain, pointee
+        else:
+            head, ptr, base, chain, pointee, array, first = shared
+            if array:
+                index = (t, element - first)
+                c = constants.get(index)
+                if c is None:  # (Module.int_constant's words: most elements are new constants)
+                    c = constants[index] = m.bound
+                    m.bound = c + 1
+                    m.globals += (CONSTANT_HEAD, t, c, index[1])
+                chain += (c,)
+        self.chains[key] = (head, ptr, base, chain, pointee)
+        r = m.bound
+        m.bound = r + 2
+        self.words += (head, ptr, r, base, *chain, LOAD_HEAD, pointee, r + 1, r)
+        self.known[key] = r + 1
+        return r + 1
 
     # -- loads and stores -------------------------------------------------------
 
@@ -196,9 +212,10 @@ class Access:
                 return
             ready = self.chains.get(key)
             if ready is None and key[1] is not None and op.var.storage in FILES:
-                ready = self.register_chain(op.var, key[1])
-                if ready is not None:
-                    self.chains[key] = ready
+                v = self.register_load(key)
+                if v is not None:
+                    self.ids[op] = v
+                    return
             if ready is None:
                 place, chain, component = self.access(op, key[1], None)
                 arrayed = place.element_type is not None and len(chain) > (place.member is not None)

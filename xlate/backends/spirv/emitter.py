@@ -37,7 +37,7 @@ from ...ir import cfg
 from ...ir.ops import Code, Op
 from ...ir.program import Program, Storage
 from ...ir.summary import summary_of
-from ...ir.types import Scalar
+from ...ir.types import B1, B4, F1, F4, I1, Scalar
 from .. import layout as layout_mod
 from ..targets import Target, unsupported
 from .grammar import grammar
@@ -89,8 +89,11 @@ LOAD_HEAD, STORE_HEAD, EXTRACT_HEAD = (4 << 16) | OpLoad, (3 << 16) | OpStore, (
 INSERT_HEAD = (6 << 16) | OpCompositeInsert
 CALL2_HEAD = (6 << 16) | OpFunctionCall
 # SPIR-V version word -> (void, main's function type, float, int, bool,
-# {(Scalar, width): vector type}): Module.start's types, the same ids in
-# every module of that version
+# {(Scalar, width): vector type}, {id(IR Type): type id}): Module.start's
+# types, the same ids in every module of that version.  The IR's own Type
+# objects (ir.types' F1, F4 ...) live as long as the process, so their ids
+# are keys that hold: most ops carry them, and their type ids are known
+# before the first op (``type_of`` need not look them up)
 _COMMON_TYPES: dict = {}
 # what run writes last, ready-made: main's name, OpSource, the entry point's
 # operands, its execution modes
@@ -163,7 +166,7 @@ class Emitter(ControlFlow, HelperFunctions, Values, Access):
             storage = var.storage
             if storage is INPUT or storage is OUTPUT:
                 acc = access[id(var)]
-                if acc.name[:3] == "gl_":
+                if acc.name.startswith("gl_"):
                     builtins.append(acc.name)
             elif storage in skip:
                 continue
@@ -180,20 +183,22 @@ class Emitter(ControlFlow, HelperFunctions, Values, Access):
         common = _COMMON_TYPES.get(m.version)
         if common is None:
             types = m.types
+            f, i, b = types["float"], types["int"], types["bool"]
+            f4, b4 = types[("vec", f, 4)], types[("vec", b, 4)]
             common = _COMMON_TYPES[m.version] = (
-                types["void"], types[("fn", types["void"])], types["float"], types["int"], types["bool"],
-                {(FLOAT, 1): types["float"], (INT, 1): types["int"], (BOOL, 1): types["bool"],
-                 (FLOAT, 4): types[("vec", types["float"], 4)], (BOOL, 4): types[("vec", types["bool"], 4)]})
-        self.void, self.fn_type, self.float, self.int, self.bool, vecs = common
+                types["void"], types[("fn", types["void"])], f, i, b,
+                {(FLOAT, 1): f, (INT, 1): i, (BOOL, 1): b, (FLOAT, 4): f4, (BOOL, 4): b4},
+                {id(F1): f, id(F4): f4, id(I1): i, id(B1): b, id(B4): b4})
+        self.void, self.fn_type, self.float, self.int, self.bool, vecs, known_types = common
         self.pointers: dict = {}  # (storage class, pointee) -> pointer type
         self.helper_fns: dict = {}  # (helper, width) -> its function
         # (Variable, element) -> (OpAccessChain's first word, pointer type,
         # variable, indices, pointee) of a static load through a chain
         self.chains: dict = {}
-        self.groups: dict = {}  # id(ConstGroup) -> what register_chain keeps of it
+        self.groups: dict = {}  # id(ConstGroup) -> what register_load keeps of it
         self.helper_words: list[int] = []  # their definitions
         self.images: dict = {}  # dim -> sampled image type
-        self.types: dict = {}  # id(IR Type) -> type id
+        self.types: dict = known_types.copy()  # id(IR Type) -> type id
         self.vecs: dict = vecs.copy()  # (Scalar, width) -> type id
         # (width, packed float32 values) or (Scalar, width, values) -> constant id
         self.vector_constants: dict = {}
@@ -215,9 +220,11 @@ class Emitter(ControlFlow, HelperFunctions, Values, Access):
                 continue
             pointer, value_type, writable, member = info
             if member is None:
-                component = acc.component
-                plain[var] = (pointer, value_type, bool(component), writable, None)
-                if writable and not component:
+                if acc.component:  # an IR scalar in .x: read and written through load and store
+                    plain[var] = (pointer, value_type, True, writable, None)
+                    continue
+                plain[var] = (pointer, value_type, False, writable, None)
+                if writable:
                     t = var.type
                     width = t.width
                     plain_store[var] = (pointer, value_type, t.scalar, width, FULL[width], None)
@@ -285,6 +292,7 @@ class Emitter(ControlFlow, HelperFunctions, Values, Access):
         # than through their handler: a method call per op was a third of
         # the cost.  Each falls back on its handler for anything else.
         ids = self.ids
+        id_of = ids.__getitem__  # (a comprehension over ids would make it a cell: slower everywhere)
         known = self.known
         known_get = known.get
         plain_get = self.plain.get
@@ -293,10 +301,9 @@ class Emitter(ControlFlow, HelperFunctions, Values, Access):
         type_of = self.type_of
         load, store = Emitter.load, Emitter.store
         packed_constant = Emitter.packed_constant
-        chains = self.chains
         glsl = self.glsl
-        chains_get = chains.get
-        register_chain = Emitter.register_chain
+        chains_get = self.chains.get
+        register_load = Emitter.register_load
         # (width, float32 bytes) or (Scalar, width, imm) -> a CONST op's id
         const_ids: dict = {}
         const_get = const_ids.get
@@ -328,11 +335,6 @@ class Emitter(ControlFlow, HelperFunctions, Values, Access):
                             ids[op] = v
                             continue
                         ready = chains_get(key)
-                        if ready is None and key[1] is not None and op.var.storage in FILES:
-                            # a constant register's first load: its chain made here (load's own path)
-                            ready = register_chain(self, op.var, key[1])
-                            if ready is not None:
-                                chains[key] = ready
                         if ready is not None:
                             head, ptr_type, var, chain, pointee = ready
                             r = m.bound
@@ -342,6 +344,12 @@ class Emitter(ControlFlow, HelperFunctions, Values, Access):
                             if op.var.storage in FILES:  # a constant register: read-only
                                 known[key] = r + 1
                             continue
+                        if key[1] is not None and op.var.storage in FILES:
+                            # a constant register's first load, written by register_load (load's own path)
+                            v = register_load(self, key)
+                            if v is not None:
+                                ids[op] = v
+                                continue
                     load(self, op)
                 elif code is STORE:
                     args = op.args
@@ -440,16 +448,7 @@ class Emitter(ControlFlow, HelperFunctions, Values, Access):
                                   ids[args[1]])
                         else:
                             w += (((len(args) + 3) << 16) | native, types_get(id(op.type)) or type_of(op.type), r,
-                                  *[ids[a] for a in args])
-                        ids[op] = r
-                        continue
-                    extended = EXTENDED.get(code)
-                    if extended is not None:  # a GLSL.std.450 instruction of its args (Emitter.extended)
-                        args = op.args
-                        t = types_get(id(op.type)) or type_of(op.type)  # (before the result id, as extended)
-                        r = m.bound
-                        m.bound = r + 1
-                        w += (((len(args) + 5) << 16) | OpExtInst, t, r, glsl, extended, *[ids[a] for a in args])
+                                  *map(id_of, args))
                         ids[op] = r
                         continue
                     if code is FMUL_LEGACY and mul_calls or code is FDOT_LEGACY and dot_calls:
@@ -461,6 +460,15 @@ class Emitter(ControlFlow, HelperFunctions, Values, Access):
                         r = m.bound
                         m.bound = r + 1
                         w += (CALL2_HEAD, t, r, fn, ids[a], ids[b])
+                        ids[op] = r
+                        continue
+                    extended = EXTENDED.get(code)
+                    if extended is not None:  # a GLSL.std.450 instruction of its args (Emitter.extended)
+                        args = op.args
+                        t = types_get(id(op.type)) or type_of(op.type)  # (before the result id, as extended)
+                        r = m.bound
+                        m.bound = r + 1
+                        w += (((len(args) + 5) << 16) | OpExtInst, t, r, glsl, extended, *map(id_of, args))
                         ids[op] = r
                         continue
                     handlers[code](self, op)
