@@ -116,7 +116,7 @@ class Module:
     out as the specification orders them.  A slotted class: the emitter
     reads ``bound`` and the sections for nearly every instruction."""
 
-    __slots__ = ("version", "bound", *SECTIONS, "types", "constants", "spec_ids", "glsl", "prefix")
+    __slots__ = ("version", "bound", *SECTIONS, "types", "constants", "spec_ids", "glsl", "prefix", "packed")
 
     def __init__(self, version: str = "1.0"):
         if version not in VERSIONS:
@@ -140,6 +140,9 @@ class Module:
         # a restored module (``restore``): per section, the snapshot's
         # words, before this module's own
         self.prefix: tuple | None = None
+        # the prefix's sections as machine-order bytes, where its state has
+        # them (``pack_prefix``), or None
+        self.packed: tuple | None = None
 
     # -- ids and raw instructions -------------------------------------------
 
@@ -395,7 +398,17 @@ class Module:
         m.spec_ids = state["spec_ids"].copy()
         m.glsl = state["glsl"]
         m.prefix = state["prefix"]
+        m.packed = state.get("packed")
         return m
+
+    @staticmethod
+    def pack_prefix(state: dict) -> None:
+        """Adds to ``state`` its prefix's sections packed as machine-order
+        bytes (``packed``), which ``to_bytes`` of a module restored from it
+        copies as they are, rather than converting each word again: for a
+        state that many modules are restored from (the interface cache's).
+        The packed bytes say what the prefix says; nothing else changes."""
+        state["packed"] = tuple([array("I", words).tobytes() for words in state["prefix"]])
 
     # -- the binary -----------------------------------------------------------
 
@@ -425,37 +438,42 @@ class Module:
     def to_bytes(self, *, debug: bool = True) -> bytes:
         """The module, little-endian on every host: each section's words
         (a restored module's prefix first) go straight into one array
-        (``fromlist``), without the joined list ``word_list`` builds.
-        Packing a restored module's prefixes once per snapshot cost as
-        much, and a first restore paid for it."""
+        (``fromlist``), without the joined list ``word_list`` builds; a
+        prefix whose state is packed (``pack_prefix``) goes in as bytes."""
         prefix = self.prefix
         if not _FAST_PACK or prefix is None:
             return pack_words(self.word_list(debug=debug))
         # a restored module (every emitted one): its sections in order,
         # each after its prefix, written out (a loop over them cost more
-        # than the copying)
+        # than the copying); the prefix's packed bytes where its state has
+        # them (machine order, as fromlist's words: one swap below for all)
         a = array("I", (G.magic, self.version, GENERATOR, self.bound, 0))
         add = a.fromlist
-        add(prefix[0])
+        packed = self.packed
+        if packed is None:
+            put = add
+        else:
+            put, prefix = a.frombytes, packed
+        put(prefix[0])
         add(self.capabilities)
-        add(prefix[1])
+        put(prefix[1])
         add(self.ext_imports)
-        add(prefix[2])
+        put(prefix[2])
         add(self.memory_model)
-        add(prefix[3])
+        put(prefix[3])
         add(self.entry_points)
-        add(prefix[4])
+        put(prefix[4])
         add(self.execution_modes)
         if debug:
-            add(prefix[5])
+            put(prefix[5])
             add(self.debug_strings)
-            add(prefix[6])
+            put(prefix[6])
             add(self.names)
-        add(prefix[7])
+        put(prefix[7])
         add(self.annotations)
-        add(prefix[8])
+        put(prefix[8])
         add(self.globals)
-        add(prefix[9])
+        put(prefix[9])
         add(self.functions)
         if _SWAP:
             a.byteswap()
