@@ -150,7 +150,10 @@ def _decl_keys(decls) -> tuple:
 
 
 class Interface:
-    """The module's variables for one layout."""
+    """The module's variables for one layout.  Slotted: a cache hit makes
+    one per shader and sets each of these."""
+
+    __slots__ = ("m", "places", "io", "shared", "depth", "names", "locations", "vectors", "builtins", "plain_info")
 
     def __init__(self, m: Module, lay: Layout, names: bool, decl_keys: tuple | None = None):
         """``decl_keys``: the declarations' fields as ``_signature`` reads
