@@ -2,9 +2,10 @@
 
 ``interface.build`` keeps each interface it builds (``_BUILT``); a later
 shader with the same interface restores it.  These tests check the
-shortcuts that sharing takes: a cached state's prefix packed as bytes once
-(``Module.pack_prefix``) and the cache's places and io handed to shaders
-without a copy (``Interface.builtin`` copies them before it adds one).
+shortcuts that sharing takes: a cached state's prefix packed as bytes once,
+by the first module's ``to_bytes`` (``Module._write_packing``), and the cache's
+places and io handed to shaders without a copy (``Interface.builtin``
+copies them before it adds one).
 
 Corpus share: every 8th fxc-wine shader; XLATE_CORPUS_FULL=1 takes all.
 """
@@ -44,9 +45,10 @@ def _spirv(blob: bytes, **options) -> bytes | None:
 
 @pytest.mark.parametrize("names", [True, False])
 def test_a_packed_prefix_gives_the_bytes_of_a_built_interface(monkeypatch, names):
-    """Each shader three times: its interface built (the cache emptied),
-    restored from the cache (whose prefix is packed on that first restore),
-    and restored again: the same bytes each time."""
+    """Each shader three times: its interface built (the cache emptied; its
+    to_bytes packs the cached state's prefix), restored from the cache, and
+    restored again: the same bytes each time, and the bytes of the module
+    written without the packed prefix."""
     monkeypatch.setattr(interface, "_BUILT", {})
     blobs = _fxc_wine_blobs()
     options = {} if names else {"debug_names": False}
@@ -59,6 +61,33 @@ def test_a_packed_prefix_gives_the_bytes_of_a_built_interface(monkeypatch, names
         assert again == built
         assert _spirv(blob, **options) == built
     assert packed > len(blobs) // 2  # most shaders went through the packed path
+
+
+def test_to_bytes_with_and_without_the_packed_prefix(monkeypatch):
+    """A module restored from a packed state writes the words its prefix
+    and sections hold, whichever path writes them."""
+    monkeypatch.setattr(interface, "_BUILT", {})
+    modules = []
+    real = interface.build
+
+    def spy(*args):
+        m, iface = real(*args)
+        modules.append(m)
+        return m, iface
+
+    monkeypatch.setattr(interface, "build", spy)
+    for blob in _fxc_wine_blobs()[::4]:
+        for _ in range(2):
+            _spirv(blob)
+    assert modules
+    for m in modules:
+        words = m.words().tobytes() if sys.byteorder == "little" else None
+        packed = m.to_bytes()
+        assert m.packed is not None
+        m.packed, m.state = None, None  # the word-by-word path
+        assert m.to_bytes() == packed
+        if words is not None:
+            assert packed == words
 
 
 def test_a_late_builtin_leaves_the_cached_interface_alone(monkeypatch):

@@ -434,9 +434,7 @@ def build(version: str, lay: Layout, names: bool, vertex: bool, builtins: tuple)
         m = iface.m = Module.restore(state)
         return m, iface
     state, places, io, depth, info = found
-    if "packed" not in state:  # its second shader: from now on to_bytes copies its words as bytes
-        Module.pack_prefix(state)
-    m = Module.restore(state)
+    m = Module.restore(state)  # (its prefix packed by the first shader's to_bytes)
     iface = Interface.__new__(Interface)
     iface.m, iface.places, iface.io, iface.depth, iface.names, iface.shared = m, places, io, depth, names, True
     iface.builtins = builtins

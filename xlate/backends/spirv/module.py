@@ -116,7 +116,7 @@ class Module:
     out as the specification orders them.  A slotted class: the emitter
     reads ``bound`` and the sections for nearly every instruction."""
 
-    __slots__ = ("version", "bound", *SECTIONS, "types", "constants", "spec_ids", "glsl", "prefix", "packed")
+    __slots__ = ("version", "bound", *SECTIONS, "types", "constants", "spec_ids", "glsl", "prefix", "packed", "state")
 
     def __init__(self, version: str = "1.0"):
         if version not in VERSIONS:
@@ -141,8 +141,9 @@ class Module:
         # words, before this module's own
         self.prefix: tuple | None = None
         # the prefix's sections as machine-order bytes, where its state has
-        # them (``pack_prefix``), or None
+        # them (``to_bytes``), or None; the state it was restored from
         self.packed: tuple | None = None
+        self.state: dict | None = None
 
     # -- ids and raw instructions -------------------------------------------
 
@@ -399,16 +400,8 @@ class Module:
         m.glsl = state["glsl"]
         m.prefix = state["prefix"]
         m.packed = state.get("packed")
+        m.state = state
         return m
-
-    @staticmethod
-    def pack_prefix(state: dict) -> None:
-        """Adds to ``state`` its prefix's sections packed as machine-order
-        bytes (``packed``), which ``to_bytes`` of a module restored from it
-        copies as they are, rather than converting each word again: for a
-        state that many modules are restored from (the interface cache's).
-        The packed bytes say what the prefix says; nothing else changes."""
-        state["packed"] = tuple([array("I", words).tobytes() for words in state["prefix"]])
 
     # -- the binary -----------------------------------------------------------
 
@@ -435,11 +428,75 @@ class Module:
     def words(self, *, debug: bool = True) -> array:
         return array("I", self.word_list(debug=debug))
 
+    def _write_packing(self, a: array, debug: bool) -> bytes:
+        """``to_bytes`` of the first module restored from its state: each
+        prefix's words written as ``to_bytes`` writes them, and kept, as
+        they lie in ``a`` (machine order), as the state's ``packed``: every
+        later module restored from it (the interface cache restores its
+        states for many shaders) copies those bytes rather than converting
+        each word again.  The packed bytes say what the prefix says;
+        nothing else in the state changes.  (Written out, as ``to_bytes``
+        is: a loop over the sections cost more than the conversions.)"""
+        prefix, add, n = self.prefix, a.fromlist, len
+        s0 = n(a)
+        add(prefix[0])
+        s1 = n(a)
+        add(self.capabilities)
+        t1 = n(a)
+        add(prefix[1])
+        s2 = n(a)
+        add(self.ext_imports)
+        t2 = n(a)
+        add(prefix[2])
+        s3 = n(a)
+        add(self.memory_model)
+        t3 = n(a)
+        add(prefix[3])
+        s4 = n(a)
+        add(self.entry_points)
+        t4 = n(a)
+        add(prefix[4])
+        s5 = n(a)
+        add(self.execution_modes)
+        if debug:
+            t5 = n(a)
+            add(prefix[5])
+            s6 = n(a)
+            add(self.debug_strings)
+            t6 = n(a)
+            add(prefix[6])
+            s7 = n(a)
+            add(self.names)
+            debug_words = (a[t5:s6].tobytes(), a[t6:s7].tobytes())
+        else:  # (in no byte of this module, but in a later one's)
+            debug_words = (array("I", prefix[5]).tobytes(), array("I", prefix[6]).tobytes())
+        t7 = n(a)
+        add(prefix[7])
+        s8 = n(a)
+        add(self.annotations)
+        t8 = n(a)
+        add(prefix[8])
+        s9 = n(a)
+        add(self.globals)
+        t9 = n(a)
+        add(prefix[9])
+        s10 = n(a)
+        add(self.functions)
+        # (the entry points', execution modes' and functions' are empty: an
+        # interface writes none)
+        self.packed = self.state["packed"] = (
+            a[s0:s1].tobytes(), a[t1:s2].tobytes(), a[t2:s3].tobytes(), a[t3:s4].tobytes() if s4 > t3 else b"",
+            a[t4:s5].tobytes() if s5 > t4 else b"", *debug_words, a[t7:s8].tobytes(), a[t8:s9].tobytes(),
+            a[t9:s10].tobytes() if s10 > t9 else b"")
+        if _SWAP:
+            a.byteswap()
+        return a.tobytes()
+
     def to_bytes(self, *, debug: bool = True) -> bytes:
         """The module, little-endian on every host: each section's words
         (a restored module's prefix first) go straight into one array
         (``fromlist``), without the joined list ``word_list`` builds; a
-        prefix whose state is packed (``pack_prefix``) goes in as bytes."""
+        prefix whose state is packed (``_write_packing``) goes in as bytes."""
         prefix = self.prefix
         if not _FAST_PACK or prefix is None:
             return pack_words(self.word_list(debug=debug))
@@ -450,6 +507,10 @@ class Module:
         a = array("I", (G.magic, self.version, GENERATOR, self.bound, 0))
         add = a.fromlist
         packed = self.packed
+        if packed is None and self.state is not None:
+            packed = self.packed = self.state.get("packed")
+            if packed is None:  # the first module restored from its state
+                return self._write_packing(a, debug)
         if packed is None:
             put = add
         else:
