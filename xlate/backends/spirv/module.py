@@ -467,9 +467,6 @@ class Module:
             add(prefix[6])
             s7 = n(a)
             add(self.names)
-            debug_words = (a[t5:s6].tobytes(), a[t6:s7].tobytes())
-        else:  # (in no byte of this module, but in a later one's)
-            debug_words = (array("I", prefix[5]).tobytes(), array("I", prefix[6]).tobytes())
         t7 = n(a)
         add(prefix[7])
         s8 = n(a)
@@ -482,15 +479,21 @@ class Module:
         add(prefix[9])
         s10 = n(a)
         add(self.functions)
-        # (the entry points', execution modes' and functions' are empty: an
-        # interface writes none)
+        # the prefixes: slices of the module's bytes in machine order (the
+        # entry points', execution modes' and functions' are empty: an
+        # interface writes none); the debug sections' where this module
+        # has none of them
+        out = a.tobytes()
+        debug_words = (out[4 * t5:4 * s6], out[4 * t6:4 * s7]) if debug else \
+            (array("I", prefix[5]).tobytes(), array("I", prefix[6]).tobytes())
         self.packed = self.state["packed"] = (
-            a[s0:s1].tobytes(), a[t1:s2].tobytes(), a[t2:s3].tobytes(), a[t3:s4].tobytes() if s4 > t3 else b"",
-            a[t4:s5].tobytes() if s5 > t4 else b"", *debug_words, a[t7:s8].tobytes(), a[t8:s9].tobytes(),
-            a[t9:s10].tobytes() if s10 > t9 else b"")
+            out[4 * s0:4 * s1], out[4 * t1:4 * s2], out[4 * t2:4 * s3], out[4 * t3:4 * s4] if s4 > t3 else b"",
+            out[4 * t4:4 * s5] if s5 > t4 else b"", *debug_words, out[4 * t7:4 * s8], out[4 * t8:4 * s9],
+            out[4 * t9:4 * s10] if s10 > t9 else b"")
         if _SWAP:
             a.byteswap()
-        return a.tobytes()
+            return a.tobytes()
+        return out
 
     def to_bytes(self, *, debug: bool = True) -> bytes:
         """The module, little-endian on every host: each section's words
