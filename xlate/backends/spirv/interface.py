@@ -150,7 +150,10 @@ def _decl_keys(decls) -> tuple:
 
 
 class Interface:
-    """The module's variables for one layout."""
+    """The module's variables for one layout.  Slotted: a cache hit makes
+    one per shader and sets each of these."""
+
+    __slots__ = ("m", "places", "io", "shared", "depth", "names", "locations", "vectors", "builtins", "plain_info")
 
     def __init__(self, m: Module, lay: Layout, names: bool, decl_keys: tuple | None = None):
         """``decl_keys``: the declarations' fields as ``_signature`` reads
@@ -159,6 +162,7 @@ class Interface:
         self.m = m
         self.places: dict[str, Place] = {}
         self.io: list[int] = []  # Input/Output variables, for OpEntryPoint
+        self.shared = False  # whether places and io are the interface cache's (``build``)
         self.depth = False
         self.names = names
         self.locations: dict = {}  # (storage class, location) -> the name there
@@ -356,6 +360,8 @@ class Interface:
     def builtin(self, name: str) -> Place:
         """The variable of a GLSL built-in the layout reaches by name."""
         place = self.places.get(name)
+        if place is None and self.shared:  # the cache's places and io: this shader's own copies first
+            self.places, self.io, self.shared = dict(self.places), list(self.io), False
         if place is None and name not in BUILTINS:  # clip distances, the point coordinate
             place = self.places[name] = stage_state.builtin_place(self, name, self.builtins)
         if place is None:
@@ -390,16 +396,21 @@ _BUILT_MAX = 1024
 
 def _signature(lay: Layout, vertex: bool, names: bool, version: int, builtins: tuple) -> tuple:
     decls = _decl_keys(lay.decls)
-    blocks = tuple([(b.name, b.set, b.binding, tuple([(d.name, d.type, d.array, d.offset) for d in b.members]))
-                    for b in lay.blocks])
-    return version, vertex, names, decls, blocks, builtins
+    blocks = lay.blocks
+    # each block's own fields and its member count, then every member's:
+    # flat comprehensions (a nested one makes a function per block)
+    heads = tuple([(b.name, b.set, b.binding, len(b.members)) for b in blocks])
+    members = tuple([(d.name, d.type, d.array, d.offset) for b in blocks for d in b.members])
+    return version, vertex, names, decls, heads, members, builtins
 
 
 def build(version: str, lay: Layout, names: bool, vertex: bool, builtins: tuple) -> tuple[Module, Interface]:
     """A module started with the layout's interface (``Module.start``, the
     declarations and blocks, a vertex shader's gl_PerVertex, then the
     built-ins ``builtins`` names): the same module whether it is built now
-    or copied from an earlier shader with the same interface."""
+    or copied from an earlier shader with the same interface.  The
+    interface's ``places``, ``io`` and ``plain_info`` may be the cache's:
+    read only (``builtin`` makes its own copies before it adds one)."""
     key = _signature(lay, vertex, names, version, builtins)
     found = _BUILT.get(key)
     if found is None:
@@ -414,17 +425,20 @@ def build(version: str, lay: Layout, names: bool, vertex: bool, builtins: tuple)
         if len(_BUILT) >= _BUILT_MAX:
             del _BUILT[next(iter(_BUILT))]  # the oldest (dicts keep insertion order)
         # the module's words become the cached state's (no copy), and this
-        # shader's module a restore of it, as a later one's is
+        # shader's module a restore of it, as a later one's is; its places
+        # and io are the cache's from now on
         state = m.freeze()
-        _BUILT[key] = (state, dict(iface.places), list(iface.io), iface.depth, iface.plain_info)
+        iface.io = tuple(iface.io)
+        iface.shared = True
+        _BUILT[key] = (state, iface.places, iface.io, iface.depth, iface.plain_info)
         m = iface.m = Module.restore(state)
         return m, iface
     state, places, io, depth, info = found
-    m = Module.restore(state)
+    m = Module.restore(state)  # (its prefix packed by the first shader's to_bytes)
     iface = Interface.__new__(Interface)
-    iface.m, iface.places, iface.io, iface.depth, iface.names = m, dict(places), list(io), depth, names
+    iface.m, iface.places, iface.io, iface.depth, iface.names, iface.shared = m, places, io, depth, names, True
     iface.builtins = builtins
-    iface.plain_info = info  # read only: shared with the cache
+    iface.plain_info = info
     return m, iface
 
 

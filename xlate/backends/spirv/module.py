@@ -116,7 +116,7 @@ class Module:
     out as the specification orders them.  A slotted class: the emitter
     reads ``bound`` and the sections for nearly every instruction."""
 
-    __slots__ = ("version", "bound", *SECTIONS, "types", "constants", "spec_ids", "glsl", "prefix")
+    __slots__ = ("version", "bound", *SECTIONS, "types", "constants", "spec_ids", "glsl", "prefix", "packed", "state")
 
     def __init__(self, version: str = "1.0"):
         if version not in VERSIONS:
@@ -140,6 +140,10 @@ class Module:
         # a restored module (``restore``): per section, the snapshot's
         # words, before this module's own
         self.prefix: tuple | None = None
+        # the prefix's sections as machine-order bytes, where its state has
+        # them (``to_bytes``), or None; the state it was restored from
+        self.packed: tuple | None = None
+        self.state: dict | None = None
 
     # -- ids and raw instructions -------------------------------------------
 
@@ -395,6 +399,8 @@ class Module:
         m.spec_ids = state["spec_ids"].copy()
         m.glsl = state["glsl"]
         m.prefix = state["prefix"]
+        m.packed = state.get("packed")
+        m.state = state
         return m
 
     # -- the binary -----------------------------------------------------------
@@ -422,40 +428,116 @@ class Module:
     def words(self, *, debug: bool = True) -> array:
         return array("I", self.word_list(debug=debug))
 
+    def _write_packing(self, a: array, debug: bool) -> bytes:
+        """``to_bytes`` of the first module restored from its state: each
+        prefix's words written as ``to_bytes`` writes them, and kept, as
+        they lie in ``a`` (machine order), as the state's ``packed``: every
+        later module restored from it (the interface cache restores its
+        states for many shaders) copies those bytes rather than converting
+        each word again.  The packed bytes say what the prefix says;
+        nothing else in the state changes.  (Written out, as ``to_bytes``
+        is: a loop over the sections cost more than the conversions.)"""
+        prefix, add, n = self.prefix, a.fromlist, len
+        s0 = n(a)
+        add(prefix[0])
+        s1 = n(a)
+        add(self.capabilities)
+        t1 = n(a)
+        add(prefix[1])
+        s2 = n(a)
+        add(self.ext_imports)
+        t2 = n(a)
+        add(prefix[2])
+        s3 = n(a)
+        add(self.memory_model)
+        t3 = n(a)
+        add(prefix[3])
+        s4 = n(a)
+        add(self.entry_points)
+        t4 = n(a)
+        add(prefix[4])
+        s5 = n(a)
+        add(self.execution_modes)
+        if debug:
+            t5 = n(a)
+            add(prefix[5])
+            s6 = n(a)
+            add(self.debug_strings)
+            t6 = n(a)
+            add(prefix[6])
+            s7 = n(a)
+            add(self.names)
+        t7 = n(a)
+        add(prefix[7])
+        s8 = n(a)
+        add(self.annotations)
+        t8 = n(a)
+        add(prefix[8])
+        s9 = n(a)
+        add(self.globals)
+        t9 = n(a)
+        add(prefix[9])
+        s10 = n(a)
+        add(self.functions)
+        # the prefixes: slices of the module's bytes in machine order (the
+        # entry points', execution modes' and functions' are empty: an
+        # interface writes none); the debug sections' where this module
+        # has none of them
+        out = a.tobytes()
+        debug_words = (out[4 * t5:4 * s6], out[4 * t6:4 * s7]) if debug else \
+            (array("I", prefix[5]).tobytes(), array("I", prefix[6]).tobytes())
+        self.packed = self.state["packed"] = (
+            out[4 * s0:4 * s1], out[4 * t1:4 * s2], out[4 * t2:4 * s3], out[4 * t3:4 * s4] if s4 > t3 else b"",
+            out[4 * t4:4 * s5] if s5 > t4 else b"", *debug_words, out[4 * t7:4 * s8], out[4 * t8:4 * s9],
+            out[4 * t9:4 * s10] if s10 > t9 else b"")
+        if _SWAP:
+            a.byteswap()
+            return a.tobytes()
+        return out
+
     def to_bytes(self, *, debug: bool = True) -> bytes:
         """The module, little-endian on every host: each section's words
         (a restored module's prefix first) go straight into one array
-        (``fromlist``), without the joined list ``word_list`` builds.
-        Packing a restored module's prefixes once per snapshot cost as
-        much, and a first restore paid for it."""
+        (``fromlist``), without the joined list ``word_list`` builds; a
+        prefix whose state is packed (``_write_packing``) goes in as bytes."""
         prefix = self.prefix
         if not _FAST_PACK or prefix is None:
             return pack_words(self.word_list(debug=debug))
         # a restored module (every emitted one): its sections in order,
         # each after its prefix, written out (a loop over them cost more
-        # than the copying)
+        # than the copying); the prefix's packed bytes where its state has
+        # them (machine order, as fromlist's words: one swap below for all)
         a = array("I", (G.magic, self.version, GENERATOR, self.bound, 0))
         add = a.fromlist
-        add(prefix[0])
+        packed = self.packed
+        if packed is None and self.state is not None:
+            packed = self.packed = self.state.get("packed")
+            if packed is None:  # the first module restored from its state
+                return self._write_packing(a, debug)
+        if packed is None:
+            put = add
+        else:
+            put, prefix = a.frombytes, packed
+        put(prefix[0])
         add(self.capabilities)
-        add(prefix[1])
+        put(prefix[1])
         add(self.ext_imports)
-        add(prefix[2])
+        put(prefix[2])
         add(self.memory_model)
-        add(prefix[3])
+        put(prefix[3])
         add(self.entry_points)
-        add(prefix[4])
+        put(prefix[4])
         add(self.execution_modes)
         if debug:
-            add(prefix[5])
+            put(prefix[5])
             add(self.debug_strings)
-            add(prefix[6])
+            put(prefix[6])
             add(self.names)
-        add(prefix[7])
+        put(prefix[7])
         add(self.annotations)
-        add(prefix[8])
+        put(prefix[8])
         add(self.globals)
-        add(prefix[9])
+        put(prefix[9])
         add(self.functions)
         if _SWAP:
             a.byteswap()
