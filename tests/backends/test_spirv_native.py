@@ -422,20 +422,20 @@ def test_register_load_agrees_with_the_general_load(monkeypatch):
     corpus.require_corpus()
     blobs = [assemble_bytes(src) for src in (PS, VS, VS_COLOR4)]
     blobs += [blob for k, (_, blob) in enumerate(corpus.iter_corpus("fxc-wine")) if k % 25 == 0]
-    fast = []
-    for blob in blobs:
-        try:
-            fast.append(translate(blob, "spirv").code)
-        except XlateError:
-            fast.append(None)
+
+    def codes() -> list:
+        out = []
+        for blob in blobs:
+            try:
+                out.append(translate(blob, "spirv").code)
+            except XlateError:
+                out.append(None)
+        return out
+
+    fast = codes()
     monkeypatch.setattr(Access, "register_load", lambda self, key: None)
     interface._BUILT.clear()
-    general = []
-    for blob in blobs:
-        try:
-            general.append(translate(blob, "spirv").code)
-        except XlateError:
-            general.append(None)
+    general = codes()
     assert sum(code is not None for code in fast) > 100
     assert general == fast
 
