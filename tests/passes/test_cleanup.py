@@ -16,7 +16,7 @@ from xlate.errors import XlateError
 from xlate.ir.builder import lift
 from xlate.ir.ops import Code
 from xlate.ir.program import Storage
-from xlate.ir.summary import CONSTANT_FILES
+from xlate.ir.program import CONSTANT_FILES
 from xlate.ir.types import B1, F1, F4, I1
 from xlate.ir.validate import validate
 from xlate.options import Options

@@ -141,15 +141,12 @@ class Emitter:
 
     def run(self) -> Output:
         p = self.p
-        # The analysis of every function also finds the constant registers
-        # read, which the layout needs: one walk over the ops, not two.
-        constants: dict[int, list] = {}  # id(var) -> [registers read, indexed dynamically?]
         analyses = {}
         calls = False
         for name, fn in p.functions.items():  # (a loop: cheaper than a comprehension and any())
-            analyses[name] = found = analyse(fn.body, constants)
+            analyses[name] = found = analyse(fn.body)
             calls = calls or found.calls
-        self.lay: Layout = layout_mod.plan(p, self.t, self.o, constants)
+        self.lay: Layout = layout_mod.plan(p, self.t, self.o)
         self.namer = self.lay.namer
         self.plain = self.lay.texts  # Variable -> its text, for the variables that are not arrays
         self.extensions: list[str] = list(self.lay.extensions)

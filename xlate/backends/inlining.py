@@ -16,7 +16,6 @@ from itertools import chain
 
 from ..ir.ops import Code, Op
 from ..ir.program import Storage
-from . import layout as layout_mod
 
 CONTROL = frozenset({Code.IF, Code.ELSE, Code.ENDIF, Code.LOOP, Code.ENDLOOP, Code.BREAK, Code.RETURN, Code.CALL})
 WRITABLE = frozenset({Storage.TEMP, Storage.ADDRESS, Storage.LOOP_COUNTER, Storage.PREDICATE, Storage.LOCAL,
@@ -34,7 +33,7 @@ class Analysis:
     calls: bool  # the function has a CALL
 
 
-def analyse(body: list[Op], constants: dict) -> Analysis:
+def analyse(body: list[Op]) -> Analysis:
     """Which values are inlined into their user.
 
     A value is inlined when it has exactly one use, its expression is less
@@ -44,11 +43,7 @@ def analyse(body: list[Op], constants: dict) -> Analysis:
     reads and depth are known and "in between" is what has been walked
     since; a CALL is a control op, so it is covered too.  Ops are their
     own keys (they hash by identity).
-
-    Also notes, into ``constants`` (id(var) -> [registers, dynamic?]), the
-    constant registers the body reads, for the layout.
     """
-    file_binding = layout_mod.FILE_BINDING
     writable = WRITABLE
     control = CONTROL
     max_depth = MAX_INLINE_DEPTH
@@ -72,16 +67,8 @@ def analyse(body: list[Op], constants: dict) -> Analysis:
         reads = ()
         if code is LOAD:
             var = op.var
-            storage = var.storage
-            if storage in writable:
+            if var.storage in writable:
                 reads = (var,)
-            elif storage in file_binding:
-                used = constants.get(id(var))
-                if used is None:
-                    used = constants[id(var)] = [set(), False]
-                if args:
-                    used[1] = True  # indexed dynamically
-                used[0].add(op.imm[0] if op.imm else 0)
             if not args:  # the common case, with nothing more to decide
                 if uses[op] == 1:
                     pending[op] = (i, reads, 0)

@@ -287,11 +287,9 @@ def _partition(program: Program, var: Variable, regs: set[int], dynamic: bool, n
     return groups
 
 
-def plan(program: Program, target: Target, options, used_constants: dict | None = None) -> Layout:
-    """The layout of ``program`` for ``target``.  ``used_constants``: the
-    constant registers read (``ir.summary.Summary.used_constants``), when
-    the caller has them already (the GLSL emitter finds them in its own
-    walk); else the program's summary gives them."""
+def plan(program: Program, target: Target, options) -> Layout:
+    """The layout of ``program`` for ``target``; the constant registers it
+    declares are the ones the program's summary (``ir.summary``) reads."""
     vertex = program.version.kind is VERTEX_SHADER  # program.is_vertex, without two property calls
     texts = not target.native
     lay = Layout("vertex", "vs_", texts) if vertex else Layout("fragment", "ps_", texts)
@@ -324,7 +322,7 @@ def plan(program: Program, target: Target, options, used_constants: dict | None 
             spread_varyings(lay, program)
     # 2. Constants, in file order.
     if by_storage:
-        used = summary_of(program).used_constants() if used_constants is None else used_constants
+        used = summary_of(program).used_constants()
         for storage in CONST_FILES:
             for var in by_storage.get(storage, ()):
                 regs, dyn = used.get(id(var), (None, False))

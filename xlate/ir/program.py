@@ -34,6 +34,10 @@ class Storage(enum.Enum):
     STATE = "state"
 
 
+# the constant files (c#, i#, b#): read-only, loaded by register
+CONSTANT_FILES = frozenset((Storage.FLOAT_CONST, Storage.INT_CONST, Storage.BOOL_CONST))
+
+
 @dataclass(frozen=True)
 class Semantic:
     """A D3D declaration usage: (POSITION, 0), (TEXCOORD, 3), ..."""

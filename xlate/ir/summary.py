@@ -21,9 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .ops import Code, Op
-from .program import Program, Storage
+from .program import CONSTANT_FILES, Program
 
-CONSTANT_FILES = frozenset((Storage.FLOAT_CONST, Storage.INT_CONST, Storage.BOOL_CONST))
 LEGACY = (Code.FMUL_LEGACY, Code.FDOT_LEGACY)
 
 

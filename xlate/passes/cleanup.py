@@ -38,8 +38,8 @@ from operator import attrgetter
 from typing import Iterable
 
 from ..ir.ops import CONTROL, Code, Op
-from ..ir.program import Function, Program, Storage, Variable
-from ..ir.summary import CONSTANT_FILES, Summary, bodies_of
+from ..ir.program import CONSTANT_FILES, Function, Program, Storage, Variable
+from ..ir.summary import Summary, bodies_of
 from ..options import Options
 from .analysis import PICKED, PRIVATE, LiveSlots, RegisterAnalysis
 from .constants import shrink_arrays

@@ -28,13 +28,12 @@ Notes set:
 from __future__ import annotations
 
 from ..ir.ops import Code, Op
-from ..ir.program import Program, Storage, Variable
+from ..ir.program import CONSTANT_FILES, Program, Storage, Variable
 from ..ir.types import B1, I1, Type
 from ..ir.validate import index_range
 from ..options import Options
 from .rewrite import Rewriter, rewrite
 
-CONST_FILES = frozenset((Storage.FLOAT_CONST, Storage.INT_CONST, Storage.BOOL_CONST))
 _DEFAULT_NAMES = {Storage.FLOAT_CONST: "c", Storage.INT_CONST: "i", Storage.BOOL_CONST: "b"}
 # (module constants: ``Storage.X`` is an enum class attribute lookup, slow
 # where every DEF and every shader passes)
@@ -81,7 +80,7 @@ def run(program: Program, options: Options, loads: list[Op] | None = None) -> No
 
 
 def _defs_note(program: Program, table: dict) -> list:
-    names = {v.storage: v.name for v in program.variables if v.storage in CONST_FILES}
+    names = {v.storage: v.name for v in program.variables if v.storage in CONSTANT_FILES}
     return [
         (names.get(d.storage, _DEFAULT_NAMES[d.storage]), d.index, table[(d.storage, d.index)])
         for d in program.defs
@@ -98,7 +97,7 @@ def _select_dynamic_loads(program: Program, table: dict) -> None:
 
     def dynamic_load(rw: Rewriter, op: Op):
         var = op.var
-        if var.storage not in CONST_FILES or not op.args:
+        if var.storage not in CONSTANT_FILES or not op.args:
             return rw.keep(op)
         base, index = op.imm[0], op.args[0]
         lo, hi = index_range(index)
@@ -121,7 +120,7 @@ def constant_loads(program: Program) -> list[Op]:
         for op in fn.body:
             var = op.var
             # (most ops have no variable: that test first)
-            if var is not None and var.storage in CONST_FILES and op.code is LOAD:
+            if var is not None and var.storage in CONSTANT_FILES and op.code is LOAD:
                 loads.append(op)
     return loads
 
@@ -184,7 +183,7 @@ def shrink_arrays(program: Program) -> None:
     for fn in program.functions.values():
         for op in fn.body:
             var = op.var
-            if op.code is LOAD and var is not None and var.storage in CONST_FILES:
+            if op.code is LOAD and var is not None and var.storage in CONSTANT_FILES:
                 _widen(spans, op, var)
     _trim(program, spans)
 
@@ -215,7 +214,7 @@ def _trim(program: Program, spans: dict[Variable, list[int]]) -> None:
     ranges: dict[str, tuple[int, int]] = {}
     kept: list[Variable] = []
     for var in program.variables:
-        if var.storage in CONST_FILES:
+        if var.storage in CONSTANT_FILES:
             span = spans.get(var)
             if span is None:
                 continue  # nothing reads this file any more

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from ..bytecode.tables import Opcode
 from ..ir.ops import Code, Op
-from ..ir.program import Program
+from ..ir.program import CONSTANT_FILES, Program
 from ..options import Options
-from . import arithmetic, constants, destination, matrix, source_modifiers, special, texture, texture_sm1
+from . import arithmetic, destination, matrix, source_modifiers, special, texture, texture_sm1
 from .build import Context
 from .rewrite import D3D_OP_READERS, rewrite
 
-_CONSTANT_FILES = constants.CONST_FILES
 _LOAD, _STORE, _D3D_OP, _D3D_STORE, _RETURN = Code.LOAD, Code.STORE, Code.D3D_OP, Code.D3D_STORE, Code.RETURN
 _MATRIX_OPCODES = frozenset(matrix.SHAPES)
 _DSY, _FDDY = Opcode.DSY, Code.FDDY
@@ -47,7 +46,7 @@ class Survey:
                 if code is _LOAD:
                     if op.args:
                         dynamic = True
-                    if op.var.storage in _CONSTANT_FILES:
+                    if op.var.storage in CONSTANT_FILES:
                         loads.append(op)
                 elif code is _D3D_OP:
                     opcode = op.imm[0].opcode

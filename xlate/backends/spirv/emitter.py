@@ -150,7 +150,7 @@ class Emitter(ControlFlow, HelperFunctions, Values, Access):
         p = self.p
         summary = summary_of(p)  # (the passes' walk saw every op: most programs need no walk here)
         self.legacy = summary.legacy_uses  # Code -> uses (read only)
-        lay = self.lay = layout_mod.plan(p, self.t, self.o, summary.used_constants())
+        lay = self.lay = layout_mod.plan(p, self.t, self.o)
         # the interface variables, built-ins included, exist whether or not
         # the code reaches them (the entry point lists them); a vertex
         # shader has glslang's gl_PerVertex, gl_PointSize included whether

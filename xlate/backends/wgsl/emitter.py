@@ -88,14 +88,13 @@ class Emitter:
 
     def run(self) -> tuple[str, dict]:
         p = self.p
-        constants: dict = {}
         analyses = {}
         calls = False
         for name, fn in p.functions.items():
-            analyses[name] = found = analyse(fn.body, constants)
+            analyses[name] = found = analyse(fn.body)
             _break_folding(fn.body, found)
             calls = calls or found.calls
-        lay = self.lay = layout_mod.plan(p, self.t, self.o, constants)
+        lay = self.lay = layout_mod.plan(p, self.t, self.o)
         self.mod = module.Module(p, lay, self.o)
         order = cfg.call_order(p) if calls else ["main"]
         self.fn_names = {name: self.mod.function_name(name) for name in order}
