@@ -28,6 +28,10 @@ import corpus  # noqa: E402
 FULL = os.environ.get("XLATE_CORPUS_FULL") == "1"
 
 PS = "ps_3_0\ndcl_texcoord0 v0\ndcl_2d s0\ntexld r0, v0, s0\nmul oC0, r0, c0\n"
+# the same interface without temporaries, and with others (a scalar and an
+# address register besides the vec4s)
+PS_NO_TEMPS = "ps_3_0\ndcl_texcoord0 v0\ndcl_2d s0\nmul oC0, v0, c0\n"
+VS_TEMPS = "vs_3_0\ndcl_position v0\ndcl_position o0\n{body}add o0, {last}, c0\n"
 
 
 def _fxc_wine_blobs() -> list[bytes]:
@@ -103,7 +107,7 @@ def test_a_late_builtin_leaves_the_cached_interface_alone(monkeypatch):
         return real(*args)
 
     monkeypatch.setattr(interface, "build", spy)
-    blob = assemble_bytes(PS)
+    blob = assemble_bytes(PS_NO_TEMPS)  # no private registers: nothing copied on a hit
     first = translate(blob, "spirv").code
     (state, places, io, depth, info), = interface._BUILT.values()
     before = (dict(places), tuple(io))
@@ -114,3 +118,31 @@ def test_a_late_builtin_leaves_the_cached_interface_alone(monkeypatch):
     assert "gl_FragCoord" in iface.places and len(iface.io) == len(io) + 1 and m.bound > words
     assert (dict(places), tuple(io)) == before
     assert translate(blob, "spirv").code == first
+
+
+def test_shaders_differing_in_temporaries_share_one_interface(monkeypatch):
+    """The private registers are written per shader after the cached part:
+    shaders that differ only in them find one cached interface, whose
+    places stay as built; each gets the bytes it gets with the cache
+    emptied first, and its registers are in its own places."""
+    monkeypatch.setattr(interface, "_BUILT", {})
+    bodies = [
+        ("", "v0"),
+        ("mov r0, v0\n", "r0"),
+        ("mov r0, v0\nadd r1, r0, v0\nmul r2, r1, r0\n", "r2"),
+        ("defi i0, 3, 0, 0, 0\nmov r0, v0\nrep i0\nadd r0, r0, v0\nendrep\n", "r0"),
+        ("defi i0, 3, 0, 1, 0\nmov r3, v0\nloop aL, i0\nadd r3, r3, v0\nendloop\n", "r3"),
+    ]
+    blobs = [assemble_bytes(VS_TEMPS.format(body=body, last=last)) for body, last in bodies]
+    alone = []
+    for blob in blobs:
+        interface._BUILT.clear()
+        alone.append(translate(blob, "spirv").code)
+    interface._BUILT.clear()
+    together = [translate(blob, "spirv").code for blob in blobs]
+    assert together == alone
+    assert len(interface._BUILT) == 1
+    (state, places, io, depth, info), = interface._BUILT.values()
+    assert not any(place.storage == "Private" for place in places.values())
+    assert not any(name in info for name in ("r0", "r1", "r2", "r3"))
+    assert len(set(together)) == len(blobs)

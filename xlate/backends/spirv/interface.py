@@ -41,7 +41,7 @@ STD140_ARRAY_STRIDE = 16  # every array in the layout's blocks is of 16-byte reg
 VARIABLE_HEAD, VARIABLE_INIT_HEAD = (4 << 16) | OpVariable, (5 << 16) | OpVariable
 LOCATION, CENTROID, OFFSET = DECORATION["Location"], DECORATION["Centroid"], DECORATION["Offset"]
 LOCATION_HEAD, CENTROID_HEAD, OFFSET_HEAD = (4 << 16) | OpDecorate, (3 << 16) | OpDecorate, (5 << 16) | OpMemberDecorate
-UNIFORM, UNIFORM_CONSTANT = STORAGE["Uniform"], STORAGE["UniformConstant"]
+UNIFORM, UNIFORM_CONSTANT, PRIVATE = STORAGE["Uniform"], STORAGE["UniformConstant"], STORAGE["Private"]
 DECORATE1_HEAD = (4 << 16) | OpDecorate  # OpDecorate with one literal
 DESCRIPTOR_SET, BINDING = DECORATION["DescriptorSet"], DECORATION["Binding"]
 # gl_PerVertex (Interface.per_vertex), its words' parts
@@ -357,6 +357,45 @@ class Interface:
         self.places["gl_Position"] = Place(v, "Output", 0, v4, None)
         self.places["gl_PointSize"] = Place(v, "Output", 1, f, None)
 
+    def privates(self, decls) -> None:
+        """The private registers ``decls`` (global declarations), written
+        after the cached part of the interface: a variable each, zero
+        initialised (an array: ``_decl``'s), in the shader's own copies of
+        the places (the cache's are read only)."""
+        m = self.m
+        if self.shared:
+            self.places, self.io, self.plain_info, self.shared = \
+                dict(self.places), list(self.io), dict(self.plain_info), False
+        places, info = self.places, self.plain_info
+        seed = _common_seed(m)  # the vec4 registers' type, pointer and initializer: in every module
+        globals_ = m.globals
+        names_out = m.names if self.names else None
+        place_get = _PLACES.get
+        for d in decls:
+            if d.array is not None:
+                self._decl(d)
+                continue
+            found = seed.get(("global", d.type))
+            if found is None:
+                kind, width = SPLIT.get(d.type) or _split(d.type)
+                t = m.vector(self.scalar(kind), width)
+                init = self._zero(kind, width)
+                ptr = m.pointer("Private", t)
+            else:
+                t, ptr, _, init, _ = found
+            v = m.bound
+            m.bound = v + 1
+            globals_ += (VARIABLE_INIT_HEAD, ptr, v, PRIVATE, init)
+            name = d.name
+            key = (v, "Private", t)
+            place = place_get(key)
+            places[name] = place if place is not None else _place(key, Place(v, "Private", None, t, None))
+            info[name] = (v, t, True, None)
+            if names_out is not None:
+                head, text = NAME_WORDS.get(name) or _name_entry(name)
+                names_out += (head, v)
+                names_out += text
+
     def builtin(self, name: str) -> Place:
         """The variable of a GLSL built-in the layout reaches by name."""
         place = self.places.get(name)
@@ -387,15 +426,18 @@ class Interface:
 # interfaces between thousands of shaders; building one costs more than
 # the code of a median shader, copying a finished one a few lists.  The
 # oldest one goes first when it is full (about 10 KiB each; fxc-wine's
-# 3,157 shaders have 772 interfaces between them: 75% find theirs).  Not
+# 3,157 shaders have 444 interfaces between them, private registers left
+# out (``privates``): 86% find theirs; 772 with them).  Not
 # least recently used: moving a hit to the end would hash its long key
 # twice more.
 _BUILT: dict = {}
 _BUILT_MAX = 1024
 
 
-def _signature(lay: Layout, vertex: bool, names: bool, version: int, builtins: tuple) -> tuple:
-    decls = _decl_keys(lay.decls)
+def _signature(lay: Layout, shared: int, vertex: bool, names: bool, version: int, builtins: tuple) -> tuple:
+    """The cache key of the layout's interface: its first ``shared``
+    declarations (all but the private registers), blocks and built-ins."""
+    decls = _decl_keys(lay.decls[:shared])
     blocks = lay.blocks
     # each block's own fields and its member count, then every member's:
     # flat comprehensions (a nested one makes a function per block)
@@ -410,8 +452,17 @@ def build(version: str, lay: Layout, names: bool, vertex: bool, builtins: tuple)
     built-ins ``builtins`` names): the same module whether it is built now
     or copied from an earlier shader with the same interface.  The
     interface's ``places``, ``io`` and ``plain_info`` may be the cache's:
-    read only (``builtin`` makes its own copies before it adds one)."""
-    key = _signature(lay, vertex, names, version, builtins)
+    read only (``builtin`` makes its own copies before it adds one).
+
+    The private registers (temporaries, address registers, loop
+    counters: the layout's last declarations) are not part of the cached
+    interface: every shader writes its own after it (``privates``), so
+    shaders that differ only in the temporaries they use share one."""
+    decls = lay.decls
+    shared = len(decls)
+    while shared and decls[shared - 1].kind == "global":
+        shared -= 1
+    key = _signature(lay, shared, vertex, names, version, builtins)
     found = _BUILT.get(key)
     if found is None:
         m = Module.start(version)
@@ -432,13 +483,15 @@ def build(version: str, lay: Layout, names: bool, vertex: bool, builtins: tuple)
         iface.shared = True
         _BUILT[key] = (state, iface.places, iface.io, iface.depth, iface.plain_info)
         m = iface.m = Module.restore(state)
-        return m, iface
-    state, places, io, depth, info = found
-    m = Module.restore(state)  # (its prefix packed by the first shader's to_bytes)
-    iface = Interface.__new__(Interface)
-    iface.m, iface.places, iface.io, iface.depth, iface.names, iface.shared = m, places, io, depth, names, True
-    iface.builtins = builtins
-    iface.plain_info = info
+    else:
+        state, places, io, depth, info = found
+        m = Module.restore(state)  # (its prefix packed by the first shader's to_bytes)
+        iface = Interface.__new__(Interface)
+        iface.m, iface.places, iface.io, iface.depth, iface.names, iface.shared = m, places, io, depth, names, True
+        iface.builtins = builtins
+        iface.plain_info = info
+    if shared < len(decls):
+        iface.privates(decls[shared:])
     return m, iface
 
 
