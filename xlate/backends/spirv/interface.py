@@ -363,7 +363,7 @@ class Interface:
         initialised (an array: ``_decl``'s), in the shader's own copies of
         the places (the cache's are read only)."""
         m = self.m
-        if self.shared:
+        if self.shared:  # (io too: a later ``builtin`` adds to it, and ``shared`` covers both)
             self.places, self.io, self.plain_info, self.shared = \
                 dict(self.places), list(self.io), dict(self.plain_info), False
         places, info = self.places, self.plain_info
