@@ -28,8 +28,9 @@ import corpus  # noqa: E402
 FULL = os.environ.get("XLATE_CORPUS_FULL") == "1"
 
 PS = "ps_3_0\ndcl_texcoord0 v0\ndcl_2d s0\ntexld r0, v0, s0\nmul oC0, r0, c0\n"
-# the same interface without temporaries, and with others (a scalar and an
-# address register besides the vec4s)
+# PS's interface without temporaries (a cache hit copies nothing); and one
+# vertex interface, with the temporaries each body adds (vec4 registers, an
+# int loop counter, aL)
 PS_NO_TEMPS = "ps_3_0\ndcl_texcoord0 v0\ndcl_2d s0\nmul oC0, v0, c0\n"
 VS_TEMPS = "vs_3_0\ndcl_position v0\ndcl_position o0\n{body}add o0, {last}, c0\n"
 

@@ -36,6 +36,9 @@ STORAGE_OF_KIND = {"vs_input": "Input", "fs_input": "Input", "vs_output": "Outpu
                    "global": "Private", "sampler": "UniformConstant"}
 # the declarations Interface writes inline (unless arrays): one variable each
 COMMON_KINDS = {kind: storage for kind, storage in STORAGE_OF_KIND.items() if kind != "sampler"}
+# of them, the ones of the cached part (``__init__``): the private
+# registers ("global") are each shader's own (``privates``)
+IO_KINDS = {kind: storage for kind, storage in COMMON_KINDS.items() if kind != "global"}
 STD140_ARRAY_STRIDE = 16  # every array in the layout's blocks is of 16-byte registers
 # first words of the instructions the common declarations write inline
 VARIABLE_HEAD, VARIABLE_INIT_HEAD = (4 << 16) | OpVariable, (5 << 16) | OpVariable
@@ -181,41 +184,38 @@ class Interface:
         if decl_keys is None:
             decl_keys = _decl_keys(decls)
         for k, (kind, name, gtype, array, location, _, _, centroid, _, _) in enumerate(decl_keys):
+            if kind == "global":  # (``build`` leaves them out of the cached part: ``privates`` writes them)
+                raise ValueError(f"private register {name} among an interface's cached declarations")
             found = common_get((kind, gtype)) if array is None else None
             if found is None:
-                storage = COMMON_KINDS.get(kind)
+                storage = IO_KINDS.get(kind)
                 if storage is None or array is not None:
                     self._decl(decls[k])
                     continue
-                # The first common declaration (an input, output or private
-                # register) of its kind and type: its type, pointer and
-                # initializer, made in _decl's order (the same ids)
+                # The first input or output of its kind and type: its type
+                # and pointer, made in _decl's order (the same ids)
                 split = SPLIT.get(gtype) or _split(gtype)
                 t = self.vector_type(split)
-                init = self._zero(split[0], split[1]) if kind == "global" else None
                 v = m.bound
                 m.bound = v + 1
                 sc = STORAGE[storage]
                 ptr = m.pointer(storage, t)
-                found = common[(kind, gtype)] = (t, ptr, sc, init, storage)
+                found = common[(kind, gtype)] = (t, ptr, sc, None, storage)
             else:
                 v = m.bound
                 m.bound = v + 1
-            # The common declaration, written here: what _decl would do, in
+            # The input or output, written here: what _decl would do, in
             # the same order (the same ids, the same words).
-            t, ptr, sc, init, storage = found
-            if init is None:  # an input or output (a private register has an initializer)
-                globals_ += (VARIABLE_HEAD, ptr, v, sc)
-                io_append(v)
-                if location is not None:
-                    taken = taken_at((storage, location), name)
-                    if taken != name:  # e.g. one semantic declared on two input registers
-                        raise UnsupportedError(-1, f"{name} and {taken} would share location {location}")
-                    annotations += (LOCATION_HEAD, v, LOCATION, location)
-                if centroid:
-                    annotations += (CENTROID_HEAD, v, CENTROID)
-            else:
-                globals_ += (VARIABLE_INIT_HEAD, ptr, v, sc, init)
+            t, ptr, sc, _, storage = found
+            globals_ += (VARIABLE_HEAD, ptr, v, sc)
+            io_append(v)
+            if location is not None:
+                taken = taken_at((storage, location), name)
+                if taken != name:  # e.g. one semantic declared on two input registers
+                    raise UnsupportedError(-1, f"{name} and {taken} would share location {location}")
+                annotations += (LOCATION_HEAD, v, LOCATION, location)
+            if centroid:
+                annotations += (CENTROID_HEAD, v, CENTROID)
             key = (v, storage, t)
             place = place_get(key)
             if place is None:
